@@ -1,0 +1,38 @@
+"""Where results live and how the build measures, read once from the environment.
+
+CROSSOVER_CACHE_DIR  the build host's own measurements (default: .cache/crossover)
+CROSSOVER_RESULTS_DIR committed reference measurements (default: results/)
+CROSSOVER_QUICK=1    tiny sizes for tests; pages then carry a visible "quick mode" banner
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Settings:
+    cache_dir: Path
+    results_dir: Path
+    quick: bool
+
+    @property
+    def mode(self) -> str:
+        return "quick" if self.quick else "full"
+
+
+def settings() -> Settings:
+    """Current settings; read each call so tests can change the environment."""
+    def path(var: str, default: Path) -> Path:
+        value = os.environ.get(var)
+        return Path(value).resolve() if value else default
+
+    return Settings(
+        cache_dir=path("CROSSOVER_CACHE_DIR", PROJECT_ROOT / ".cache" / "crossover"),
+        results_dir=path("CROSSOVER_RESULTS_DIR", PROJECT_ROOT / "results"),
+        quick=os.environ.get("CROSSOVER_QUICK", "0") not in {"", "0", "false", "no"},
+    )

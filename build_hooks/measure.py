@@ -1,0 +1,175 @@
+"""Measure this machine: run the experiments whose results are missing or stale.
+
+    python -m build_hooks.measure              # what is missing or stale
+    python -m build_hooks.measure --force      # everything again
+    python -m build_hooks.measure --only training_step
+
+Results go to the host's cache file (one per machine and mode), saved atomically after
+each experiment, so an interrupted run keeps every experiment that had finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from build_hooks import config, experiments, provenance, stats, store
+
+
+class MeasurementError(RuntimeError):
+    """An experiment failed; the message names it and the point it failed at."""
+
+
+def cache_path(settings: config.Settings, machine_id: str) -> Path:
+    return settings.cache_dir / f"{machine_id}.{settings.mode}.json"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _new_document(prov: dict, env_key: str, mode: str) -> dict:
+    return {"schema_version": store.SCHEMA_VERSION, "mode": mode, "environment_key": env_key,
+            **prov, "experiments": {}, "benchmarks": []}
+
+
+def _set_aside(path: Path, reason: str) -> Path:
+    """Move an unusable cache file out of the way, never deleting it."""
+    archive = path.parent / "archive"
+    archive.mkdir(exist_ok=True)
+    target = archive / f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.{reason}.json"
+    shutil.move(path, target)
+    return target
+
+
+def _open_cache(path: Path, prov: dict, env_key: str, mode: str, log) -> dict:
+    """The host's cache document, or a fresh one when it is unusable or from other software."""
+    if not path.exists():
+        return _new_document(prov, env_key, mode)
+    try:
+        doc = store.load(path)
+    except store.ResultsError as exc:
+        moved = _set_aside(path, "invalid")
+        log(f"crossover: the host cache is unusable ({exc}); moved it to {moved} "
+            "and measuring afresh (committed results/ are untouched)")
+        return _new_document(prov, env_key, mode)
+    if doc["environment_key"] != env_key:
+        moved = _set_aside(path, "previous-environment")
+        log(f"crossover: hardware or library versions changed since the last measurement; "
+            f"kept the old results in {moved} and measuring afresh")
+        return _new_document(prov, env_key, mode)
+    return doc
+
+
+def stale_experiments(doc: dict, names: list[str], mode: str) -> list[str]:
+    """The experiments whose stored cache key no longer matches their code."""
+    todo = []
+    for name in names:
+        module = experiments.load(name)
+        key = experiments.cache_key(name, module.BENCH_VERSION, mode)
+        if doc["experiments"].get(name, {}).get("cache_key") != key:
+            todo.append(name)
+    return todo
+
+
+def _benchmark_entry(name: str, point: dict, result: dict) -> dict:
+    summary = stats.summarise(result["samples"])
+    label = "-".join(f"{k}={v}" for k, v in point.items())
+    extra = {**result.get("extra", {}), "noisy": stats.is_noisy(summary)}
+    return {"group": name, "name": f"{name}[{label}]", "params": point,
+            "unit": result["unit"], "stats": summary, "extra_info": extra}
+
+
+def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar) -> list[dict]:
+    entries = []
+    for point in plan:
+        bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
+        try:
+            result = module.measure(point, threads, quick)
+            entries.append(_benchmark_entry(module.NAME, point, result))
+        except Exception as exc:
+            raise MeasurementError(
+                f"experiment '{module.NAME}' (snippets/{module.NAME}.py) failed at {point}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        bar.update()
+    return entries
+
+
+def _replace_experiment(doc: dict, name: str, meta: dict, entries: list[dict]) -> dict:
+    kept = [b for b in doc["benchmarks"] if b["group"] != name]
+    return {**doc, "experiments": {**doc["experiments"], name: meta}, "benchmarks": kept + entries}
+
+
+def run(only: list[str] | None = None, force: bool = False,
+        settings: config.Settings | None = None, log=print) -> Path:
+    """Measure what is missing (or everything with force); return the cache file's path."""
+    from snippets.benchmarking import all_threads, devices
+
+    settings = settings or config.settings()
+    names = only or experiments.REGISTRY
+    for name in names:
+        experiments.load(name)  # fail fast on an unknown or broken experiment
+    threads = all_threads()
+    prov = provenance.collect(threads)
+    env_key = experiments.environment_key(prov, settings.mode)
+    path = cache_path(settings, prov["machine_id"])
+    with store.locked(path):
+        doc = _open_cache(path, prov, env_key, settings.mode, log)
+        todo = names if force else stale_experiments(doc, names, settings.mode)
+        if not todo:
+            return path
+        doc.update(prov)  # commit and date of the newest measurement
+        modules = {name: experiments.load(name) for name in todo}
+        plans = {name: modules[name].plan(devices(), settings.quick) for name in todo}
+        total = sum(len(p) for p in plans.values())
+        with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,
+                  dynamic_ncols=True) as bar:
+            for name in todo:
+                bar.set_description(name)
+                started = time.perf_counter()
+                entries = _measure_experiment(modules[name], plans[name], threads,
+                                              settings.quick, bar)
+                meta = {
+                    "bench_version": modules[name].BENCH_VERSION,
+                    "cache_key": experiments.cache_key(name, modules[name].BENCH_VERSION,
+                                                       settings.mode),
+                    "measured_at": _now(),
+                    "duration_s": round(time.perf_counter() - started, 3),
+                    "devices": sorted({p["device"] for p in plans[name]}),
+                }
+                doc = _replace_experiment(doc, name, meta, entries)
+                store.save_atomic(path, doc)  # one experiment done = one durable save
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", action="append", metavar="NAME",
+                        help=f"measure only this experiment (repeatable): {', '.join(experiments.REGISTRY)}")
+    parser.add_argument("--force", action="store_true", help="re-measure even if cached")
+    parser.add_argument("--list", action="store_true", help="list the experiments and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        print("\n".join(experiments.REGISTRY))
+        return 0
+    try:
+        path = run(only=args.only, force=args.force)
+    except (MeasurementError, KeyError, store.ResultsError) as exc:
+        print(f"crossover: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("crossover: interrupted; experiments that finished are saved", file=sys.stderr)
+        return 130
+    print(f"results: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

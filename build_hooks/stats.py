@@ -1,0 +1,36 @@
+"""Summary statistics computed from raw samples (the samples are kept alongside)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+NOISY_IQR_RATIO = 0.10  # a point whose IQR exceeds 10% of its median is flagged
+
+
+def summarise(samples: list[float]) -> dict:
+    """Median, quartiles and friends of `samples`, in pytest-benchmark's field names."""
+    if not samples:
+        raise ValueError("no samples to summarise")
+    if any(not math.isfinite(s) or s < 0 for s in samples):
+        raise ValueError(f"samples must be finite and non-negative, got {samples[:5]}")
+    data = sorted(samples)
+    if len(data) >= 2:
+        q1, _, q3 = statistics.quantiles(data, n=4, method="inclusive")
+    else:
+        q1 = q3 = data[0]
+    return {
+        "median": statistics.median(data),
+        "q1": q1,
+        "q3": q3,
+        "iqr": q3 - q1,
+        "min": data[0],
+        "max": data[-1],
+        "mean": statistics.fmean(data),
+        "rounds": len(data),
+        "data": list(samples),
+    }
+
+
+def is_noisy(stats: dict) -> bool:
+    return stats["median"] > 0 and stats["iqr"] / stats["median"] > NOISY_IQR_RATIO

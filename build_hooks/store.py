@@ -1,0 +1,130 @@
+"""The results store: reading, validating and atomically writing results files.
+
+A results file is one machine's measurements (schema in results.schema.json, layout
+after pytest-benchmark's JSON). Nothing here measures or renders.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+from filelock import FileLock
+
+SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+class ResultsError(ValueError):
+    """A results file that cannot be used, with the file and field that are wrong."""
+
+    def __init__(self, path: Path | str, field: str, problem: str):
+        self.path, self.field, self.problem = str(path), field, problem
+        super().__init__(f"{path}: field {field}: {problem}")
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+def _reject_constant(name: str):
+    # Python's json accepts NaN and Infinity; JSON does not, and a NaN time is a lie.
+    raise ValueError(f"{name} is not a valid JSON number")
+
+
+def parse(text: str, path: Path | str) -> dict:
+    """Parse and validate a results document; raise ResultsError naming the field."""
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise ResultsError(path, "$", f"not valid JSON ({exc})") from None
+    validate(doc, path)
+    return doc
+
+
+def validate(doc: object, path: Path | str) -> None:
+    """Check a parsed document against the schema and the rules a schema cannot say."""
+    if not isinstance(doc, dict):
+        raise ResultsError(path, "$", "expected a JSON object at the top level")
+    version = doc.get("schema_version")
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise ResultsError(
+            path, "$.schema_version",
+            f"written by a newer Crossover (schema {version}); this build reads schema "
+            f"{SCHEMA_VERSION}: update the project before using this file",
+        )
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema()).iter_errors(doc)
+    )
+    if error is not None:
+        raise ResultsError(path, error.json_path, error.message)
+    _check_consistency(doc, path)
+
+
+def _check_consistency(doc: dict, path: Path | str) -> None:
+    experiments = doc["experiments"]
+    for i, bench in enumerate(doc["benchmarks"]):
+        where = f"$.benchmarks[{i}]"
+        if bench["group"] not in experiments:
+            raise ResultsError(path, f"{where}.group",
+                               f"'{bench['group']}' has no entry in $.experiments")
+        stats = bench["stats"]
+        for key in ("median", "q1", "q3", "mean"):
+            if not math.isfinite(stats[key]):
+                raise ResultsError(path, f"{where}.stats.{key}", "not a finite number")
+        if not stats["min"] <= stats["median"] <= stats["max"]:
+            raise ResultsError(path, f"{where}.stats.median", "outside [min, max]")
+
+
+def load(path: Path) -> dict:
+    """Read and validate one results file."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ResultsError(path, "$", f"cannot read ({exc.strerror})") from None
+    if size > MAX_FILE_BYTES:
+        raise ResultsError(path, "$", f"{size} bytes is larger than the {MAX_FILE_BYTES}-byte limit")
+    return parse(path.read_text(encoding="utf-8"), path)
+
+
+def dumps(doc: dict) -> str:
+    return json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+def save_atomic(path: Path, doc: dict) -> None:
+    """Validate, then replace `path` in one step: readers see the old file or the new one."""
+    validate(doc, path)
+    text = dumps(doc)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; results files are meant to be shared
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+@contextmanager
+def locked(path: Path, timeout_s: float = 600):
+    """Hold an exclusive lock for a read-modify-write of `path` (two builds at once)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(path) + ".lock", timeout=timeout_s):
+        yield

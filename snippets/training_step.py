@@ -1,0 +1,76 @@
+"""How long does one training step of a small MLP take, as the batch grows?
+
+The model: 512 inputs -> hidden layer of width H (ReLU) -> 10 classes, trained with
+plain SGD. One step is everything a training loop does per batch: zero the
+gradients, forward, loss, backward, optimiser step. The batch already sits on the
+device the step runs on; moving it there is a separate cost, timed separately.
+
+Run it alone:  python snippets/training_step.py
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+try:  # imported as part of the project
+    from snippets.benchmarking import all_threads, devices, time_it
+except ImportError:  # run as a script: python snippets/training_step.py
+    from benchmarking import all_threads, devices, time_it
+
+NAME = "training_step"
+BENCH_VERSION = 1  # bump whenever what or how this measures changes
+INPUTS, CLASSES = 512, 10
+BATCHES = [2**k for k in range(11)]  # 1, 2, 4, ... 1024
+WIDTHS = [32, 512, 2048]
+QUICK = {"batches": [1, 16], "widths": [32]}
+
+
+def make_step(batch: int, width: int, device: str):
+    """Build a model, optimiser and one batch on `device`; return a no-argument step."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(INPUTS, width), nn.ReLU(), nn.Linear(width, CLASSES))
+    model.to(device)
+    optimiser = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = nn.CrossEntropyLoss()
+    x = torch.randn(batch, INPUTS, device=device)
+    y = torch.randint(0, CLASSES, (batch,), device=device)
+
+    def step():
+        optimiser.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimiser.step()
+
+    return step
+
+
+def plan(device_list: list[str], quick: bool) -> list[dict]:
+    """Every point this experiment measures, as parameter dicts."""
+    batches = QUICK["batches"] if quick else BATCHES
+    widths = QUICK["widths"] if quick else WIDTHS
+    return [{"device": d, "batch": b, "width": w}
+            for d in device_list for w in widths for b in batches]
+
+
+def measure(point: dict, threads: int, quick: bool) -> dict:
+    """Time one point: seconds per training step, plus the FLOPs it performs."""
+    step = make_step(point["batch"], point["width"], point["device"])
+    samples = time_it(step, threads=threads, min_run_time=0.02 if quick else 0.25)
+    return {"unit": "s", "samples": samples, "extra": {"flops": step_flops(**point)}}
+
+
+def step_flops(batch: int, width: int, device: str = "") -> int:
+    """Matmul FLOPs of one step: 2*B*D*H forward per layer, about twice that backward."""
+    forward = 2 * batch * (INPUTS * width + width * CLASSES)
+    return 3 * forward
+
+
+if __name__ == "__main__":
+    threads = all_threads()
+    print(f"{'device':>6} {'width':>6} {'batch':>6} {'step (ms)':>10} {'samples/s':>11}")
+    for point in plan(devices(), quick=False):
+        samples = measure(point, threads, quick=False)["samples"]
+        median = sorted(samples)[len(samples) // 2]
+        print(f"{point['device']:>6} {point['width']:>6} {point['batch']:>6} "
+              f"{median * 1e3:>10.3f} {point['batch'] / median:>11.0f}")
