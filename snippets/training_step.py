@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
 
 try:  # imported as part of the project
     from snippets.benchmarking import all_threads, devices, time_it
@@ -56,14 +57,20 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
 def measure(point: dict, threads: int, quick: bool) -> dict:
     """Time one point: seconds per training step, plus the FLOPs it performs."""
     step = make_step(point["batch"], point["width"], point["device"])
+    flops = count_flops(step)
     samples = time_it(step, threads=threads, min_run_time=0.02 if quick else 0.25)
-    return {"unit": "s", "samples": samples, "extra": {"flops": step_flops(**point)}}
+    return {"unit": "s", "samples": samples, "extra": {"flops": flops}}
 
 
-def step_flops(batch: int, width: int, device: str = "") -> int:
-    """Matmul FLOPs of one step: 2*B*D*H forward per layer, about twice that backward."""
-    forward = 2 * batch * (INPUTS * width + width * CLASSES)
-    return 3 * forward
+def count_flops(step) -> int:
+    """The step's FLOPs as PyTorch counts them, op by op (forward and backward).
+
+    Not simply 3x the forward pass: the input batch needs no gradient, so the first
+    layer's backward computes only its weight gradient.
+    """
+    with FlopCounterMode(display=False) as counter:
+        step()
+    return counter.get_total_flops()
 
 
 if __name__ == "__main__":

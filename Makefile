@@ -1,0 +1,47 @@
+# Crossover: every target creates and uses .venv by itself.
+#   make serve    measure what is missing, build, serve with live reload on 127.0.0.1:8000
+#   make site     the same, but only build into site/
+#   make measure  (re)measure this machine; ARGS="--only training_step" for one experiment
+#   make test     the whole test suite (installs Debian's chromium when run as root)
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: serve site measure test chromium screenshots clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Crossover needs Python 3.11 (torch 2.13.0 wheel); set PYTHON=python3.11")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+serve: $(STAMP)
+	$(BIN)/mkdocs serve --livereload --dev-addr 127.0.0.1:8000
+
+site: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+measure: $(STAMP)
+	$(BIN)/python -m build_hooks.measure --force $(ARGS)
+
+chromium:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "The browser tests need Debian's chromium: run 'sudo apt-get install chromium' (then make test again)." >&2; \
+		exit 1; \
+	fi
+
+test: $(STAMP) chromium
+	$(BIN)/python -m pytest $(ARGS)
+
+screenshots: site
+	$(BIN)/python scripts/screenshot.py
+
+clean:
+	rm -rf site .pytest_cache

@@ -1,0 +1,71 @@
+"""Facts derived from measurements: curves, crossovers, achieved rates.
+
+Pure functions of the dataset; the sentences on the pages are built from these, so a
+claim and its data cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from build_hooks.dataset import Machine
+
+STEP = "training_step"
+
+
+@dataclass(frozen=True)
+class Point:
+    batch: int
+    seconds: float
+    iqr: float
+    noisy: bool
+    flops: int | None
+
+    @property
+    def samples_per_s(self) -> float:
+        return self.batch / self.seconds
+
+    @property
+    def flops_per_s(self) -> float | None:
+        return self.flops / self.seconds if self.flops else None
+
+
+def step_curve(machine: Machine, device: str, width: int) -> list[Point]:
+    """Training-step time versus batch for one device and width, sorted by batch."""
+    points = [
+        Point(b["params"]["batch"], b["stats"]["median"], b["stats"]["iqr"],
+              bool(b["extra_info"].get("noisy")), b["extra_info"].get("flops"))
+        for b in machine.benchmarks(STEP, device=device, width=width)
+    ]
+    return sorted(points, key=lambda p: p.batch)
+
+
+def widths(machine: Machine) -> list[int]:
+    return sorted({b["params"]["width"] for b in machine.benchmarks(STEP)})
+
+
+def crossover_batch(machine: Machine, width: int) -> int | None:
+    """Smallest measured batch from which the GPU step is faster at every larger batch.
+
+    None when the machine has no GPU curve or the GPU never stays ahead.
+    """
+    cpu = {p.batch: p.seconds for p in step_curve(machine, "cpu", width)}
+    gpu = {p.batch: p.seconds for p in step_curve(machine, "cuda", width)}
+    common = sorted(set(cpu) & set(gpu))
+    crossover = None
+    for batch in reversed(common):
+        if gpu[batch] < cpu[batch]:
+            crossover = batch
+        else:
+            break
+    return crossover
+
+
+def best_rate(machine: Machine, device: str) -> tuple[Point, int] | None:
+    """The training-step point with the highest achieved FLOP/s, and its width."""
+    best = None
+    for width in widths(machine):
+        for point in step_curve(machine, device, width):
+            if point.flops_per_s and (best is None or point.flops_per_s > best[0].flops_per_s):
+                best = (point, width)
+    return best

@@ -1,0 +1,110 @@
+"""Load every results file the site is built from and merge them into one dataset.
+
+Committed reference files (results/*.json) come first; the build host's own fresh
+measurement joins them and replaces a committed file from the same machine. Any file
+that fails validation stops the build with its path and field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from build_hooks import store
+
+MERGED_FORMAT = "crossover-merged-v1"
+
+
+@dataclass(frozen=True)
+class Machine:
+    """One results file: a machine, its provenance and its measurements."""
+
+    doc: dict
+    source: str  # where the file came from, relative to the project when possible
+    origin: str  # "this build host" or "committed reference"
+
+    @property
+    def id(self) -> str:
+        return self.doc["machine_id"]
+
+    @property
+    def cpu(self) -> dict:
+        return self.doc["machine_info"]["cpu"]
+
+    @property
+    def gpu(self) -> dict | None:
+        return self.doc["machine_info"]["gpu"]
+
+    @property
+    def label(self) -> str:
+        """A short human name: the GPU when there is one, else the CPU and its threads."""
+        cpu = f"{self.cpu['brand']} ({self.cpu['threads_used']} threads)"
+        return f"{self.gpu['name']} + {cpu}" if self.gpu else cpu
+
+    def device_label(self, device: str) -> str:
+        if device == "cuda":
+            return self.gpu["name"] if self.gpu else "CUDA (no GPU recorded)"
+        return f"CPU: {self.cpu['brand']}, {self.cpu['threads_used']} threads"
+
+    def devices(self, group: str) -> list[str]:
+        meta = self.doc["experiments"].get(group)
+        return list(meta["devices"]) if meta else []
+
+    def benchmarks(self, group: str, **params) -> list[dict]:
+        """This machine's points of one experiment whose params match `params`."""
+        return [b for b in self.doc["benchmarks"]
+                if b["group"] == group and all(b["params"].get(k) == v for k, v in params.items())]
+
+    def experiment(self, group: str) -> dict | None:
+        return self.doc["experiments"].get(group)
+
+
+@dataclass
+class Dataset:
+    machines: list[Machine] = field(default_factory=list)
+
+    @property
+    def quick(self) -> bool:
+        return any(m.doc["mode"] == "quick" for m in self.machines)
+
+    def with_experiment(self, group: str) -> list[Machine]:
+        return [m for m in self.machines if m.experiment(group)]
+
+    def to_json(self) -> str:
+        """The merged data as published at site/data/results.json."""
+        merged = {
+            "format": MERGED_FORMAT,
+            "description": "Every results file this site was rendered from; each entry "
+                           "is one machine's file, schema crossover-results-v1.",
+            "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "machines": [{"origin": m.origin, "source": m.source, **m.doc} for m in self.machines],
+        }
+        return json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+def _display_path(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Dataset:
+    """Validate and merge the committed results and the host's own file."""
+    machines: dict[str, Machine] = {}
+    for path in sorted(results_dir.glob("*.json")):
+        doc = store.load(path)
+        if doc["machine_id"] in machines:
+            raise store.ResultsError(path, "$.machine_id",
+                                     f"'{doc['machine_id']}' is also in {machines[doc['machine_id']].source}")
+        machines[doc["machine_id"]] = Machine(doc, _display_path(path, project_root),
+                                              "committed reference")
+    if host_file is not None:
+        doc = store.load(host_file)
+        # The host's fresh measurement of its own hardware wins over a committed copy.
+        machines[doc["machine_id"]] = Machine(doc, _display_path(host_file, project_root),
+                                              "this build host")
+    host_first = sorted(machines.values(), key=lambda m: (m.origin != "this build host", m.id))
+    return Dataset(host_first)

@@ -1,0 +1,85 @@
+"""Matplotlib figures rendered to inline SVG that read well in light and dark mode.
+
+Text, axes and grid are drawn in a placeholder colour that is swapped for CSS
+`currentColor`, so the figure takes the page's text colour in either scheme. Series
+use the Okabe-Ito palette, distinguishable for colour-blind readers on both
+backgrounds. Plots only draw what they are given; they never measure.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import itertools
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+INK = "#010203"  # placeholder, replaced by currentColor in the SVG
+PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#0072B2", "#F0E442"]
+_figure_ids = itertools.count()
+
+
+@dataclass
+class Series:
+    label: str
+    x: list[float]
+    y: list[float]
+    style: str = "-"  # matplotlib line style: "-" CPU, "--" GPU by convention here
+    colour_key: str = ""  # series sharing a key share a colour
+    flagged: list[bool] | None = None  # points to mark as noisy
+
+
+def _style() -> dict:
+    return {
+        "svg.fonttype": "none",  # real <text>, set in the page's font
+        "font.family": "sans-serif",
+        "font.size": 10,
+        "text.color": INK, "axes.labelcolor": INK, "axes.edgecolor": INK,
+        "xtick.color": INK, "ytick.color": INK,
+        "axes.facecolor": "none", "figure.facecolor": "none", "savefig.transparent": True,
+        "grid.color": INK, "grid.alpha": 0.15, "legend.frameon": False,
+    }
+
+
+def line_panels(panels: list[dict], title: str, alt: str) -> str:
+    """Side-by-side log-log line plots; each panel: series, xlabel, ylabel, subtitle."""
+    with plt.rc_context(_style() | {"svg.hashsalt": f"crossover-{next(_figure_ids)}"}):
+        fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.6), squeeze=False)
+        colours: dict[str, str] = {}
+        for ax, panel in zip(axes[0], panels):
+            for s in panel["series"]:
+                colour = colours.setdefault(s.colour_key or s.label, PALETTE[len(colours) % len(PALETTE)])
+                ax.plot(s.x, s.y, s.style, color=colour, marker="o", markersize=3.5,
+                        linewidth=1.6, label=s.label)
+                if s.flagged and any(s.flagged):
+                    fx = [x for x, f in zip(s.x, s.flagged) if f]
+                    fy = [y for y, f in zip(s.y, s.flagged) if f]
+                    ax.plot(fx, fy, linestyle="none", marker="o", markersize=8,
+                            markerfacecolor="none", markeredgecolor=colour, alpha=0.7)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel(panel["xlabel"])
+            ax.set_ylabel(panel["ylabel"])
+            ax.set_title(panel["subtitle"], fontsize=10)
+            ax.grid(True, which="major")
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4),
+                   bbox_to_anchor=(0.5, -0.02))
+        fig.suptitle(title, fontsize=12)
+        fig.tight_layout(rect=(0, 0.1 + 0.05 * ((len(labels) - 1) // 4), 1, 1))
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", bbox_inches="tight")
+        plt.close(fig)
+    return _inline_svg(buffer.getvalue(), alt)
+
+
+def _inline_svg(svg: str, alt: str) -> str:
+    """Strip the XML prologue, make colours follow the page and attach the text alternative."""
+    svg = svg[svg.index("<svg"):]
+    svg = svg.replace(INK, "currentColor")
+    label = html.escape(alt, quote=True)
+    return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" class="crossover-plot" ', 1)

@@ -1,0 +1,26 @@
+"""The dataset the pages of one build render from, prepared once per build.
+
+The MkDocs hook calls prepare() before any page renders; markdown-exec blocks call
+current(). Both go through the same path, so a page cannot see data the build did not
+validate.
+"""
+
+from __future__ import annotations
+
+from build_hooks import config, dataset, measure
+
+_current: dataset.Dataset | None = None
+
+
+def prepare(log=print) -> dataset.Dataset:
+    """Measure what is missing on this machine, then load and merge every results file."""
+    global _current
+    settings = config.settings()
+    host_file = measure.run(settings=settings, log=log)
+    _current = dataset.load(settings.results_dir, host_file, config.PROJECT_ROOT)
+    return _current
+
+
+def current() -> dataset.Dataset:
+    """The prepared dataset (preparing it if a page is rendered outside a hooked build)."""
+    return _current if _current is not None else prepare()

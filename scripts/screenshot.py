@@ -1,0 +1,52 @@
+"""Screenshot built pages in headless Chromium, light and dark: look before you ship.
+
+    python scripts/screenshot.py [page ...]    # e.g. batch-size/ (default: every page in nav)
+Writes PNGs to screenshots/ (ignored by git). Serves site/ on 127.0.0.1 itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import sys
+import threading
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def main(pages: list[str]) -> None:
+    out = ROOT / "screenshots"
+    out.mkdir(exist_ok=True)
+    server, base = serve(ROOT / "site")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for scheme in ("light", "dark"):
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+            for path in pages:
+                page.goto(base + path)
+                name = path.strip("/").replace("/", "_") or "index"
+                page.screenshot(path=out / f"{name}-{scheme}.png", full_page=True)
+                print(out / f"{name}-{scheme}.png")
+        browser.close()
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["", "batch-size/", "data/"])

@@ -1,0 +1,86 @@
+"""Shared fixtures: synthetic results documents (test fixtures, never shipped) and a quick site build."""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from build_hooks import stats, store
+
+ROOT = Path(__file__).resolve().parent.parent
+MKDOCS = [sys.executable, "-m", "mkdocs"]
+
+
+def synthetic_doc(machine_id: str = "test-fixture-machine", brand: str = "Fixture CPU",
+                  gpu: str | None = None, step_times: dict | None = None) -> dict:
+    """A schema-valid results document with made-up numbers, for tests only.
+
+    step_times maps (device, width, batch) -> seconds.
+    """
+    step_times = step_times or {("cpu", 32, b): 1e-4 * (1 + b / 64) for b in (1, 8, 64, 512)}
+    devices = sorted({d for d, _, _ in step_times})
+    benchmarks = []
+    for (device, width, batch), seconds in sorted(step_times.items()):
+        benchmarks.append({
+            "group": "training_step",
+            "name": f"training_step[device={device}-batch={batch}-width={width}]",
+            "params": {"device": device, "batch": batch, "width": width},
+            "unit": "s",
+            "stats": stats.summarise([seconds * 0.99, seconds, seconds * 1.01]),
+            "extra_info": {"noisy": False, "flops": 6 * batch * 512 * width},
+        })
+    return {
+        "schema_version": store.SCHEMA_VERSION,
+        "mode": "full",
+        "machine_id": machine_id,
+        "environment_key": "fixture-environment",
+        "machine_info": {
+            "cpu": {"brand": brand, "vendor": "Fixture", "arch": "x86_64", "cores_available": 4,
+                    "threads_used": 4, "clock_hz": 3e9, "fp32_flops_per_cycle": 32,
+                    "fp32_peak_flops": 3.84e11, "peak_formula": "fixture", "memory_bytes": 2**34},
+            "gpu": None if gpu is None else {"name": gpu, "memory_bytes": 2**34, "capability": "9.0",
+                                             "multiprocessors": 132, "cuda_version": "12.8",
+                                             "driver": "570.00", "count": 1},
+        },
+        "software": {"python": "3.11.7", "torch": "2.13.0", "numpy": "2.4.6", "blas": "mkl",
+                     "float32_matmul_precision": "highest", "cuda_matmul_allow_tf32": False,
+                     "cudnn_allow_tf32": True, "os": "Linux"},
+        "commit_info": {"id": "0123456789abcdef", "dirty": False},
+        "datetime": "2026-11-30T00:00:00+00:00",
+        "experiments": {"training_step": {"bench_version": 1, "cache_key": "fixture-key",
+                                          "measured_at": "2026-11-30T00:00:00+00:00",
+                                          "duration_s": 1.0, "devices": devices}},
+        "benchmarks": benchmarks,
+    }
+
+
+@pytest.fixture
+def doc():
+    return copy.deepcopy(synthetic_doc())
+
+
+def quick_env(cache_dir: Path, results_dir: Path | None = None) -> dict:
+    env = {**os.environ, "CROSSOVER_QUICK": "1", "CROSSOVER_CACHE_DIR": str(cache_dir),
+           "NO_MKDOCS_2_WARNING": "1"}
+    if results_dir is not None:
+        env["CROSSOVER_RESULTS_DIR"] = str(results_dir)
+    return env
+
+
+def build_site(site_dir: Path, env: dict, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([*MKDOCS, "build", "--strict", "--site-dir", str(site_dir)],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The real site, built once with --strict in quick mode (tiny sizes, real measurements)."""
+    base = tmp_path_factory.mktemp("site-build")
+    result = build_site(base / "site", quick_env(base / "cache"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    return base / "site"

@@ -1,0 +1,52 @@
+"""Tests for build_hooks.dataset: loading and merging results files."""
+
+import json
+
+import pytest
+
+from build_hooks import dataset, store
+from conftest import synthetic_doc
+
+
+def save(path, doc):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_host_file_replaces_committed_copy_of_same_machine(tmp_path):
+    """The host's measurement of a machine wins over a committed file with the same id."""
+    save(tmp_path / "results" / "a.json", synthetic_doc("same-machine", brand="Old"))
+    save(tmp_path / "results" / "b.json", synthetic_doc("other-machine", gpu="Fixture GPU"))
+    host = save(tmp_path / "cache" / "h.json", synthetic_doc("same-machine", brand="New"))
+    data = dataset.load(tmp_path / "results", host, tmp_path)
+    assert [(m.id, m.origin) for m in data.machines] == [
+        ("same-machine", "this build host"), ("other-machine", "committed reference")]
+    assert data.machines[0].cpu["brand"] == "New"
+
+
+def test_invalid_committed_file_stops_with_its_name(tmp_path):
+    """A malformed committed file raises ResultsError naming that file."""
+    doc = synthetic_doc()
+    doc["benchmarks"][0]["unit"] = "parsecs"
+    bad = save(tmp_path / "results" / "bad.json", doc)
+    with pytest.raises(store.ResultsError) as err:
+        dataset.load(tmp_path / "results", None, tmp_path)
+    assert err.value.path == str(bad) and err.value.field == "$.benchmarks[0].unit"
+
+
+def test_duplicate_committed_machines_are_refused(tmp_path):
+    """Two committed files for one machine id are an error, not a silent pick."""
+    save(tmp_path / "results" / "a.json", synthetic_doc("dup"))
+    save(tmp_path / "results" / "b.json", synthetic_doc("dup"))
+    with pytest.raises(store.ResultsError, match="also in"):
+        dataset.load(tmp_path / "results", None, tmp_path)
+
+
+def test_merged_json_lists_every_machine_with_origin(tmp_path):
+    """The published merged file carries each machine's document and where it came from."""
+    save(tmp_path / "results" / "a.json", synthetic_doc("m1"))
+    merged = json.loads(dataset.load(tmp_path / "results", None, tmp_path).to_json())
+    assert merged["format"] == dataset.MERGED_FORMAT
+    assert merged["machines"][0]["origin"] == "committed reference"
+    store.validate({k: v for k, v in merged["machines"][0].items() if k not in {"origin", "source"}}, "m")

@@ -1,0 +1,136 @@
+"""Tests for build_hooks.measure: quick runs, reuse, invalidation and failures."""
+
+import json
+import shutil
+
+import pytest
+
+from build_hooks import config, experiments, measure, store
+
+BROKEN = '''
+NAME = "broken"
+BENCH_VERSION = 1
+def plan(devices, quick):
+    return [{"device": "cpu", "n": 1}, {"device": "cpu", "n": 2}]
+def measure(point, threads, quick):
+    if point["n"] == 2:
+        raise RuntimeError("simulated failure")
+    return {"unit": "s", "samples": [0.1]}
+'''
+
+
+@pytest.fixture
+def snippets(tmp_path, monkeypatch):
+    """A private copy of snippets/ so tests can edit experiments freely."""
+    copy = tmp_path / "snippets"
+    shutil.copytree(experiments.SNIPPETS, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(experiments, "SNIPPETS", copy)
+    monkeypatch.setattr(experiments, "SHARED_SOURCES", [copy / "benchmarking.py"])
+    return copy
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return config.Settings(cache_dir=tmp_path / "cache", results_dir=tmp_path / "results", quick=True)
+
+
+@pytest.fixture
+def measured(monkeypatch):
+    """Names of the experiments actually measured during the test."""
+    names, real = [], measure._measure_experiment
+
+    def spy(module, plan, threads, quick, bar):
+        names.append(module.NAME)
+        return real(module, plan, threads, quick, bar)
+
+    monkeypatch.setattr(measure, "_measure_experiment", spy)
+    return names
+
+
+def test_quick_run_writes_valid_records(snippets, settings, measured):
+    """Every registered experiment runs in quick mode and yields a schema-valid file."""
+    path = measure.run(settings=settings, log=lambda msg: None)
+    doc = store.load(path)
+    assert doc["mode"] == "quick"
+    assert set(doc["experiments"]) == set(experiments.REGISTRY) == set(measured)
+    assert all(b["stats"]["median"] > 0 for b in doc["benchmarks"])
+
+
+def test_second_run_reuses_results(snippets, settings, measured):
+    """With nothing changed, a second run measures nothing and leaves the file as it was."""
+    path = measure.run(settings=settings)
+    before = path.read_text()
+    measured.clear()
+    measure.run(settings=settings)
+    assert measured == [] and path.read_text() == before
+
+
+def test_editing_experiment_code_remeasures_it(snippets, settings, measured):
+    """A change to an experiment's source invalidates its cache key and re-measures it."""
+    measure.run(settings=settings)
+    measured.clear()
+    source = snippets / "training_step.py"
+    source.write_text(source.read_text() + "\n# an edit\n")
+    measure.run(settings=settings)
+    assert measured == ["training_step"]
+
+
+def test_changed_environment_keeps_old_results_aside(snippets, settings, measured):
+    """Results from other library versions are moved to the archive, not deleted, then re-measured."""
+    path = measure.run(settings=settings)
+    doc = json.loads(path.read_text())
+    doc["environment_key"] = "an-older-environment"
+    path.write_text(json.dumps(doc))
+    measured.clear()
+    measure.run(settings=settings, log=lambda msg: None)
+    assert measured == experiments.REGISTRY
+    archived = list((settings.cache_dir / "archive").glob("*previous-environment.json"))
+    assert len(archived) == 1 and "an-older-environment" in archived[0].read_text()
+
+
+def test_corrupt_host_cache_is_set_aside_and_remeasured(snippets, settings):
+    """A truncated host cache is moved aside with a message naming it, then measured afresh."""
+    path = measure.run(settings=settings)
+    path.write_text(path.read_text()[:100])
+    messages = []
+    measure.run(settings=settings, log=messages.append)
+    assert store.load(path)["experiments"]
+    assert str(path) in messages[0] and "unusable" in messages[0]
+    assert list((settings.cache_dir / "archive").glob("*invalid.json"))
+
+
+def test_failing_experiment_is_named_and_others_kept(snippets, settings, monkeypatch):
+    """An experiment that raises stops the run naming it and its point; finished ones stay saved."""
+    (snippets / "broken.py").write_text(BROKEN)
+    monkeypatch.setattr(experiments, "REGISTRY", ["training_step", "broken"])
+    with pytest.raises(measure.MeasurementError, match=r"'broken'.*'n': 2.*simulated failure"):
+        measure.run(settings=settings)
+    path = next(settings.cache_dir.glob("*.quick.json"))
+    assert set(store.load(path)["experiments"]) == {"training_step"}
+
+
+def test_interrupt_mid_experiment_keeps_finished_ones(snippets, settings, monkeypatch, measured):
+    """Ctrl-C during an experiment keeps earlier experiments; the next run measures only the rest."""
+    (snippets / "slow.py").write_text(BROKEN.replace('"broken"', '"slow"').replace(
+        'raise RuntimeError("simulated failure")', "raise KeyboardInterrupt"))
+    monkeypatch.setattr(experiments, "REGISTRY", ["training_step", "slow"])
+    with pytest.raises(KeyboardInterrupt):
+        measure.run(settings=settings)
+    (snippets / "slow.py").write_text(BROKEN.replace('"broken"', '"slow"').replace(
+        'raise RuntimeError("simulated failure")', "pass"))
+    measured.clear()
+    measure.run(settings=settings)
+    assert measured == ["slow"]
+
+
+def test_unknown_experiment_is_refused(settings):
+    """Asking for an experiment that does not exist names it and the known ones."""
+    with pytest.raises(KeyError, match="unknown experiment 'nope'"):
+        measure.run(only=["nope"], settings=settings)
+
+
+def test_cli_reports_failure_without_traceback(snippets, settings, monkeypatch, capsys):
+    """The command-line entry point prints a one-line error and exits 1 on an unknown experiment."""
+    monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(settings.cache_dir))
+    assert measure.main(["--only", "nope"]) == 1
+    assert "unknown experiment" in capsys.readouterr().err

@@ -1,0 +1,101 @@
+"""Site-level tests: the strict build, the shipped data and a real browser."""
+
+import json
+import shutil
+import subprocess
+from urllib.parse import urlparse
+
+import pytest
+
+from build_hooks import store
+from conftest import ROOT, build_site, quick_env
+
+PAGES = ["", "batch-size/", "data/"]
+
+
+def test_strict_build_ships_the_data(built_site):
+    """The strict build succeeds and publishes data/results.json with valid machine files."""
+    merged = json.loads((built_site / "data" / "results.json").read_text())
+    assert merged["machines"]
+    for machine in merged["machines"]:
+        store.validate({k: v for k, v in machine.items() if k not in {"origin", "source"}}, "site")
+
+
+def test_pages_render_measured_results_with_provenance(built_site):
+    """The batch-size page has the plot, the table, a provenance line and a data link."""
+    html = (built_site / "batch-size" / "index.html").read_text()
+    assert 'class="crossover-plot"' in html and "<table>" in html
+    assert 'class="crossover-provenance"' in html and "../data/results.json" in html
+    assert "Quick mode" in html  # the tests build in quick mode, and the page says so
+
+
+def run_git_copy(tmp_path):
+    """A copy of the tracked project tree, to edit without touching the real one."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    copy = tmp_path / "project"
+    for name in files:
+        if (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    return copy
+
+
+def measured_at(cache_dir):
+    doc = json.loads(next(cache_dir.glob("*.json")).read_text())
+    return {name: meta["measured_at"] + meta["cache_key"] for name, meta in doc["experiments"].items()}
+
+
+def test_prose_edit_remeasures_nothing_and_code_edit_does(tmp_path):
+    """Editing a page reuses every measurement; editing an experiment re-measures it."""
+    project = run_git_copy(tmp_path)
+    env = quick_env(tmp_path / "cache") | {"PYTHONPATH": str(project)}
+    assert build_site(tmp_path / "s1", env, cwd=project).returncode == 0
+    first = measured_at(tmp_path / "cache")
+    page = project / "docs" / "batch-size.md"
+    page.write_text(page.read_text() + "\nAn extra sentence of prose.\n")
+    result = build_site(tmp_path / "s2", env, cwd=project)
+    assert result.returncode == 0 and measured_at(tmp_path / "cache") == first
+    assert "An extra sentence of prose." in (tmp_path / "s2" / "batch-size" / "index.html").read_text()
+    source = project / "snippets" / "training_step.py"
+    source.write_text(source.read_text() + "\n# an edit to the experiment\n")
+    assert build_site(tmp_path / "s3", env, cwd=project).returncode == 0
+    assert measured_at(tmp_path / "cache")["training_step"] != first["training_step"]
+
+
+def test_malformed_committed_results_fail_the_build_naming_file_and_field(tmp_path):
+    """A broken file in results/ stops the build with its path and field on stderr."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "broken.json").write_text('{"schema_version": 1, "mode": "full"}')
+    result = build_site(tmp_path / "site", quick_env(tmp_path / "cache", results))
+    assert result.returncode != 0
+    assert "broken.json" in result.stderr and "field $" in result.stderr
+
+
+def test_browser_makes_no_request_beyond_localhost(built_site):
+    """Loading every page in Chromium sends no request to any host but 127.0.0.1."""
+    from scripts.screenshot import CHROMIUM, CHROMIUM_ARGS, serve
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve(built_site)
+    requests, errors = [], []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            for path in PAGES:
+                page.goto(base + path, wait_until="networkidle")
+            page.locator("label[title='Switch to dark mode']:visible").click()
+            assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+            page.keyboard.press("/")  # open search: its worker and index load locally too
+            page.keyboard.type("batch")
+            page.wait_for_selector(".md-search-result__item")
+            browser.close()
+    finally:
+        server.shutdown()
+    foreign = [u for u in requests if urlparse(u).scheme not in {"data", "blob"}
+               and urlparse(u).hostname != "127.0.0.1"]
+    assert requests and foreign == [] and errors == []

@@ -1,0 +1,110 @@
+"""Tests for build_hooks.store: validation, error messages and atomic writes."""
+
+import json
+import os
+import threading
+
+import pytest
+
+from build_hooks import store
+
+
+def write(path, doc):
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_round_trip(tmp_path, doc):
+    """A document saved atomically loads back identical."""
+    path = tmp_path / "m.json"
+    store.save_atomic(path, doc)
+    assert store.load(path) == doc
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda d: d.pop("machine_info"), "$"),
+    (lambda d: d["benchmarks"][0]["stats"].__setitem__("median", "fast"), "$.benchmarks[0].stats.median"),
+    (lambda d: d["benchmarks"][1]["stats"].__setitem__("median", -1.0), "$.benchmarks[1].stats.median"),
+    (lambda d: d["benchmarks"][0]["params"].__setitem__("device", "tpu"), "$.benchmarks[0].params.device"),
+    (lambda d: d["machine_info"]["cpu"].__setitem__("threads_used", 0), "$.machine_info.cpu.threads_used"),
+    (lambda d: d["benchmarks"][0].__setitem__("group", "unknown_experiment"), "$.benchmarks[0].group"),
+    (lambda d: d.__setitem__("machine_id", "../../etc/passwd"), "$.machine_id"),
+])
+def test_malformed_file_names_file_and_field(tmp_path, doc, mutate, field):
+    """A schema violation raises ResultsError carrying the file path and the JSON path of the field."""
+    mutate(doc)
+    path = write(tmp_path / "bad.json", doc)
+    with pytest.raises(store.ResultsError) as err:
+        store.load(path)
+    assert err.value.field == field and str(path) in str(err.value)
+
+
+def test_truncated_json_is_reported(tmp_path, doc):
+    """A truncated file is reported as invalid JSON with its path."""
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps(doc)[:200])
+    with pytest.raises(store.ResultsError, match="not valid JSON") as err:
+        store.load(path)
+    assert str(path) in str(err.value)
+
+
+def test_nan_is_rejected(tmp_path, doc):
+    """NaN, which Python's json would accept, is refused as a measured value."""
+    text = json.dumps(doc).replace('"median": 0.0001', '"median": NaN', 1)
+    assert "NaN" in text
+    with pytest.raises(store.ResultsError, match="NaN"):
+        store.parse(text, "nan.json")
+
+
+def test_future_schema_version_says_so(tmp_path, doc):
+    """A file from a newer schema names $.schema_version and says to update."""
+    doc["schema_version"] = store.SCHEMA_VERSION + 1
+    with pytest.raises(store.ResultsError, match="newer") as err:
+        store.load(write(tmp_path / "future.json", doc))
+    assert err.value.field == "$.schema_version"
+
+
+def test_interrupted_write_keeps_old_file(tmp_path, doc, monkeypatch):
+    """A write that dies before the rename leaves the previous file whole and no temp file behind."""
+    path = tmp_path / "m.json"
+    store.save_atomic(path, doc)
+    before = path.read_bytes()
+
+    def crash(fd):
+        raise KeyboardInterrupt  # as if Ctrl-C arrived mid-write
+
+    monkeypatch.setattr(os, "fsync", crash)
+    changed = {**doc, "datetime": "2027-01-01T00:00:00+00:00"}
+    with pytest.raises(KeyboardInterrupt):
+        store.save_atomic(path, changed)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m.json"]
+
+
+def test_invalid_document_is_never_written(tmp_path, doc):
+    """save_atomic validates first: an invalid document does not replace a good file."""
+    path = tmp_path / "m.json"
+    store.save_atomic(path, doc)
+    doc["benchmarks"][0]["stats"]["median"] = -5
+    with pytest.raises(store.ResultsError):
+        store.save_atomic(path, doc)
+    assert store.load(path)["benchmarks"][0]["stats"]["median"] > 0
+
+
+def test_lock_serialises_writers(tmp_path):
+    """Two holders of the same lock never overlap."""
+    path, inside, overlaps = tmp_path / "m.json", [], []
+
+    def worker():
+        with store.locked(path):
+            inside.append(1)
+            overlaps.append(len(inside))
+            threading.Event().wait(0.05)
+            inside.pop()
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlaps == [1, 1, 1, 1]
