@@ -17,6 +17,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import EngFormatter, FuncFormatter  # noqa: E402
+
+PLAIN = FuncFormatter(lambda value, _: f"{value:g}")
 
 INK = "#010203"  # placeholder, replaced by currentColor in the SVG
 PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#0072B2", "#F0E442"]
@@ -62,6 +65,8 @@ def line_panels(panels: list[dict], title: str, alt: str) -> str:
                             markerfacecolor="none", markeredgecolor=colour, alpha=0.7)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
+            ax.xaxis.set_major_formatter(PLAIN)  # 1, 4, 16 rather than 2^0, 2^2, 2^4
+            ax.yaxis.set_major_formatter(EngFormatter(sep="") if panel.get("eng") else PLAIN)
             ax.set_xlabel(panel["xlabel"])
             ax.set_ylabel(panel["ylabel"])
             ax.set_title(panel["subtitle"], fontsize=10)

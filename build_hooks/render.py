@@ -101,7 +101,7 @@ def step_plot(machine: Machine) -> str:
             {"series": series_time, "xlabel": "batch size (samples)",
              "ylabel": "time per training step (ms)", "subtitle": "Step time (lower is better)"},
             {"series": series_rate, "xlabel": "batch size (samples)",
-             "ylabel": "throughput (samples/s)", "subtitle": "Throughput (higher is better)"},
+             "ylabel": "throughput (samples/s)", "eng": True, "subtitle": "Throughput (higher is better)"},
         ],
         title=f"One training step of a 512→H→10 MLP on {machine.label}",
         alt=alt,
@@ -119,7 +119,9 @@ def training_step_section(data: Dataset) -> str:
         if "cuda" not in machine.devices(analysis.STEP):
             parts.append('<p class="crossover-missing">GPU: not measured on this machine '
                          "(it has no CUDA device). Only the CPU is shown.</p>")
-        parts += [f'<figure class="crossover-figure">{step_plot(machine)}</figure>',
+        caption = ("<figcaption>Solid lines: CPU; dashed: GPU. A ring marks a noisy point "
+                   "(interquartile range above 10% of the median).</figcaption>")
+        parts += [f'<figure class="crossover-figure">{step_plot(machine)}{caption}</figure>',
                   step_table(machine), provenance(machine)]
     return "\n".join(parts)
 
