@@ -36,6 +36,7 @@ def step_curve(machine: Machine, device: str, width: int) -> list[Point]:
         Point(b["params"]["batch"], b["stats"]["median"], b["stats"]["iqr"],
               bool(b["extra_info"].get("noisy")), b["extra_info"].get("flops"))
         for b in machine.benchmarks(STEP, device=device, width=width)
+        if b.get("status", "ok") == "ok"
     ]
     return sorted(points, key=lambda p: p.batch)
 
@@ -51,6 +52,11 @@ def crossover_batch(machine: Machine, width: int) -> int | None:
     """
     cpu = {p.batch: p.seconds for p in step_curve(machine, "cpu", width)}
     gpu = {p.batch: p.seconds for p in step_curve(machine, "cuda", width)}
+    return crossover(cpu, gpu)
+
+
+def crossover(cpu: dict[int, float], gpu: dict[int, float]) -> int | None:
+    """Smallest batch from which `gpu` time is below `cpu` time at every larger common batch."""
     common = sorted(set(cpu) & set(gpu))
     crossover = None
     for batch in reversed(common):

@@ -1,7 +1,8 @@
 """The registry of experiments and the keys that decide when one must be re-measured.
 
-An experiment is a module in snippets/ with NAME, BENCH_VERSION, plan() and measure().
-Its cache key covers its own source and the shared timing helper, so editing either
+An experiment is a module in snippets/ with NAME, BENCH_VERSION, plan() and measure(),
+and optionally DEPENDS (other snippets it imports). Its cache key covers its own
+source, those it depends on and the shared timing helper, so editing any of them
 re-measures it; prose never enters the key.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -18,7 +20,11 @@ from build_hooks.config import PROJECT_ROOT
 SNIPPETS = PROJECT_ROOT / "snippets"
 SHARED_SOURCES = [SNIPPETS / "benchmarking.py"]
 # The order pages and the progress bar list them in.
-REGISTRY = ["training_step"]
+REGISTRY = [
+    "training_step", "epoch_time", "gemm_rate", "matmul_shapes", "call_overhead",
+    "transfer", "precision", "activation_memory", "data_loader", "sync_cost",
+    "threads", "data_parallel",
+]
 
 
 def source_path(name: str) -> Path:
@@ -31,6 +37,9 @@ def load(name: str) -> ModuleType:
         raise KeyError(f"unknown experiment '{name}'; known: {', '.join(REGISTRY)}")
     spec = importlib.util.spec_from_file_location(f"snippets.{name}", source_path(name))
     module = importlib.util.module_from_spec(spec)
+    # Registered under its package name so worker processes (DataLoader, DDP) can
+    # pickle its functions by reference.
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     for attr in ("NAME", "BENCH_VERSION", "plan", "measure"):
         if not hasattr(module, attr):
@@ -38,10 +47,15 @@ def load(name: str) -> ModuleType:
     return module
 
 
-def cache_key(name: str, bench_version: int, mode: str) -> str:
+def key_for(module: ModuleType, mode: str) -> str:
+    """The cache key of a loaded experiment module."""
+    return cache_key(module.NAME, module.BENCH_VERSION, mode, getattr(module, "DEPENDS", []))
+
+
+def cache_key(name: str, bench_version: int, mode: str, depends: list[str] = ()) -> str:
     """Digest of what decides an experiment's result apart from machine and libraries."""
     digest = hashlib.sha256()
-    for path in [source_path(name), *SHARED_SOURCES]:
+    for path in [source_path(name), *map(source_path, depends), *SHARED_SOURCES]:
         digest.update(path.read_bytes())
     digest.update(json.dumps([name, bench_version, mode]).encode())
     return digest.hexdigest()[:20]

@@ -71,19 +71,21 @@ def stale_experiments(doc: dict, names: list[str], mode: str) -> list[str]:
     """The experiments whose stored cache key no longer matches their code."""
     todo = []
     for name in names:
-        module = experiments.load(name)
-        key = experiments.cache_key(name, module.BENCH_VERSION, mode)
+        key = experiments.key_for(experiments.load(name), mode)
         if doc["experiments"].get(name, {}).get("cache_key") != key:
             todo.append(name)
     return todo
 
 
 def _benchmark_entry(name: str, point: dict, result: dict) -> dict:
-    summary = stats.summarise(result["samples"])
     label = "-".join(f"{k}={v}" for k, v in point.items())
+    entry = {"group": name, "name": f"{name}[{label}]", "params": point,
+             "unit": result["unit"], "status": result.get("status", "ok")}
+    if entry["status"] == "oom":  # the device ran out of memory: a fact, not a number
+        return {**entry, "extra_info": result.get("extra", {})}
+    summary = stats.summarise(result["samples"])
     extra = {**result.get("extra", {}), "noisy": stats.is_noisy(summary)}
-    return {"group": name, "name": f"{name}[{label}]", "params": point,
-            "unit": result["unit"], "stats": summary, "extra_info": extra}
+    return {**entry, "stats": summary, "extra_info": extra}
 
 
 def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar) -> list[dict]:
@@ -138,8 +140,7 @@ def run(only: list[str] | None = None, force: bool = False,
                                               settings.quick, bar)
                 meta = {
                     "bench_version": modules[name].BENCH_VERSION,
-                    "cache_key": experiments.cache_key(name, modules[name].BENCH_VERSION,
-                                                       settings.mode),
+                    "cache_key": experiments.key_for(modules[name], settings.mode),
                     "measured_at": _now(),
                     "duration_s": round(time.perf_counter() - started, 3),
                     "devices": sorted({p["device"] for p in plans[name]}),

@@ -142,3 +142,65 @@ def machines_table(data: Dataset) -> str:
              "<th>mode</th><th>experiments (bench_version, devices)</th></tr></thead>"
              f"<tbody>{''.join(rows)}</tbody></table></div>")
     return table + "\n".join(provenance(m) for m in data.machines)
+
+
+def _derived(bench: dict) -> str:
+    """The rate a point implies, where its extra info says what was done per second."""
+    seconds, extra = bench["stats"]["median"], bench["extra_info"]
+    if bench["unit"] != "s" or seconds <= 0:
+        return ""
+    if "flops" in extra:
+        return si(extra["flops"] / seconds, "FLOP/s")
+    if "bytes" in extra:
+        return si(extra["bytes"] / seconds, "B/s")
+    if extra.get("per") == "sample":
+        return si(1 / seconds, "samples/s")
+    return ""
+
+
+def _value(bench: dict) -> str:
+    if bench.get("status", "ok") == "oom":
+        return "<strong>out of memory</strong>"
+    stats = bench["stats"]
+    unit = "B" if bench["unit"] == "bytes" else bench["unit"]
+    text = si(stats["median"], unit)
+    if bench["extra_info"].get("noisy"):
+        text += f'<sup title="IQR is {100 * stats["iqr"] / stats["median"]:.0f}% of the median">†</sup>'
+    return text
+
+
+def experiment_table(machine: Machine, group: str) -> str:
+    """Every point of one experiment on one machine: parameters, median, IQR, implied rate."""
+    benches = machine.benchmarks(group)
+    if not benches:
+        return ('<p class="crossover-missing">Not applicable on this machine '
+                "(it measured no points; a CPU-only machine has no host↔device bus).</p>")
+    keys = sorted({k for b in benches for k in b["params"]}, key=lambda k: (k != "device", k))
+    head = "".join(f"<th>{esc(k)}</th>" for k in keys) + "<th>median</th><th>IQR</th><th>rate</th>"
+    rows = []
+    for b in benches:
+        cells = "".join(f"<td>{esc(str(b['params'].get(k, '')))}</td>" for k in keys)
+        stats = b.get("stats")
+        iqr = f"{100 * stats['iqr'] / stats['median']:.0f}%" if stats and stats["median"] else ""
+        rate = _derived(b) if stats else ""
+        rows.append(f"<tr>{cells}<td>{_value(b)}</td><td>{iqr}</td><td>{rate}</td></tr>")
+    return (f'<div class="crossover-table"><table><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def all_measurements(data: Dataset, groups: list[str]) -> str:
+    """Every experiment's raw table for every machine, in registry order."""
+    parts = []
+    for group in groups:
+        parts.append(f'<h2 id="{esc(group)}">{esc(group.replace("_", " ").capitalize())}</h2>')
+        machines = data.with_experiment(group)
+        if not machines:
+            parts.append('<p class="crossover-missing">Not measured on any machine in this build.</p>')
+        for machine in machines:
+            meta = machine.experiment(group)
+            parts.append(f"<h3>{esc(machine.label)}</h3>")
+            parts.append(f'<p class="crossover-note">bench_version {meta["bench_version"]}, '
+                         f"measured {esc(meta['measured_at'][:16])} in {meta['duration_s']:.1f} s; "
+                         "† marks a noisy point (IQR above 10% of the median).</p>")
+            parts.append(experiment_table(machine, group))
+    return "\n".join(parts)

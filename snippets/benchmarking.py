@@ -9,6 +9,7 @@ Two things make a CPU-vs-GPU comparison unfair if forgotten:
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import torch
@@ -33,3 +34,31 @@ def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
     timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=threads)
     measurement = timer.blocked_autorange(min_run_time=min_run_time)
     return list(measurement.times)
+
+
+def time_repeats(fn: Callable[[], object], *, device: str, threads: int, repeats: int) -> list[float]:
+    """Seconds of `repeats` single calls, for work that takes seconds per call (an epoch).
+
+    Timer.timeit() would first run the call twice more as a warm-up, tripling the cost
+    of a multi-second epoch; here the caller warms up with a short run instead, and the
+    same rules apply by hand: explicit thread count, synchronise before and after.
+    """
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        samples = []
+        for _ in range(repeats):
+            synchronize(device)
+            start = time.perf_counter()
+            fn()
+            synchronize(device)
+            samples.append(time.perf_counter() - start)
+        return samples
+    finally:
+        torch.set_num_threads(previous)
+
+
+def synchronize(device: str) -> None:
+    """Wait for queued GPU work; a no-op on the CPU, where work is already done."""
+    if device == "cuda":
+        torch.cuda.synchronize()

@@ -20,30 +20,36 @@ except ImportError:  # run as a script: python snippets/training_step.py
     from benchmarking import all_threads, devices, time_it
 
 NAME = "training_step"
-BENCH_VERSION = 1  # bump whenever what or how this measures changes
+BENCH_VERSION = 2  # bump whenever what or how this measures changes
 INPUTS, CLASSES = 512, 10
 BATCHES = [2**k for k in range(11)]  # 1, 2, 4, ... 1024
-WIDTHS = [32, 512, 2048]
+WIDTHS = [8, 32, 512, 2048]
 QUICK = {"batches": [1, 16], "widths": [32]}
 
 
-def make_step(batch: int, width: int, device: str):
-    """Build a model, optimiser and one batch on `device`; return a no-argument step."""
+def make_model(width: int, device: str):
+    """The MLP, its optimiser and loss, on `device`."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(INPUTS, width), nn.ReLU(), nn.Linear(width, CLASSES))
     model.to(device)
-    optimiser = torch.optim.SGD(model.parameters(), lr=0.01)
-    loss_fn = nn.CrossEntropyLoss()
+    return model, torch.optim.SGD(model.parameters(), lr=0.01), nn.CrossEntropyLoss()
+
+
+def train_step(model, optimiser, loss_fn, x, y):
+    """One complete training step: what a training loop does for every batch."""
+    optimiser.zero_grad(set_to_none=True)
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimiser.step()
+    return loss
+
+
+def make_step(batch: int, width: int, device: str):
+    """A no-argument training step with its batch already on `device`."""
+    model, optimiser, loss_fn = make_model(width, device)
     x = torch.randn(batch, INPUTS, device=device)
     y = torch.randint(0, CLASSES, (batch,), device=device)
-
-    def step():
-        optimiser.zero_grad(set_to_none=True)
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimiser.step()
-
-    return step
+    return lambda: train_step(model, optimiser, loss_fn, x, y)
 
 
 def plan(device_list: list[str], quick: bool) -> list[dict]:

@@ -56,44 +56,57 @@ def test_quick_run_writes_valid_records(snippets, settings, measured):
     assert all(b["stats"]["median"] > 0 for b in doc["benchmarks"])
 
 
+SMALL = ["training_step", "epoch_time", "call_overhead"]
+
+
 def test_second_run_reuses_results(snippets, settings, measured):
     """With nothing changed, a second run measures nothing and leaves the file as it was."""
-    path = measure.run(settings=settings)
+    path = measure.run(only=SMALL, settings=settings)
     before = path.read_text()
     measured.clear()
-    measure.run(settings=settings)
+    measure.run(only=SMALL, settings=settings)
     assert measured == [] and path.read_text() == before
 
 
-def test_editing_experiment_code_remeasures_it(snippets, settings, measured):
-    """A change to an experiment's source invalidates its cache key and re-measures it."""
-    measure.run(settings=settings)
+def test_editing_experiment_code_remeasures_it_and_its_dependents(snippets, settings, measured):
+    """A change to an experiment's source re-measures it and the experiments that import it, only."""
+    measure.run(only=SMALL, settings=settings)
     measured.clear()
     source = snippets / "training_step.py"
     source.write_text(source.read_text() + "\n# an edit\n")
-    measure.run(settings=settings)
-    assert measured == ["training_step"]
+    measure.run(only=SMALL, settings=settings)
+    assert measured == ["training_step", "epoch_time"]
+
+
+def test_editing_the_timing_helper_remeasures_everything(snippets, settings, measured):
+    """The shared timing helper is part of every experiment's key."""
+    measure.run(only=SMALL, settings=settings)
+    measured.clear()
+    helper = snippets / "benchmarking.py"
+    helper.write_text(helper.read_text() + "\n# an edit\n")
+    measure.run(only=SMALL, settings=settings)
+    assert measured == SMALL
 
 
 def test_changed_environment_keeps_old_results_aside(snippets, settings, measured):
     """Results from other library versions are moved to the archive, not deleted, then re-measured."""
-    path = measure.run(settings=settings)
+    path = measure.run(only=SMALL, settings=settings)
     doc = json.loads(path.read_text())
     doc["environment_key"] = "an-older-environment"
     path.write_text(json.dumps(doc))
     measured.clear()
-    measure.run(settings=settings, log=lambda msg: None)
-    assert measured == experiments.REGISTRY
+    measure.run(only=SMALL, settings=settings, log=lambda msg: None)
+    assert measured == SMALL
     archived = list((settings.cache_dir / "archive").glob("*previous-environment.json"))
     assert len(archived) == 1 and "an-older-environment" in archived[0].read_text()
 
 
 def test_corrupt_host_cache_is_set_aside_and_remeasured(snippets, settings):
     """A truncated host cache is moved aside with a message naming it, then measured afresh."""
-    path = measure.run(settings=settings)
+    path = measure.run(only=["call_overhead"], settings=settings)
     path.write_text(path.read_text()[:100])
     messages = []
-    measure.run(settings=settings, log=messages.append)
+    measure.run(only=["call_overhead"], settings=settings, log=messages.append)
     assert store.load(path)["experiments"]
     assert str(path) in messages[0] and "unusable" in messages[0]
     assert list((settings.cache_dir / "archive").glob("*invalid.json"))
@@ -102,18 +115,18 @@ def test_corrupt_host_cache_is_set_aside_and_remeasured(snippets, settings):
 def test_failing_experiment_is_named_and_others_kept(snippets, settings, monkeypatch):
     """An experiment that raises stops the run naming it and its point; finished ones stay saved."""
     (snippets / "broken.py").write_text(BROKEN)
-    monkeypatch.setattr(experiments, "REGISTRY", ["training_step", "broken"])
+    monkeypatch.setattr(experiments, "REGISTRY", ["call_overhead", "broken"])
     with pytest.raises(measure.MeasurementError, match=r"'broken'.*'n': 2.*simulated failure"):
         measure.run(settings=settings)
     path = next(settings.cache_dir.glob("*.quick.json"))
-    assert set(store.load(path)["experiments"]) == {"training_step"}
+    assert set(store.load(path)["experiments"]) == {"call_overhead"}
 
 
 def test_interrupt_mid_experiment_keeps_finished_ones(snippets, settings, monkeypatch, measured):
     """Ctrl-C during an experiment keeps earlier experiments; the next run measures only the rest."""
     (snippets / "slow.py").write_text(BROKEN.replace('"broken"', '"slow"').replace(
         'raise RuntimeError("simulated failure")', "raise KeyboardInterrupt"))
-    monkeypatch.setattr(experiments, "REGISTRY", ["training_step", "slow"])
+    monkeypatch.setattr(experiments, "REGISTRY", ["call_overhead", "slow"])
     with pytest.raises(KeyboardInterrupt):
         measure.run(settings=settings)
     (snippets / "slow.py").write_text(BROKEN.replace('"broken"', '"slow"').replace(
@@ -121,6 +134,24 @@ def test_interrupt_mid_experiment_keeps_finished_ones(snippets, settings, monkey
     measured.clear()
     measure.run(settings=settings)
     assert measured == ["slow"]
+
+
+def test_out_of_memory_is_recorded_not_raised(snippets, settings, monkeypatch):
+    """An injected CUDA-style OOM during the memory sweep becomes an 'oom' point; the sweep goes on."""
+    import torch
+
+    real_forward = torch.nn.Conv2d.forward
+
+    def forward(self, x):
+        if x.shape[0] >= 4:
+            raise torch.OutOfMemoryError("CUDA out of memory (injected by the test)")
+        return real_forward(self, x)
+
+    monkeypatch.setattr(torch.nn.Conv2d, "forward", forward)
+    doc = store.load(measure.run(only=["activation_memory"], settings=settings))
+    status = {b["params"]["batch"]: b["status"] for b in doc["benchmarks"]}
+    assert status == {1: "ok", 4: "oom"}
+    assert "injected" in next(b for b in doc["benchmarks"] if b["status"] == "oom")["extra_info"]["error"]
 
 
 def test_unknown_experiment_is_refused(settings):

@@ -10,7 +10,7 @@ import pytest
 from build_hooks import store
 from conftest import ROOT, build_site, quick_env
 
-PAGES = ["", "batch-size/", "data/"]
+PAGES = ["", "batch-size/", "race/", "measurements/", "data/"]
 
 
 def test_strict_build_ships_the_data(built_site):

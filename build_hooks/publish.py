@@ -1,0 +1,48 @@
+"""Copy this machine's full measurement into results/ as a committed reference file.
+
+    python -m build_hooks.publish            # after `make measure`
+
+Only a complete, full-mode, schema-valid file is accepted; it is written atomically
+as results/<machine_id>.json, replacing an older file from the same machine.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from build_hooks import config, experiments, measure, store
+
+
+def publish(settings: config.Settings | None = None) -> Path:
+    from snippets.benchmarking import all_threads
+
+    from build_hooks import provenance
+
+    settings = settings or config.settings()
+    if settings.quick:
+        raise ValueError("refusing to publish quick-mode results: unset CROSSOVER_QUICK")
+    machine_id = provenance.collect(all_threads())["machine_id"]
+    source = measure.cache_path(settings, machine_id)
+    if not source.exists():
+        raise FileNotFoundError(f"{source} does not exist: run `make measure` first")
+    doc = store.load(source)
+    missing = [name for name in experiments.REGISTRY if name not in doc["experiments"]]
+    if missing:
+        raise ValueError(f"{source} lacks {', '.join(missing)}: run `make measure` to complete it")
+    target = settings.results_dir / f"{machine_id}.json"
+    store.save_atomic(target, doc)
+    return target
+
+
+def main() -> int:
+    try:
+        print(f"published {publish()}")
+    except (ValueError, FileNotFoundError, store.ResultsError) as exc:
+        print(f"crossover: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

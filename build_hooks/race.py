@@ -1,0 +1,108 @@
+"""The race's data: measured epoch times per lane, width and batch, baked into the page.
+
+A lane is one device of one machine. Its numbers are medians from the epoch_time
+experiment; the "regime" of each point comes from the training_step experiment on
+the same device: when a step of B samples costs less than twice a step of one
+sample, fixed costs dominate; otherwise throughput does.
+"""
+
+from __future__ import annotations
+
+import json
+
+from build_hooks import analysis, render
+from build_hooks.dataset import Dataset, Machine
+
+EPOCH = "epoch_time"
+FIXED_COST_RATIO = 2.0
+
+
+def _regime(machine: Machine, device: str, width: int, batch: int) -> dict | None:
+    curve = {p.batch: p.seconds for p in analysis.step_curve(machine, device, width)}
+    if 1 not in curve or batch not in curve:
+        return None
+    ratio = curve[batch] / curve[1]
+    return {"ratio": ratio, "kind": "fixed" if ratio < FIXED_COST_RATIO else "throughput"}
+
+
+def _lane(index: int, machine: Machine, device: str) -> dict:
+    epochs: dict[str, dict[str, dict]] = {}
+    for bench in machine.benchmarks(EPOCH, device=device):
+        if bench.get("status", "ok") != "ok":
+            continue
+        width, batch = bench["params"]["width"], bench["params"]["batch"]
+        epochs.setdefault(str(width), {})[str(batch)] = {
+            "seconds": bench["stats"]["median"],
+            "steps": bench["extra_info"].get("steps"),
+            "rows": bench["params"]["rows"],
+            "regime": _regime(machine, device, width, batch),
+        }
+    return {
+        "id": f"lane-{index}",
+        "machine": machine.label,
+        "machine_id": machine.id,
+        "device": device,
+        "label": machine.device_label(device),
+        "kind": "GPU" if device == "cuda" else "CPU",
+        "estimate": False,
+        "epochs": epochs,
+    }
+
+
+def race_data(data: Dataset) -> dict:
+    """Every lane with measured epoch times, and the controls' choices."""
+    lanes = []
+    for machine in data.with_experiment(EPOCH):
+        for device in machine.devices(EPOCH):
+            lane = _lane(len(lanes), machine, device)
+            if lane["epochs"]:
+                lanes.append(lane)
+    widths = sorted({int(w) for lane in lanes for w in lane["epochs"]})
+    batches = sorted({int(b) for lane in lanes for e in lane["epochs"].values() for b in e})
+    machines = [{"id": m.id, "label": m.label, "crossover": _crossovers(m)}
+                for m in data.with_experiment(EPOCH)]
+    return {"lanes": lanes, "widths": widths, "batches": batches, "machines": machines,
+            "fixed_cost_ratio": FIXED_COST_RATIO}
+
+
+def epoch_curve(machine: Machine, device: str, width: int) -> dict[int, float]:
+    return {b["params"]["batch"]: b["stats"]["median"]
+            for b in machine.benchmarks(EPOCH, device=device, width=width)
+            if b.get("status", "ok") == "ok"}
+
+
+def _crossovers(machine: Machine) -> dict[str, int | None]:
+    """Per width, the batch from which this machine's GPU finishes the epoch first."""
+    if "cuda" not in machine.devices(EPOCH):
+        return {}
+    widths = {b["params"]["width"] for b in machine.benchmarks(EPOCH)}
+    return {str(w): analysis.crossover(epoch_curve(machine, "cpu", w), epoch_curve(machine, "cuda", w))
+            for w in sorted(widths)}
+
+
+def data_script(data: Dataset) -> str:
+    """The race data as an inert JSON script element (no `<` survives, so no `</script>`)."""
+    payload = json.dumps(race_data(data), sort_keys=True).replace("<", "\\u003c")
+    return f'<script type="application/json" id="race-data">{payload}</script>'
+
+
+def static_table(data: Dataset) -> str:
+    """The same numbers as the race, readable without JavaScript."""
+    race = race_data(data)
+    if not race["lanes"]:
+        return '<p class="crossover-missing">No epoch times have been measured yet.</p>'
+    columns = [(lane, w) for w in race["widths"] for lane in race["lanes"] if str(w) in lane["epochs"]]
+    head = "".join(f"<th>{render.esc(lane['label'])}<br><small>width {w}</small></th>"
+                   for lane, w in columns)
+    rows = []
+    for batch in race["batches"]:
+        cells = []
+        for lane, w in columns:
+            point = lane["epochs"][str(w)].get(str(batch))
+            cells.append(f"<td>{render.si(point['seconds'], 's')}</td>" if point else "<td>not measured</td>")
+        rows.append(f"<tr><td>{batch}</td>{''.join(cells)}</tr>")
+    rows_count = race["lanes"][0]["epochs"][str(race["widths"][0])]
+    rows_n = next(iter(rows_count.values()))["rows"]
+    return (f'<div class="crossover-table"><table id="race-table"><caption>Time for one epoch of '
+            f"{rows_n:,} rows, by batch size</caption><thead><tr><th>batch</th>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table></div>")

@@ -1,0 +1,256 @@
+/* The CPU-vs-GPU race. Plain JavaScript, no dependencies.
+ *
+ * Every time shown comes from the JSON baked into the page at build time
+ * (#race-data), which holds the build's measured epoch times. Strings from results
+ * files are only ever set with textContent, never parsed as HTML.
+ */
+(function () {
+  "use strict";
+
+  var SCREEN_SECONDS = 5; // the slowest lane takes this long on screen
+  var SVG = "http://www.w3.org/2000/svg";
+
+  function formatSeconds(s) {
+    var units = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"]];
+    for (var i = 0; i < units.length; i++) {
+      if (s >= units[i][0] || i === units.length - 1) {
+        var v = s / units[i][0];
+        var digits = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(v) || 1)));
+        return v.toFixed(digits) + " " + units[i][1];
+      }
+    }
+  }
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function svgEl(tag, attrs) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    return node;
+  }
+
+  function init(root) {
+    var data = JSON.parse(document.getElementById("race-data").textContent);
+    var $ = function (sel) { return root.querySelector(sel); };
+    var batchInput = $("#race-batch"), batchOut = $("#race-batch-value");
+    var widthSelect = $("#race-width"), machineSelect = $("#race-machine");
+    var lanesBox = $("#race-lanes"), result = $("#race-result"), scaleNote = $("#race-scale");
+    var reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    var frame = null;
+
+    if (!data.lanes.length) {
+      result.textContent = "No epoch times were measured in this build, so there is nothing to race.";
+      root.hidden = false;
+      return;
+    }
+
+    batchInput.max = String(data.batches.length - 1);
+    var defaultBatch = data.batches.indexOf(64) >= 0 ? data.batches.indexOf(64) : 0;
+    batchInput.value = String(defaultBatch);
+    data.widths.forEach(function (w) { widthSelect.appendChild(el("option", { value: String(w) }, String(w))); });
+    widthSelect.value = String(data.widths.indexOf(512) >= 0 ? 512 : data.widths[0]);
+    if (data.machines.length > 1) {
+      machineSelect.appendChild(el("option", { value: "" }, "All machines"));
+      data.machines.forEach(function (m) { machineSelect.appendChild(el("option", { value: m.id }, m.label)); });
+      machineSelect.parentElement.hidden = false;
+    }
+
+    function batch() { return data.batches[Number(batchInput.value)]; }
+    function width() { return widthSelect.value; }
+    function activeLanes() {
+      return data.lanes.filter(function (lane) {
+        return !machineSelect.value || lane.machine_id === machineSelect.value;
+      });
+    }
+    function pointFor(lane) {
+      var byWidth = lane.epochs[width()];
+      return byWidth ? byWidth[String(batch())] : undefined;
+    }
+
+    function regimeText(lane, point) {
+      if (!point.regime) return "";
+      var ratio = point.regime.ratio.toFixed(1) + "×";
+      return point.regime.kind === "fixed"
+        ? "fixed costs dominate: a " + batch() + "-sample step costs only " + ratio + " a 1-sample step"
+        : "throughput-bound: a " + batch() + "-sample step costs " + ratio + " a 1-sample step";
+    }
+
+    function buildLanes() {
+      lanesBox.textContent = "";
+      var lanes = activeLanes();
+      lanes.forEach(function (lane) {
+        var point = pointFor(lane);
+        var row = el("div", { "class": "race-lane", role: "group", "aria-label": lane.label, "data-lane": lane.id });
+        var name = el("div", { "class": "race-lane__name" }, lane.label);
+        if (lane.estimate) name.appendChild(el("span", { "class": "race-estimate" }, " (estimate)"));
+        var track = el("div", { "class": "race-lane__track" });
+        var bar = el("div", { "class": "race-lane__bar race-lane__bar--" + lane.kind.toLowerCase() });
+        track.appendChild(bar);
+        var time = el("output", { "class": "race-lane__time", "aria-live": "off" },
+          point ? "0 s" : "not measured");
+        var why = el("div", { "class": "race-lane__why" }, point ? "" : "");
+        row.appendChild(name); row.appendChild(track); row.appendChild(time); row.appendChild(why);
+        lanesBox.appendChild(row);
+      });
+      var gpuMeasured = lanes.some(function (l) { return l.kind === "GPU"; });
+      if (!gpuMeasured) {
+        var missing = el("div", { "class": "race-lane race-lane--missing", role: "group", "aria-label": "GPU" });
+        missing.appendChild(el("div", { "class": "race-lane__name" }, "GPU"));
+        missing.appendChild(el("div", { "class": "race-lane__why" },
+          "not measured: no GPU results are in this build, and no model stands in for one"));
+        lanesBox.appendChild(missing);
+      }
+      var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));
+      scaleNote.textContent = slowest > 0
+        ? (reducedMotion ? "Reduced motion: results appear at once. "
+          : "Animation scale: the slowest lane takes " + SCREEN_SECONDS + " s on screen (1 s on screen = " +
+            formatSeconds(slowest / SCREEN_SECONDS) + " measured). ")
+          + "Times are measured epochs of " + (pointFor(lanes[0]) || {}).rows + " rows."
+        : "";
+      result.textContent = "";
+      drawChart();
+    }
+
+    function finish(lanes) {
+      var timed = lanes.map(function (lane) { return { lane: lane, point: pointFor(lane) }; })
+        .filter(function (x) { return x.point; })
+        .sort(function (a, b) { return a.point.seconds - b.point.seconds; });
+      timed.forEach(function (x) {
+        var row = lanesBox.querySelector('[data-lane="' + x.lane.id + '"]');
+        var time = row.querySelector(".race-lane__time");
+        time.textContent = formatSeconds(x.point.seconds);
+        time.setAttribute("data-seconds", String(x.point.seconds));
+        row.querySelector(".race-lane__bar").style.width = "100%";
+        row.querySelector(".race-lane__why").textContent = regimeText(x.lane, x.point);
+      });
+      if (timed.length === 0) { result.textContent = "Nothing measured for this batch and width."; return; }
+      var winner = timed[0];
+      lanesBox.querySelector('[data-lane="' + winner.lane.id + '"]').classList.add("race-lane--winner");
+      if (timed.length === 1) {
+        result.textContent = winner.lane.label + " finished in " + formatSeconds(winner.point.seconds) +
+          ". Only one device was measured, so there is no opponent.";
+      } else {
+        var ratio = timed[1].point.seconds / winner.point.seconds;
+        result.textContent = "Winner: " + winner.lane.label + ", " + ratio.toFixed(1) + "× faster than " +
+          timed[1].lane.label + " (" + regimeText(winner.lane, winner.point) + ").";
+      }
+    }
+
+    function start() {
+      reset();
+      var lanes = activeLanes();
+      if (reducedMotion) { finish(lanes); return; }
+      var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));
+      var scale = SCREEN_SECONDS / slowest; // screen seconds per measured second
+      var t0 = performance.now();
+      function tick(now) {
+        var screen = (now - t0) / 1000, done = true;
+        lanes.forEach(function (lane) {
+          var point = pointFor(lane);
+          if (!point) return;
+          var row = lanesBox.querySelector('[data-lane="' + lane.id + '"]');
+          var elapsed = Math.min(point.seconds, screen / scale);
+          if (elapsed < point.seconds) done = false;
+          row.querySelector(".race-lane__bar").style.width = (100 * elapsed / point.seconds) + "%";
+          row.querySelector(".race-lane__time").textContent = formatSeconds(elapsed);
+        });
+        if (done) { frame = null; finish(lanes); } else { frame = requestAnimationFrame(tick); }
+      }
+      frame = requestAnimationFrame(tick);
+    }
+
+    function reset() {
+      if (frame) cancelAnimationFrame(frame);
+      frame = null;
+      buildLanes();
+    }
+
+    function drawChart() {
+      var svg = $("#race-chart");
+      svg.textContent = "";
+      var lanes = activeLanes(), W = 360, H = 220, m = { l: 52, r: 10, t: 12, b: 38 };
+      var series = lanes.map(function (lane) {
+        var byWidth = lane.epochs[width()] || {};
+        return { lane: lane, pts: data.batches.filter(function (b) { return byWidth[String(b)]; })
+          .map(function (b) { return [b, byWidth[String(b)].seconds]; }) };
+      }).filter(function (s) { return s.pts.length; });
+      var ys = [].concat.apply([], series.map(function (s) { return s.pts.map(function (p) { return p[1]; }); }));
+      if (!ys.length) return;
+      var x0 = Math.log2(data.batches[0]), x1 = Math.log2(data.batches[data.batches.length - 1]);
+      var y0 = Math.floor(Math.log10(Math.min.apply(null, ys))), y1 = Math.ceil(Math.log10(Math.max.apply(null, ys)));
+      if (y1 === y0) y1 += 1;
+      var X = function (b) { return m.l + (W - m.l - m.r) * (Math.log2(b) - x0) / ((x1 - x0) || 1); };
+      var Y = function (s) { return H - m.b - (H - m.t - m.b) * (Math.log10(s) - y0) / (y1 - y0); };
+      svg.appendChild(svgEl("rect", { x: m.l, y: m.t, width: W - m.l - m.r, height: H - m.t - m.b, "class": "race-chart__frame" }));
+      for (var e = y0; e <= y1; e++) {
+        svg.appendChild(svgEl("line", { x1: m.l, x2: W - m.r, y1: Y(Math.pow(10, e)), y2: Y(Math.pow(10, e)), "class": "race-chart__grid" }));
+        var ty = svgEl("text", { x: m.l - 4, y: Y(Math.pow(10, e)) + 3, "text-anchor": "end" });
+        ty.textContent = formatSeconds(Math.pow(10, e));
+        svg.appendChild(ty);
+      }
+      data.batches.forEach(function (b, i) {
+        if (i % 2) return;
+        var tx = svgEl("text", { x: X(b), y: H - m.b + 14, "text-anchor": "middle" });
+        tx.textContent = String(b);
+        svg.appendChild(tx);
+      });
+      var xl = svgEl("text", { x: (W + m.l) / 2, y: H - 4, "text-anchor": "middle" });
+      xl.textContent = "batch size (samples)";
+      svg.appendChild(xl);
+      var yl = svgEl("text", { x: 12, y: (H - m.b) / 2, transform: "rotate(-90 12 " + (H - m.b) / 2 + ")", "text-anchor": "middle" });
+      yl.textContent = "epoch time";
+      svg.appendChild(yl);
+      series.forEach(function (s) {
+        var d = s.pts.map(function (p, i) { return (i ? "L" : "M") + X(p[0]).toFixed(1) + " " + Y(p[1]).toFixed(1); }).join(" ");
+        svg.appendChild(svgEl("path", { d: d, "class": "race-chart__line race-chart__line--" + s.lane.kind.toLowerCase() }));
+      });
+      var cur = svgEl("line", { x1: X(batch()), x2: X(batch()), y1: m.t, y2: H - m.b, "class": "race-chart__cursor" });
+      svg.appendChild(cur);
+      data.machines.forEach(function (machine) {
+        var c = machine.crossover && machine.crossover[width()];
+        if (!c || (machineSelect.value && machineSelect.value !== machine.id)) return;
+        svg.appendChild(svgEl("line", { x1: X(c), x2: X(c), y1: m.t, y2: H - m.b, "class": "race-chart__crossover" }));
+        var label = svgEl("text", { x: X(c) + 3, y: m.t + 12 });
+        label.textContent = "crossover: batch " + c;
+        svg.appendChild(label);
+      });
+      var legend = $("#race-chart-caption");
+      legend.textContent = "Epoch time versus batch size at width " + width() +
+        " (log scales). Lines: " + series.map(function (s) { return s.lane.label; }).join("; ") +
+        ". The vertical bar marks the chosen batch" +
+        (series.some(function (s) { return s.lane.kind === "GPU"; }) ? "; a dashed bar marks the crossover." : ".");
+    }
+
+    function update() { batchOut.textContent = String(batch()); reset(); }
+
+    batchInput.addEventListener("input", update);
+    widthSelect.addEventListener("change", update);
+    machineSelect.addEventListener("change", update);
+    $("#race-start").addEventListener("click", start);
+    $("#race-reset").addEventListener("click", reset);
+    Array.prototype.forEach.call(root.querySelectorAll("[data-race-batch]"), function (button) {
+      button.addEventListener("click", function () {
+        var b = data.batches.indexOf(Number(button.getAttribute("data-race-batch")));
+        if (b >= 0) batchInput.value = String(b);
+        var w = button.getAttribute("data-race-width");
+        var widths = data.widths.map(String);
+        if (w === "max") widthSelect.value = widths[widths.length - 1];
+        else if (w === "min") widthSelect.value = widths[0];
+        update();
+        start();
+      });
+    });
+    root.hidden = false;
+    update();
+  }
+
+  // Material's instant navigation replaces the page without a reload; document$ re-runs us.
+  function boot() { var root = document.getElementById("race"); if (root && !root.dataset.ready) { root.dataset.ready = "1"; init(root); } }
+  if (window.document$ && window.document$.subscribe) window.document$.subscribe(boot);
+  else document.addEventListener("DOMContentLoaded", boot);
+})();

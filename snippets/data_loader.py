@@ -1,0 +1,89 @@
+"""Can the data loader keep up? Samples per second versus DataLoader worker processes.
+
+Each sample goes through a deliberately CPU-heavy augmentation (random crop, flip,
+blur, normalise) written in numpy, as image pipelines are. With num_workers=0 the
+training process does it all itself; each worker process adds a core's worth of
+preparation. Worker start-up is excluded: the clock starts after the first batch.
+
+Run it alone:  python snippets/data_loader.py
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+try:
+    from snippets.benchmarking import devices
+except ImportError:
+    from benchmarking import devices
+
+NAME = "data_loader"
+BENCH_VERSION = 1
+SAMPLES, BATCH = 3072, 64
+QUICK_SAMPLES = 256
+
+
+class AugmentedImages(Dataset):
+    """Synthetic 3 x 40 x 40 images, cropped to 32 x 32 and blurred on every access."""
+
+    def __init__(self, count: int):
+        self.images = np.random.default_rng(0).integers(0, 256, (count, 40, 40, 3), dtype=np.uint8)
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+    def __getitem__(self, index: int):
+        rng = np.random.default_rng(index)
+        top, left = rng.integers(0, 9, size=2)
+        image = self.images[index, top:top + 32, left:left + 32].astype(np.float32) / 255
+        if rng.random() < 0.5:
+            image = image[:, ::-1]
+        for _ in range(4):  # a 3x3 box blur, four times: the "expensive" part
+            padded = np.pad(image, ((1, 1), (1, 1), (0, 0)), mode="edge")
+            image = sum(padded[i:i + 32, j:j + 32] for i in range(3) for j in range(3)) / 9
+        image = (image - 0.5) / 0.25
+        return torch.from_numpy(np.ascontiguousarray(image.transpose(2, 0, 1))), index % 10
+
+
+def _single_thread_worker(_):
+    torch.set_num_threads(1)  # workers share the cores; one thread each
+
+
+def worker_counts() -> list[int]:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return sorted({0, 1, 2, cores})
+
+
+def plan(device_list: list[str], quick: bool) -> list[dict]:
+    workers = [0, 1] if quick else worker_counts()
+    pins = [False, True] if "cuda" in device_list else [False]
+    return [{"device": "cpu", "workers": w, "pin_memory": p} for p in pins for w in workers]
+
+
+def measure(point: dict, threads: int, quick: bool) -> dict:
+    """Seconds per sample for one pass, after the first batch (worker start-up) arrives."""
+    dataset = AugmentedImages(QUICK_SAMPLES if quick else SAMPLES)
+    loader = DataLoader(dataset, batch_size=BATCH, num_workers=point["workers"],
+                        pin_memory=point["pin_memory"], worker_init_fn=_single_thread_worker,
+                        persistent_workers=point["workers"] > 0)
+    samples = []
+    for _ in range(1 if quick else 2):
+        batches = iter(loader)
+        first = next(batches)
+        start, count = time.perf_counter(), 0
+        for images, _labels in batches:
+            count += len(images)
+        samples.append((time.perf_counter() - start) / count)
+        del first
+    return {"unit": "s", "samples": samples, "extra": {"per": "sample", "batch": BATCH}}
+
+
+if __name__ == "__main__":
+    for point in plan(devices(), quick=False):
+        seconds = min(measure(point, 1, quick=False)["samples"])
+        print(f"workers={point['workers']} pin_memory={point['pin_memory']}: {1 / seconds:8.0f} samples/s")

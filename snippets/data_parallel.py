@@ -1,0 +1,99 @@
+"""Data parallelism for real: DistributedDataParallel on two CPU processes (gloo).
+
+Each process holds a full copy of the model, trains on its half of the batch, and
+the gradients are averaged across processes (an all-reduce) during backward. We
+compare one process doing the whole batch with all threads against two processes
+doing half each on one thread, and time the all-reduce of one model's gradients alone.
+
+Run it alone:  python snippets/data_parallel.py
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel
+
+try:
+    from snippets.benchmarking import all_threads
+    from snippets.training_step import CLASSES, INPUTS, make_model, train_step
+except ImportError:
+    from benchmarking import all_threads
+    from training_step import CLASSES, INPUTS, make_model, train_step
+
+NAME = "data_parallel"
+BENCH_VERSION = 1
+DEPENDS = ["training_step"]
+GLOBAL_BATCH, WIDTH, STEPS, PROCESSES = 256, 1024, 30, 2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _worker(rank: int, world: int, port: int, task: str, threads: int, steps: int, results):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    torch.set_num_threads(threads)
+    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timedelta(seconds=120))
+    try:
+        model, optimiser, loss_fn = make_model(WIDTH, "cpu")
+        if task == "all_reduce":
+            flat = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+            run = lambda: dist.all_reduce(flat)  # noqa: E731  (what DDP does to gradients)
+        else:
+            if world > 1:
+                model = DistributedDataParallel(model)
+            x = torch.randn(GLOBAL_BATCH // world, INPUTS)
+            y = torch.randint(0, CLASSES, (GLOBAL_BATCH // world,))
+            run = lambda: train_step(model, optimiser, loss_fn, x, y)  # noqa: E731
+        for _ in range(3):
+            run()
+        times = []
+        for _ in range(steps):
+            dist.barrier()  # start every step together, as in lock-step training
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        if rank == 0:
+            results.put(times)
+    finally:
+        dist.destroy_process_group()
+
+
+def run(task: str, world: int, threads: int, steps: int) -> list[float]:
+    """Spawn `world` processes for `task`; return rank 0's per-step seconds."""
+    context = mp.get_context("spawn")
+    results = context.SimpleQueue()
+    mp.start_processes(_worker, args=(world, _free_port(), task, threads, steps, results),
+                       nprocs=world, start_method="spawn", join=True)
+    return results.get()
+
+
+def plan(device_list: list[str], quick: bool) -> list[dict]:
+    return [
+        {"device": "cpu", "setup": "one_process", "processes": 1, "global_batch": GLOBAL_BATCH},
+        {"device": "cpu", "setup": "ddp", "processes": PROCESSES, "global_batch": GLOBAL_BATCH},
+        {"device": "cpu", "setup": "all_reduce", "processes": PROCESSES, "global_batch": GLOBAL_BATCH},
+    ]
+
+
+def measure(point: dict, threads: int, quick: bool) -> dict:
+    world = point["processes"]
+    task = "all_reduce" if point["setup"] == "all_reduce" else "train"
+    per_process_threads = max(1, threads // world)
+    samples = run(task, world, per_process_threads, 5 if quick else STEPS)
+    return {"unit": "s", "samples": samples, "extra": {"threads_per_process": per_process_threads}}
+
+
+if __name__ == "__main__":
+    for point in plan(["cpu"], quick=False):
+        result = measure(point, all_threads(), quick=False)
+        print(f"{point['setup']:>12}: {sorted(result['samples'])[len(result['samples']) // 2] * 1e3:.2f} ms")

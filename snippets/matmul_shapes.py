@@ -1,0 +1,49 @@
+"""Same FLOPs, different shapes: many small matrix products versus a few large ones.
+
+A fixed arithmetic budget (2^28 FLOPs, about 2.7e8) is spent as n products of s x s
+matrices, n = budget / (2 s^3). A FLOP count says these all cost the same; the
+clock disagrees, because every call has a fixed overhead and small products reuse
+too little data to keep the arithmetic units fed.
+
+Run it alone:  python snippets/matmul_shapes.py
+"""
+
+from __future__ import annotations
+
+import torch
+
+try:
+    from snippets.benchmarking import all_threads, devices, time_it
+except ImportError:
+    from benchmarking import all_threads, devices, time_it
+
+NAME = "matmul_shapes"
+BENCH_VERSION = 1
+BUDGET = 2**28
+SIDES = [8, 16, 32, 64, 128, 256, 512]
+QUICK = {"budget": 2**20, "sides": [8, 64]}
+
+
+def plan(device_list: list[str], quick: bool) -> list[dict]:
+    sides, budget = (QUICK["sides"], QUICK["budget"]) if quick else (SIDES, BUDGET)
+    return [{"device": d, "side": s, "calls": max(1, budget // (2 * s**3))}
+            for d in device_list for s in sides]
+
+
+def measure(point: dict, threads: int, quick: bool) -> dict:
+    side, calls, device = point["side"], point["calls"], point["device"]
+    a, b = (torch.randn(side, side, device=device) for _ in range(2))
+    out = torch.empty(side, side, device=device)
+
+    def spend_budget():
+        for _ in range(calls):
+            torch.mm(a, b, out=out)
+
+    samples = time_it(spend_budget, threads=threads, min_run_time=0.05 if quick else 0.3, warmup=1)
+    return {"unit": "s", "samples": samples, "extra": {"flops": calls * 2 * side**3}}
+
+
+if __name__ == "__main__":
+    for point in plan(devices(), quick=False):
+        seconds = min(measure(point, all_threads(), quick=False)["samples"])
+        print(f"{point['device']:>5} {point['calls']:>7} x {point['side']:>3}^2: {seconds * 1e3:8.2f} ms")
