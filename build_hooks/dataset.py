@@ -93,6 +93,18 @@ def _display_path(path: Path, root: Path) -> str:
 
 def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Dataset:
     """Validate and merge the committed results and the host's own file."""
+    machines = {m.id: m for m in load_committed(results_dir, project_root)}
+    if host_file is not None:
+        doc = store.load(host_file)
+        # The host's fresh measurement of its own hardware wins over a committed copy.
+        machines[doc["machine_id"]] = Machine(doc, _display_path(host_file, project_root),
+                                              "this build host")
+    host_first = sorted(machines.values(), key=lambda m: (m.origin != "this build host", m.id))
+    return Dataset(host_first)
+
+
+def load_committed(results_dir: Path, project_root: Path) -> list[Machine]:
+    """Validate every committed results file; one machine id may appear only once."""
     machines: dict[str, Machine] = {}
     for path in sorted(results_dir.glob("*.json")):
         doc = store.load(path)
@@ -101,10 +113,4 @@ def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Datas
                                      f"'{doc['machine_id']}' is also in {machines[doc['machine_id']].source}")
         machines[doc["machine_id"]] = Machine(doc, _display_path(path, project_root),
                                               "committed reference")
-    if host_file is not None:
-        doc = store.load(host_file)
-        # The host's fresh measurement of its own hardware wins over a committed copy.
-        machines[doc["machine_id"]] = Machine(doc, _display_path(host_file, project_root),
-                                              "this build host")
-    host_first = sorted(machines.values(), key=lambda m: (m.origin != "this build host", m.id))
-    return Dataset(host_first)
+    return list(machines.values())

@@ -37,8 +37,8 @@ def load(name: str) -> ModuleType:
         raise KeyError(f"unknown experiment '{name}'; known: {', '.join(REGISTRY)}")
     spec = importlib.util.spec_from_file_location(f"snippets.{name}", source_path(name))
     module = importlib.util.module_from_spec(spec)
-    # Registered under its package name so worker processes (DataLoader, DDP) can
-    # pickle its functions by reference.
+    # Registered under its package name, as a normal import would be, so that its
+    # functions pickle by reference (worker processes started with "spawn" need that).
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     for attr in ("NAME", "BENCH_VERSION", "plan", "measure"):

@@ -52,13 +52,27 @@ def cpu_best_step_rate(data: Dataset) -> str:
     return f"{si(point.flops_per_s, 'FLOP/s')} (batch {point.batch}, width {width})"
 
 
+def versus_peak(rate: float, machine: Machine) -> str:
+    """A rate compared with the CPU's theoretical peak, honest when the peak is too low."""
+    cpu = machine.cpu
+    peak = cpu["fp32_peak_flops"]
+    if not peak:
+        return "(this machine does not expose its clock, so no peak can be computed)"
+    if rate <= peak:
+        return f"{100 * rate / peak:.0f}% of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}"
+    return (f"more than the {si(peak, 'FLOP/s')} theoretical peak computed from the "
+            f"{si(cpu['clock_hz'], 'Hz')} clock the operating system reports: the cores must be "
+            "running faster than that (boost clocks), so the true fraction of peak cannot be "
+            "computed from what this machine exposes")
+
+
 @fact
 def cpu_best_step_fraction_of_peak(data: Dataset) -> str:
     machine = _host(data)
-    best, peak = analysis.best_rate(machine, "cpu"), machine.cpu["fp32_peak_flops"]
-    if best is None or not peak:
-        raise MissingData("no CPU rate or peak")
-    return f"{100 * best[0].flops_per_s / peak:.0f}%"
+    best = analysis.best_rate(machine, "cpu")
+    if best is None:
+        raise MissingData("no CPU training-step rate")
+    return versus_peak(best[0].flops_per_s, machine)
 
 
 @fact

@@ -16,6 +16,8 @@ def prepare(log=print) -> dataset.Dataset:
     """Measure what is missing on this machine, then load and merge every results file."""
     global _current
     settings = config.settings()
+    # Check committed files first: a broken one should stop the build before minutes of measuring.
+    dataset.load_committed(settings.results_dir, config.PROJECT_ROOT)
     host_file = measure.run(settings=settings, log=log)
     _current = dataset.load(settings.results_dir, host_file, config.PROJECT_ROOT)
     return _current

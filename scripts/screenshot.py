@@ -1,6 +1,7 @@
 """Screenshot built pages in headless Chromium, light and dark: look before you ship.
 
     python scripts/screenshot.py [page ...]    # e.g. batch-size/ (default: every page in nav)
+    python scripts/screenshot.py --race [batch ...]   # the race after it ran (default 1 64 512)
 Writes PNGs to screenshots/ (ignored by git). Serves site/ on 127.0.0.1 itself.
 """
 
@@ -31,6 +32,29 @@ def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
+def race(batches: list[int]) -> None:
+    """Screenshots of the race after it finishes at each batch size, light and dark."""
+    import json
+
+    out = ROOT / "screenshots"
+    out.mkdir(exist_ok=True)
+    server, base = serve(ROOT / "site")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for scheme in ("light", "dark"):
+            page = browser.new_page(viewport={"width": 1280, "height": 1100}, color_scheme=scheme,
+                                    reduced_motion="reduce")
+            page.goto(base + "race/")
+            for batch in batches:
+                known = json.loads(page.locator("#race-data").text_content())["batches"]
+                page.locator("#race-batch").fill(str(known.index(batch)))
+                page.get_by_role("button", name="Start").click()
+                page.locator("#race").screenshot(path=out / f"race-b{batch}-{scheme}.png")
+                print(out / f"race-b{batch}-{scheme}.png")
+        browser.close()
+    server.shutdown()
+
+
 def main(pages: list[str]) -> None:
     out = ROOT / "screenshots"
     out.mkdir(exist_ok=True)
@@ -49,4 +73,7 @@ def main(pages: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["", "batch-size/", "data/"])
+    if sys.argv[1:2] == ["--race"]:
+        race([int(b) for b in sys.argv[2:]] or [1, 64, 512])
+    else:
+        main(sys.argv[1:] or ["", "batch-size/", "race/", "measurements/", "data/"])

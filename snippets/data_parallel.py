@@ -3,21 +3,23 @@
 Each process holds a full copy of the model, trains on its half of the batch, and
 the gradients are averaged across processes (an all-reduce) during backward. We
 compare one process doing the whole batch with all threads against two processes
-doing half each on one thread, and time the all-reduce of one model's gradients alone.
+doing half each on one thread, and time the all-reduce of one model's gradients alone. The processes are started
+with torchrun, exactly as you would start a real multi-process training job.
 
 Run it alone:  python snippets/data_parallel.py
 """
 
 from __future__ import annotations
 
+import json
 import os
-import socket
+import subprocess
+import sys
 import time
 from datetime import timedelta
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch.nn.parallel import DistributedDataParallel
 
 try:
@@ -31,18 +33,14 @@ NAME = "data_parallel"
 BENCH_VERSION = 1
 DEPENDS = ["training_step"]
 GLOBAL_BATCH, WIDTH, STEPS, PROCESSES = 256, 1024, 30, 2
+RESULT = "crossover-result: "
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _worker(rank: int, world: int, port: int, task: str, threads: int, steps: int, results):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+def worker(task: str, threads: int, steps: int) -> list[float] | None:
+    """One process of the run (launched by torchrun, which sets RANK and WORLD_SIZE)."""
     torch.set_num_threads(threads)
-    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=timedelta(seconds=120))
+    dist.init_process_group("gloo", timeout=timedelta(seconds=120))
+    rank, world = dist.get_rank(), dist.get_world_size()
     try:
         model, optimiser, loss_fn = make_model(WIDTH, "cpu")
         if task == "all_reduce":
@@ -62,19 +60,23 @@ def _worker(rank: int, world: int, port: int, task: str, threads: int, steps: in
             start = time.perf_counter()
             run()
             times.append(time.perf_counter() - start)
-        if rank == 0:
-            results.put(times)
+        dist.barrier()  # nobody tears down gloo while the other still talks to it
+        return times if rank == 0 else None
     finally:
         dist.destroy_process_group()
 
 
 def run(task: str, world: int, threads: int, steps: int) -> list[float]:
-    """Spawn `world` processes for `task`; return rank 0's per-step seconds."""
-    context = mp.get_context("spawn")
-    results = context.SimpleQueue()
-    mp.start_processes(_worker, args=(world, _free_port(), task, threads, steps, results),
-                       nprocs=world, start_method="spawn", join=True)
-    return results.get()
+    """Launch `world` processes with torchrun, as you would yourself; return rank 0's step times."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+               f"--nproc-per-node={world}", __file__,
+               "--worker", task, str(threads), str(steps)]
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "PYTHONWARNINGS": "ignore"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    for line in done.stdout.splitlines():
+        if line.startswith(RESULT):
+            return json.loads(line[len(RESULT):])
+    raise RuntimeError(f"torchrun exited {done.returncode}: {done.stderr.strip()[-500:]}")
 
 
 def plan(device_list: list[str], quick: bool) -> list[dict]:
@@ -93,7 +95,12 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     return {"unit": "s", "samples": samples, "extra": {"threads_per_process": per_process_threads}}
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and sys.argv[1:2] == ["--worker"]:
+    task, threads, steps = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    times = worker(task, threads, steps)
+    if times is not None:
+        print(RESULT + json.dumps(times), flush=True)
+elif __name__ == "__main__":
     for point in plan(["cpu"], quick=False):
         result = measure(point, all_threads(), quick=False)
         print(f"{point['setup']:>12}: {sorted(result['samples'])[len(result['samples']) // 2] * 1e3:.2f} ms")

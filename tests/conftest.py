@@ -17,10 +17,11 @@ MKDOCS = [sys.executable, "-m", "mkdocs"]
 
 
 def synthetic_doc(machine_id: str = "test-fixture-machine", brand: str = "Fixture CPU",
-                  gpu: str | None = None, step_times: dict | None = None) -> dict:
+                  gpu: str | None = None, step_times: dict | None = None,
+                  epoch_times: dict | None = None) -> dict:
     """A schema-valid results document with made-up numbers, for tests only.
 
-    step_times maps (device, width, batch) -> seconds.
+    step_times and epoch_times map (device, width, batch) -> seconds.
     """
     step_times = step_times or {("cpu", 32, b): 1e-4 * (1 + b / 64) for b in (1, 8, 64, 512)}
     devices = sorted({d for d, _, _ in step_times})
@@ -34,6 +35,21 @@ def synthetic_doc(machine_id: str = "test-fixture-machine", brand: str = "Fixtur
             "stats": stats.summarise([seconds * 0.99, seconds, seconds * 1.01]),
             "extra_info": {"noisy": False, "flops": 6 * batch * 512 * width},
         })
+    experiments = {"training_step": {"bench_version": 1, "cache_key": "fixture-key",
+                                     "measured_at": "2026-11-30T00:00:00+00:00",
+                                     "duration_s": 1.0, "devices": devices}}
+    for (device, width, batch), seconds in sorted((epoch_times or {}).items()):
+        benchmarks.append({
+            "group": "epoch_time",
+            "name": f"epoch_time[device={device}-batch={batch}-width={width}]",
+            "params": {"device": device, "batch": batch, "width": width, "rows": 10000},
+            "unit": "s",
+            "stats": stats.summarise([seconds, seconds]),
+            "extra_info": {"noisy": False, "steps": -(-10000 // batch)},
+        })
+    if epoch_times:
+        experiments["epoch_time"] = {**experiments["training_step"],
+                                     "devices": sorted({d for d, _, _ in epoch_times})}
     return {
         "schema_version": store.SCHEMA_VERSION,
         "mode": "full",
@@ -52,9 +68,7 @@ def synthetic_doc(machine_id: str = "test-fixture-machine", brand: str = "Fixtur
                      "cudnn_allow_tf32": True, "os": "Linux"},
         "commit_info": {"id": "0123456789abcdef", "dirty": False},
         "datetime": "2026-11-30T00:00:00+00:00",
-        "experiments": {"training_step": {"bench_version": 1, "cache_key": "fixture-key",
-                                          "measured_at": "2026-11-30T00:00:00+00:00",
-                                          "duration_s": 1.0, "devices": devices}},
+        "experiments": experiments,
         "benchmarks": benchmarks,
     }
 
@@ -84,3 +98,26 @@ def built_site(tmp_path_factory) -> Path:
     result = build_site(base / "site", quick_env(base / "cache"))
     assert result.returncode == 0, result.stderr[-4000:]
     return base / "site"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium driven by Playwright, shared by the browser tests."""
+    from playwright.sync_api import sync_playwright
+
+    from scripts.screenshot import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    """The quick-mode site served on 127.0.0.1."""
+    from scripts.screenshot import serve
+
+    server, base = serve(built_site)
+    yield base
+    server.shutdown()

@@ -29,7 +29,14 @@ def test_crossover_summary_follows_the_data():
 def test_fraction_of_peak_is_computed_from_rate_and_peak():
     """The fraction of peak equals best achieved FLOP/s over the recorded peak."""
     times = {("cpu", 32, 512): 6 * 512 * 512 * 32 / 3.84e11 * 2}  # exactly half the fixture peak
-    assert facts.render("cpu_best_step_fraction_of_peak", data(times)) == "50%"
+    assert facts.render("cpu_best_step_fraction_of_peak", data(times)).startswith("50% of")
+
+
+def test_rate_above_nominal_peak_is_not_reported_as_a_fraction():
+    """A rate above the peak from the reported clock says the clock is boosting, never '120%'."""
+    times = {("cpu", 32, 512): 6 * 512 * 512 * 32 / 3.84e11 / 1.2}
+    text = facts.render("cpu_best_step_fraction_of_peak", data(times))
+    assert text.startswith("more than") and "%" not in text
 
 
 def test_unknown_fact_raises():

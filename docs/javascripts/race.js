@@ -72,8 +72,15 @@
       return byWidth ? byWidth[String(batch())] : undefined;
     }
 
+    function tickLabel(s) {
+      return formatSeconds(s).replace(/\.0+ /, " ").replace(/(\.\d*?)0+ /, "$1 ");
+    }
+
     function regimeText(lane, point) {
       if (!point.regime) return "";
+      if (batch() === 1) {
+        return "one sample per step: " + point.steps + " steps, each paying the full fixed cost of a step";
+      }
       var ratio = point.regime.ratio.toFixed(1) + "×";
       return point.regime.kind === "fixed"
         ? "fixed costs dominate: a " + batch() + "-sample step costs only " + ratio + " a 1-sample step"
@@ -190,11 +197,11 @@
       for (var e = y0; e <= y1; e++) {
         svg.appendChild(svgEl("line", { x1: m.l, x2: W - m.r, y1: Y(Math.pow(10, e)), y2: Y(Math.pow(10, e)), "class": "race-chart__grid" }));
         var ty = svgEl("text", { x: m.l - 4, y: Y(Math.pow(10, e)) + 3, "text-anchor": "end" });
-        ty.textContent = formatSeconds(Math.pow(10, e));
+        ty.textContent = tickLabel(Math.pow(10, e));
         svg.appendChild(ty);
       }
       data.batches.forEach(function (b, i) {
-        if (i % 2) return;
+        if (i % 2 && i !== data.batches.length - 1) return;
         var tx = svgEl("text", { x: X(b), y: H - m.b + 14, "text-anchor": "middle" });
         tx.textContent = String(b);
         svg.appendChild(tx);
@@ -211,6 +218,10 @@
       });
       var cur = svgEl("line", { x1: X(batch()), x2: X(batch()), y1: m.t, y2: H - m.b, "class": "race-chart__cursor" });
       svg.appendChild(cur);
+      var curLabel = svgEl("text", { x: X(batch()) + (batch() > data.batches[data.batches.length - 2] ? -4 : 4),
+        y: H - m.b - 6, "text-anchor": batch() > data.batches[data.batches.length - 2] ? "end" : "start" });
+      curLabel.textContent = "batch " + batch();
+      svg.appendChild(curLabel);
       data.machines.forEach(function (machine) {
         var c = machine.crossover && machine.crossover[width()];
         if (!c || (machineSelect.value && machineSelect.value !== machine.id)) return;

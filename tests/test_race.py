@@ -1,0 +1,47 @@
+"""Tests for build_hooks.race: the race's baked data and its static table."""
+
+import json
+
+from build_hooks import race
+from build_hooks.dataset import Dataset, Machine
+from conftest import synthetic_doc
+
+HOSTILE = "</script><script>window.__pwned = 1</script>"
+
+
+def dataset(gpu=None, brand="Fixture CPU"):
+    steps = {("cpu", 32, b): 1e-4 * b for b in (1, 64)}
+    epochs = {("cpu", 32, 1): 2.0, ("cpu", 32, 64): 0.5}
+    if gpu:
+        steps |= {("cuda", 32, 1): 1e-3, ("cuda", 32, 64): 1.1e-3}
+        epochs |= {("cuda", 32, 1): 10.0, ("cuda", 32, 64): 0.1}
+    return Dataset([Machine(synthetic_doc(brand=brand, gpu=gpu, step_times=steps, epoch_times=epochs), "f", "t")])
+
+
+def test_lanes_carry_measured_medians_and_regimes():
+    """Each lane's epoch seconds are the measured medians; regimes follow the step-time ratio."""
+    data = race.race_data(dataset(gpu="Fixture GPU"))
+    cpu, gpu = data["lanes"]
+    assert cpu["epochs"]["32"]["64"]["seconds"] == 0.5 and gpu["epochs"]["32"]["64"]["seconds"] == 0.1
+    assert cpu["epochs"]["32"]["64"]["regime"]["kind"] == "throughput"   # 64x the batch-1 step
+    assert gpu["epochs"]["32"]["64"]["regime"]["kind"] == "fixed"        # 1.1x the batch-1 step
+    assert data["machines"][0]["crossover"] == {"32": 64}
+
+
+def test_cpu_only_build_has_no_gpu_lane_and_no_crossover():
+    """Without GPU data there is no GPU lane and no crossover, never an invented one."""
+    data = race.race_data(dataset())
+    assert [lane["kind"] for lane in data["lanes"]] == ["CPU"] and data["machines"][0]["crossover"] == {}
+
+
+def test_data_script_cannot_close_its_script_element():
+    """A machine name containing </script> stays inside the JSON: no '<' survives."""
+    script = race.data_script(dataset(brand=HOSTILE))
+    body = script[len('<script type="application/json" id="race-data">'):-len("</script>")]
+    assert "<" not in body and HOSTILE in json.loads(body)["lanes"][0]["machine"]
+
+
+def test_static_table_escapes_names_and_shows_every_point():
+    """The no-JavaScript table shows each measured epoch time and escapes machine names."""
+    html = race.static_table(dataset(brand=HOSTILE, gpu="Fixture GPU"))
+    assert "<script>" not in html and "2.00 s" in html and "100 ms" in html
