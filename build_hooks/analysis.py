@@ -75,3 +75,62 @@ def best_rate(machine: Machine, device: str) -> tuple[Point, int] | None:
             if point.flops_per_s and (best is None or point.flops_per_s > best[0].flops_per_s):
                 best = (point, width)
     return best
+
+
+def medians(machine: Machine, group: str, key: str, **params) -> dict:
+    """{params[key]: median} for the matching successful points of one experiment."""
+    return {b["params"][key]: b["stats"]["median"] for b in machine.benchmarks(group, **params)
+            if b.get("status", "ok") == "ok"}
+
+
+def gemm_rates(machine: Machine, device: str) -> dict[int, float]:
+    """Achieved FLOP/s of a square fp32 matmul, by side n."""
+    return {b["params"]["n"]: b["extra_info"]["flops"] / b["stats"]["median"]
+            for b in machine.benchmarks("gemm_rate", device=device) if b.get("status", "ok") == "ok"}
+
+
+def shape_times(machine: Machine, device: str) -> dict[int, float]:
+    """Seconds to spend the fixed FLOP budget, by matrix side."""
+    return medians(machine, "matmul_shapes", "side", device=device)
+
+
+def loader_rates(machine: Machine, pin_memory: bool = False) -> dict[int, float]:
+    """Samples per second by number of DataLoader workers."""
+    return {w: 1 / s for w, s in medians(machine, "data_loader", "workers", pin_memory=pin_memory).items()}
+
+
+def useful_workers(rates: dict[int, float], gain: float = 1.1) -> int | None:
+    """The largest worker count that still beat every smaller count by at least `gain`."""
+    best_count, best_rate = None, 0.0
+    for workers in sorted(rates):
+        if best_count is None or rates[workers] >= best_rate * gain:
+            best_count, best_rate = workers, rates[workers]
+    return best_count
+
+
+def activation_fit(machine: Machine, device: str) -> tuple[float, float] | None:
+    """Least-squares line bytes = fixed + per_sample * batch through the measured points."""
+    points = medians(machine, "activation_memory", "batch", device=device)
+    if len(points) < 2:
+        return None
+    xs, ys = zip(*sorted(points.items()))
+    n, mx, my = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return my - slope * mx, slope
+
+
+def precision_times(machine: Machine, device: str, op: str) -> dict[str, float]:
+    return medians(machine, "precision", "dtype", device=device, op=op)
+
+
+def transfer_bandwidth(machine: Machine, direction: str, memory: str) -> dict[int, float]:
+    """Bytes per second by copy size."""
+    return {b["params"]["bytes"]: b["params"]["bytes"] / b["stats"]["median"]
+            for b in machine.benchmarks("transfer", direction=direction, memory=memory)
+            if b.get("status", "ok") == "ok"}
+
+
+def thread_times(machine: Machine) -> dict[tuple[int, int], float]:
+    """{(batch, threads): seconds} from the threads experiment."""
+    return {(b["params"]["batch"], b["params"]["threads"]): b["stats"]["median"]
+            for b in machine.benchmarks("threads") if b.get("status", "ok") == "ok"}

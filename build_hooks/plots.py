@@ -63,10 +63,15 @@ def line_panels(panels: list[dict], title: str, alt: str) -> str:
                     fy = [y for y, f in zip(s.y, s.flagged) if f]
                     ax.plot(fx, fy, linestyle="none", marker="o", markersize=8,
                             markerfacecolor="none", markeredgecolor=colour, alpha=0.7)
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
+            if panel.get("xscale", "log") == "log":
+                ax.set_xscale("log", base=2)
+            ax.set_yscale(panel.get("yscale", "log"))
             ax.xaxis.set_major_formatter(PLAIN)  # 1, 4, 16 rather than 2^0, 2^2, 2^4
             ax.yaxis.set_major_formatter(EngFormatter(sep="") if panel.get("eng") else PLAIN)
+            if "xticks" in panel:
+                ax.set_xticks(panel["xticks"])
+            if panel.get("yscale") == "linear":
+                ax.set_ylim(bottom=0)
             ax.set_xlabel(panel["xlabel"])
             ax.set_ylabel(panel["ylabel"])
             ax.set_title(panel["subtitle"], fontsize=10)
@@ -88,3 +93,30 @@ def _inline_svg(svg: str, alt: str) -> str:
     svg = svg.replace(INK, "currentColor")
     label = html.escape(alt, quote=True)
     return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" class="crossover-plot" ', 1)
+
+
+def bars(groups: list[str], series: dict[str, list[float | None]], title: str, ylabel: str,
+         alt: str, log: bool = False, unit: str = "") -> str:
+    """Grouped vertical bars: one group per label in `groups`, one bar per series key."""
+    with plt.rc_context(_style() | {"svg.hashsalt": f"crossover-{next(_figure_ids)}"}):
+        fig, ax = plt.subplots(figsize=(max(4.4, 1.3 * len(groups) + 2), 3.4))
+        width = 0.8 / max(1, len(series))
+        for i, (label, values) in enumerate(series.items()):
+            xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
+            present = [(x, v) for x, v in zip(xs, values) if v is not None]
+            ax.bar([x for x, _ in present], [v for _, v in present], width * 0.95,
+                   color=PALETTE[i % len(PALETTE)], label=label)
+        ax.set_xticks(range(len(groups)), groups)
+        if log:
+            ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" "))
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=11)
+        ax.grid(True, axis="y")
+        if len(series) > 1:
+            ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)
+        fig.tight_layout()
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", bbox_inches="tight")
+        plt.close(fig)
+    return _inline_svg(buffer.getvalue(), alt)

@@ -121,3 +121,17 @@ def site_url(built_site):
     server, base = serve(built_site)
     yield base
     server.shutdown()
+
+
+def add_points(doc: dict, group: str, points: list[tuple[dict, float, dict]]) -> dict:
+    """Add made-up points (params, median seconds or bytes, extra_info) of one experiment to a fixture."""
+    for params, value, extra in points:
+        doc["benchmarks"].append({
+            "group": group, "name": f"{group}[{params}]", "params": {"device": "cpu", **params},
+            "unit": extra.pop("unit", "s"), "stats": stats.summarise([value, value]),
+            "extra_info": {"noisy": False, **extra},
+        })
+    devices = sorted({b["params"]["device"] for b in doc["benchmarks"] if b["group"] == group})
+    doc["experiments"][group] = {"bench_version": 1, "cache_key": "fixture-key", "measured_at":
+                                 "2026-11-30T00:00:00+00:00", "duration_s": 1.0, "devices": devices}
+    return doc

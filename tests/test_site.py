@@ -10,7 +10,9 @@ import pytest
 from build_hooks import store
 from conftest import ROOT, build_site, quick_env
 
-PAGES = ["", "batch-size/", "race/", "measurements/", "data/"]
+PAGES = ["", "batch-size/", "why-gpu/", "race/", "limits/", "mixed-precision/", "transfer/",
+         "pitfalls/", "cpu-choice/", "scaling/", "worked-examples/", "recap/", "cheatsheet/", "faq/",
+         "measurements/", "data/"]
 
 
 def test_strict_build_ships_the_data(built_site):
@@ -99,3 +101,34 @@ def test_browser_makes_no_request_beyond_localhost(built_site):
     foreign = [u for u in requests if urlparse(u).scheme not in {"data", "blob"}
                and urlparse(u).hostname != "127.0.0.1"]
     assert requests and foreign == [] and errors == []
+
+
+def test_recall_check_counts_revealed_answers(browser, site_url):
+    """Opening answers on the recall page updates the revealed/total count."""
+    page = browser.new_page()
+    page.goto(site_url + "recap/")
+    count = page.locator(".recall__count")
+    total = page.locator(".recall details").count()
+    assert total >= 9 and count.text_content() == f"Revealed 0 of {total} answers."
+    page.locator(".recall details summary").first.click()
+    page.locator(".recall details summary").nth(4).click()
+    assert count.text_content() == f"Revealed 2 of {total} answers."
+    page.close()
+
+
+def test_pages_parse_as_html5_and_log_no_console_errors(browser, site_url, built_site):
+    """Every built page parses with html5lib without errors and loads in Chromium without console errors."""
+    import html5lib
+
+    for path in sorted(built_site.rglob("index.html")):
+        parser = html5lib.HTMLParser(strict=False)
+        parser.parse(path.read_bytes())
+        assert [e for e in parser.errors if e[1] not in {"unexpected-end-tag-before-html"}] == [], path
+    page = browser.new_page()
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    for path in ["", "batch-size/", "race/", "limits/", "mixed-precision/", "recap/", "cheatsheet/"]:
+        page.goto(site_url + path, wait_until="networkidle")
+    assert errors == []
+    page.close()

@@ -1,0 +1,192 @@
+"""Lesson-page renderings: a figure and a table per experiment, for every machine measured.
+
+Each function takes the dataset and returns HTML. Numbers come from analysis; strings
+from results files go through `esc`. A machine that did not measure something says so.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from build_hooks import analysis, plots
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.render import esc, provenance, si
+
+DEVICE_NAME = {"cpu": "CPU", "cuda": "GPU"}
+
+
+def figure(svg: str, caption: str) -> str:
+    return f'<figure class="crossover-figure">{svg}<figcaption>{caption}</figcaption></figure>'
+
+
+def table(head: list[str], rows: list[list[str]]) -> str:
+    th = "".join(f"<th>{h}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<div class="crossover-table"><table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def per_machine(data: Dataset, group: str, render: Callable[[Machine], str]) -> str:
+    machines = data.with_experiment(group)
+    if not machines:
+        return '<p class="crossover-missing">Not measured on any machine in this build.</p>'
+    parts = []
+    for machine in machines:
+        heading = f"<p><strong>{esc(machine.label)}</strong></p>" if len(machines) > 1 else ""
+        parts.append(heading + render(machine) + provenance(machine))
+    return "\n".join(parts)
+
+
+def _line(label, xs, ys, device="cpu", key=None):
+    return plots.Series(label, list(xs), list(ys), "--" if device == "cuda" else "-", key or label)
+
+
+def gemm(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        series, rows = [], []
+        for device in m.devices("gemm_rate"):
+            rates = analysis.gemm_rates(m, device)
+            series.append(_line(DEVICE_NAME[device], rates, [r / 1e9 for r in rates.values()], device))
+            rows += [[DEVICE_NAME[device], str(n), si(r, "FLOP/s")] for n, r in rates.items()]
+        peak = m.cpu["fp32_peak_flops"]
+        if peak:
+            xs = sorted(analysis.gemm_rates(m, "cpu"))
+            series.append(plots.Series("CPU theoretical peak (reported clock)", xs, [peak / 1e9] * len(xs), ":", "peak"))
+        svg = plots.line_panels([{"series": series, "xlabel": "matrix side n (n×n @ n×n)",
+                                  "ylabel": "achieved rate (GFLOP/s)", "subtitle": "Higher is better",
+                                  "yscale": "linear"}],
+                                title="Square fp32 matrix product: achieved FLOP/s",
+                                alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; the table below has the numbers.")
+        return figure(svg, f"Formula: peak = {esc(m.cpu['peak_formula'])}.") + table(["device", "n", "achieved"], rows)
+    return per_machine(data, "gemm_rate", one)
+
+
+def shapes(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        series, rows = [], []
+        for device in m.devices("matmul_shapes"):
+            benches = sorted(m.benchmarks("matmul_shapes", device=device), key=lambda b: b["params"]["side"])
+            series.append(_line(DEVICE_NAME[device], [b["params"]["side"] for b in benches],
+                                [b["stats"]["median"] * 1e3 for b in benches], device))
+            rows += [[DEVICE_NAME[device], f"{b['params']['calls']:,} × {b['params']['side']}²",
+                      si(b["stats"]["median"], "s"), si(b["extra_info"]["flops"] / b["stats"]["median"], "FLOP/s")]
+                     for b in benches]
+        svg = plots.line_panels([{"series": series, "xlabel": "matrix side s (each product s×s @ s×s)",
+                                  "ylabel": "time for the whole budget (ms)", "subtitle": "Lower is better"}],
+                                title="The same FLOPs as many small or few large products",
+                                alt="Time to spend a fixed FLOP budget versus matrix side; the table below has the numbers.")
+        return figure(svg, "Every point performs the same number of FLOPs.") + table(
+            ["device", "products", "time", "achieved"], rows)
+    return per_machine(data, "matmul_shapes", one)
+
+
+def memory(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        series, rows = [], []
+        for device in m.devices("activation_memory"):
+            benches = sorted(m.benchmarks("activation_memory", device=device), key=lambda b: b["params"]["batch"])
+            ok = [b for b in benches if b.get("status", "ok") == "ok"]
+            series.append(_line(f"{DEVICE_NAME[device]}: saved activations", [b["params"]["batch"] for b in ok],
+                                [b["stats"]["median"] / 2**20 for b in ok], device))
+            weights = ok[0]["extra_info"]["weight_bytes"] if ok else None
+            if weights and device == "cpu":
+                series.append(plots.Series("weights", [b["params"]["batch"] for b in ok],
+                                           [weights / 2**20] * len(ok), ":", "weights"))
+            for b in benches:
+                if b.get("status", "ok") == "oom":
+                    rows.append([DEVICE_NAME[device], str(b["params"]["batch"]), "<strong>out of memory</strong>", ""])
+                else:
+                    peak = b["extra_info"].get("peak_allocated_bytes")
+                    rows.append([DEVICE_NAME[device], str(b["params"]["batch"]), si(b["stats"]["median"], "B"),
+                                 si(peak, "B") if peak else "not measured (CPU)"])
+        svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)",
+                                  "ylabel": "memory (MiB)", "subtitle": "Counted from the autograd graph"}],
+                                title="Activations saved for backward versus weights",
+                                alt="Bytes of activations saved for backward versus batch size, with the weights for scale; the table below has the numbers.")
+        return figure(svg, "Activations are counted with saved-tensor hooks; on CUDA the allocator's peak is shown too.") + table(
+            ["device", "batch", "saved activations", "CUDA peak allocated"], rows)
+    return per_machine(data, "activation_memory", one)
+
+
+def loader(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        series, rows = [], []
+        for pin in sorted({b["params"]["pin_memory"] for b in m.benchmarks("data_loader")}):
+            rates = analysis.loader_rates(m, pin)
+            label = "pinned memory" if pin else "pageable memory"
+            series.append(plots.Series(label, list(rates), list(rates.values()), "-", label))
+            rows += [[str(w), label, si(r, "samples/s")] for w, r in rates.items()]
+        svg = plots.line_panels([{"series": series, "xlabel": "DataLoader num_workers",
+                                  "ylabel": "throughput (samples/s)", "subtitle": "Higher is better", "eng": True,
+                                  "xscale": "linear", "yscale": "linear",
+                                  "xticks": sorted({w for s in series for w in s.x})}],
+                                title="Data loading with a CPU-heavy augmentation",
+                                alt="Samples per second versus number of DataLoader workers; the table below has the numbers.")
+        return figure(svg, "Worker start-up excluded.") + table(["num_workers", "host memory", "throughput"], rows)
+    return per_machine(data, "data_loader", one)
+
+
+def precision(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        parts = []
+        for device in m.devices("precision"):
+            ops = ["matmul", "train_step"] + (["numpy_matmul"] if device == "cpu" else [])
+            dtypes = ["fp64", "fp32", "bf16", "fp16"]
+            times = {op: analysis.precision_times(m, device, op) for op in ops}
+            series = {dt: [times[op].get(dt) for op in ops] for dt in dtypes
+                      if any(dt in times[op] for op in ops)}
+            svg = plots.bars([op.replace("_", " ") for op in ops], series,
+                             title=f"{DEVICE_NAME[device]}: time per operation by precision",
+                             ylabel="time per operation (log scale)", log=True, unit="s",
+                             alt=f"Time of a matrix product, a training step and numpy's product in each precision on the {DEVICE_NAME[device]}; the table below has the numbers.")
+            rows = [[op.replace("_", " "), dt, si(t, "s")] for op in ops for dt, t in times[op].items()]
+            parts.append(figure(svg, "Lower is better. Torch matmul and training step use "
+                                     "torch.autocast for 16-bit; numpy's product is plain numpy.")
+                         + table(["operation", "precision", "median time"], rows))
+        return "\n".join(parts)
+    return per_machine(data, "precision", one)
+
+
+def transfer(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        if not m.benchmarks("transfer"):
+            return ('<p class="crossover-missing">Not applicable on this machine: it has no GPU, '
+                    "so there is no host↔device bus to measure.</p>")
+        series, rows = [], []
+        for direction in ("host_to_device", "device_to_host"):
+            for memory in ("pageable", "pinned"):
+                bw = analysis.transfer_bandwidth(m, direction, memory)
+                label = f"{direction.replace('_', ' ')}, {memory}"
+                series.append(plots.Series(label, list(bw), [v / 1e9 for v in bw.values()],
+                                           "-" if memory == "pinned" else "--", label))
+                rows += [[direction.replace("_", " "), memory, si(n, "B"), si(v, "B/s")] for n, v in bw.items()]
+        svg = plots.line_panels([{"series": series, "xlabel": "copy size (bytes)",
+                                  "ylabel": "bandwidth (GB/s)", "subtitle": "Higher is better"}],
+                                title="Host↔device copy bandwidth",
+                                alt="Copy bandwidth versus size, pinned and pageable, both directions; the table below has the numbers.")
+        return figure(svg, "Pinned host memory lets the GPU copy directly.") + table(
+            ["direction", "host memory", "size", "bandwidth"], rows)
+    return per_machine(data, "transfer", one)
+
+
+def small_tables(data: Dataset, group: str, columns: list[tuple[str, str]]) -> str:
+    """A plain table of an experiment's medians with the given (param, heading) columns."""
+    def one(m: Machine) -> str:
+        rows = [[esc(str(b["params"].get(p, ""))) for p, _ in columns] + [si(b["stats"]["median"], "s")]
+                for b in m.benchmarks(group) if b.get("status", "ok") == "ok"]
+        return table([h for _, h in columns] + ["median time"], rows)
+    return per_machine(data, group, one)
+
+
+def crossover_table(data: Dataset) -> str:
+    """The crossover batch per width for every machine that measured a GPU."""
+    rows = []
+    for m in data.with_experiment("training_step"):
+        if "cuda" not in m.devices("training_step"):
+            continue
+        for width in analysis.widths(m):
+            batch = analysis.crossover_batch(m, width)
+            rows.append([esc(m.label), str(width), f"from batch {batch}" if batch else "never in the measured range"])
+    if not rows:
+        return ('<p class="crossover-missing">No GPU was measured for this build, so there is no '
+                "measured crossover batch. Add a GPU machine's results to <code>results/</code> to fill this in.</p>")
+    return table(["machine", "hidden width", "GPU training step faster"], rows)

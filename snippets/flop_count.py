@@ -1,0 +1,42 @@
+"""Worked example 1: count the arithmetic of one dense layer before timing anything.
+
+A layer with batch B, D inputs and H outputs computes Y = X @ W: B*H dot products of
+length D, each D multiplies and D adds, so 2*B*D*H FLOPs forward. Backward computes
+two products of the same size (the gradient for W and the gradient for X): about
+twice the forward. The rates below are orders of magnitude, not measurements.
+
+Run it alone:  python snippets/flop_count.py
+"""
+
+SHAPES = [(1, 512, 512), (32, 512, 512), (512, 512, 512), (512, 4096, 4096)]
+# Orders of magnitude (published, rounded): a modern data-centre GPU's dense 16-bit
+# tensor rate and one CPU core's vector FP32 rate.
+GPU_RATE, CPU_CORE_RATE = 1e14, 1e10
+
+
+def layer_flops(batch: int, inputs: int, outputs: int) -> tuple[int, int]:
+    """(forward, backward) FLOPs of one dense layer."""
+    forward = 2 * batch * inputs * outputs
+    return forward, 2 * forward
+
+
+def seconds_text(seconds: float) -> str:
+    for scale, unit in ((1, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds * 1e12:.3g} ps"
+
+
+def table() -> str:
+    rows = ["| B, D, H | forward FLOPs | backward FLOPs | total | at 1e14 FLOP/s | at 1e10 FLOP/s |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for b, d, h in SHAPES:
+        forward, backward = layer_flops(b, d, h)
+        total = forward + backward
+        rows.append(f"| {b}, {d}, {h} | {forward:.3g} | {backward:.3g} | {total:.3g} | "
+                    f"{seconds_text(total / GPU_RATE)} | {seconds_text(total / CPU_CORE_RATE)} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(table())

@@ -1,0 +1,33 @@
+"""Worked example: how long does moving a batch take, before any arithmetic happens?
+
+time = bytes / bandwidth. The published rates are the theoretical peaks of the
+link generations (per direction, x16 lanes); real copies reach less, and small ones
+much less, because every copy also has a fixed cost.
+
+Run it alone:  python snippets/transfer_arithmetic.py
+"""
+
+SIZES_MB = [1, 16, 256]
+PUBLISHED = {  # name: bytes/s, theoretical per direction (published specifications)
+    "PCIe 4.0 x16": 32e9,
+    "PCIe 5.0 x16": 64e9,
+    "HBM3e on an H200 (GPU memory)": 4.8e12,
+}
+
+
+def transfer_ms(megabytes: float, bytes_per_s: float) -> float:
+    return megabytes * 1e6 / bytes_per_s * 1e3
+
+
+def table(measured: dict[str, float] | None = None) -> str:
+    """Markdown table; `measured` adds columns for bandwidths this build measured."""
+    rates = {f"{k} (published)": v for k, v in PUBLISHED.items()} | (measured or {})
+    head = "| size | " + " | ".join(rates) + " |"
+    rows = [head, "|---|" + "---:|" * len(rates)]
+    for mb in SIZES_MB:
+        rows.append(f"| {mb} MB | " + " | ".join(f"{transfer_ms(mb, r):.3g} ms" for r in rates.values()) + " |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(table())

@@ -1,0 +1,90 @@
+"""Claims on the pages follow the data: contradicting data changes the wording, never the truth."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from build_hooks import facts, mkdocs_hooks, site_data
+from build_hooks.dataset import Dataset, Machine
+from conftest import ROOT, add_points, synthetic_doc
+
+
+def dataset(**groups) -> Dataset:
+    doc = synthetic_doc()
+    for group, points in groups.items():
+        add_points(doc, group, points)
+    return Dataset([Machine(doc, "fixture", "test")])
+
+
+def precision(fp32: float, bf16: float):
+    return [({"op": op, "dtype": dt}, t, {"flops": 1, "saved_bytes": 100 if dt == "fp32" else 50})
+            for op in ("matmul", "train_step") for dt, t in (("fp32", fp32), ("bf16", bf16))]
+
+
+def render_page(name: str, data: Dataset, monkeypatch) -> str:
+    monkeypatch.setattr(site_data, "_current", data)
+    page = SimpleNamespace(file=SimpleNamespace(src_uri=name))
+    return mkdocs_hooks.on_page_markdown((ROOT / "docs" / name).read_text(), page, None, None)
+
+
+@pytest.mark.parametrize("fp32, bf16, says, never", [
+    (2.0, 1.0, "faster in bf16", "slower in bf16"),
+    (1.0, 2.0, "slower in bf16", "faster in bf16"),
+    (1.0, 1.0, "about the same time", "faster in bf16"),
+])
+def test_precision_claim_follows_the_data(fp32, bf16, says, never):
+    """Whether bf16 is called faster or slower on the CPU depends only on the measurement."""
+    text = facts.render("precision_cpu_summary", dataset(precision=precision(fp32, bf16)))
+    assert says in text and never not in text
+
+
+def test_precision_explanation_switches_with_the_data():
+    """The 'why' sentence explains native 16-bit paths only when bf16 measured faster."""
+    fast = facts.render("precision_cpu_explanation", dataset(precision=precision(2.0, 1.0)))
+    slow = facts.render("precision_cpu_explanation", dataset(precision=precision(1.0, 2.0)))
+    assert "native 16-bit" in fast and "converts bf16 to fp32" in slow
+
+
+def test_mixed_precision_page_wording_changes_with_contradicting_data(monkeypatch):
+    """The rendered mixed-precision page states the opposite claim when fed opposite data."""
+    numpy = [({"op": "numpy_matmul", "dtype": dt}, t, {"flops": 1}) for dt, t in
+             (("fp64", 2.0), ("fp32", 1.0), ("fp16", 50.0))]
+    faster = render_page("mixed-precision.md", dataset(precision=precision(2.0, 1.0) + numpy), monkeypatch)
+    slower = render_page("mixed-precision.md", dataset(precision=precision(1.0, 2.0) + numpy), monkeypatch)
+    assert "ran 2.0× faster in bf16" in faster and "faster in bf16" not in slower
+    assert "ran 2.0× slower in bf16" in slower
+
+
+def loader(rates: dict[int, float]):
+    return [({"workers": w, "pin_memory": False}, 1 / r, {"per": "sample"}) for w, r in rates.items()]
+
+
+def test_loader_claim_names_where_workers_stop_helping():
+    """'More workers help until N' is computed: N moves when the data moves."""
+    up_to_2 = facts.render("loader_summary", dataset(data_loader=loader({0: 100, 1: 90, 2: 190, 4: 195})))
+    up_to_4 = facts.render("loader_summary", dataset(data_loader=loader({0: 100, 1: 150, 2: 200, 4: 390})))
+    assert "helped up to 2" in up_to_2 and "A single worker was slower than none" in up_to_2
+    assert "helped up to 4" in up_to_4 and "slower than none" not in up_to_4
+
+
+def test_threads_claim_follows_the_data():
+    """One thread is only called faster when it measured faster."""
+    one_wins = [({"batch": 1, "threads": 1, "width": 512}, 1.0, {}), ({"batch": 1, "threads": 2, "width": 512}, 1.5, {})]
+    all_win = [({"batch": 1, "threads": 1, "width": 512}, 2.0, {}), ({"batch": 1, "threads": 2, "width": 512}, 1.0, {})]
+    assert "one thread was 1.5× faster" in facts.render("threads_summary", dataset(threads=one_wins))
+    assert "2 threads were 2.0× faster" in facts.render("threads_summary", dataset(threads=all_win))
+
+
+def test_ddp_claim_follows_the_data():
+    """DDP is called slower or faster than one process according to the measurement."""
+    def ddp(one, two):
+        return [({"setup": "one_process", "processes": 1, "global_batch": 256}, one, {}),
+                ({"setup": "ddp", "processes": 2, "global_batch": 256}, two, {}),
+                ({"setup": "all_reduce", "processes": 2, "global_batch": 256}, two / 4, {})]
+    assert "2.0× slower than" in facts.render("ddp_summary", dataset(data_parallel=ddp(1.0, 2.0)))
+    assert "2.0× faster than" in facts.render("ddp_summary", dataset(data_parallel=ddp(2.0, 1.0)))
+
+
+def test_transfer_claim_without_gpu_says_not_applicable():
+    """With no GPU, the transfer page says the experiment does not apply instead of showing numbers."""
+    assert "not applicable" in facts.render("transfer_summary", dataset())
