@@ -66,6 +66,10 @@ class Dataset:
     machines: list[Machine] = field(default_factory=list)
 
     @property
+    def host(self) -> Machine | None:
+        return next((m for m in self.machines if m.origin == "this build host"), None)
+
+    @property
     def quick(self) -> bool:
         return any(m.doc["mode"] == "quick" for m in self.machines)
 

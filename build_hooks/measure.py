@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import shutil
+import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from tqdm import tqdm
@@ -24,6 +28,34 @@ from build_hooks import config, experiments, provenance, stats, store
 
 class MeasurementError(RuntimeError):
     """An experiment failed; the message names it and the point it failed at."""
+
+
+class PointTimeout(Exception):
+    """One point ran past its deadline (a hang, a deadlock, a runaway size)."""
+
+
+def point_timeout_s(module) -> float:
+    """Seconds one point may take: CROSSOVER_POINT_TIMEOUT, else the experiment's own, else 300."""
+    return float(os.environ.get("CROSSOVER_POINT_TIMEOUT") or getattr(module, "POINT_TIMEOUT_S", 300))
+
+
+@contextmanager
+def deadline(seconds: float):
+    """Raise PointTimeout in the main thread after `seconds` (SIGALRM; a no-op elsewhere)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise PointTimeout(f"no result after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def cache_path(settings: config.Settings, machine_id: str) -> Path:
@@ -90,10 +122,12 @@ def _benchmark_entry(name: str, point: dict, result: dict) -> dict:
 
 def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar) -> list[dict]:
     entries = []
+    timeout = point_timeout_s(module)
     for point in plan:
         bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
         try:
-            result = module.measure(point, threads, quick)
+            with deadline(timeout):
+                result = module.measure(point, threads, quick)
             entries.append(_benchmark_entry(module.NAME, point, result))
         except Exception as exc:
             raise MeasurementError(
@@ -123,6 +157,7 @@ def run(only: list[str] | None = None, force: bool = False,
     env_key = experiments.environment_key(prov, settings.mode)
     path = cache_path(settings, prov["machine_id"])
     with store.locked(path):
+        store.remove_stale_temporaries(path)  # left by a writer that was killed mid-write
         doc = _open_cache(path, prov, env_key, settings.mode, log)
         todo = names if force else stale_experiments(doc, names, settings.mode)
         if not todo:

@@ -21,7 +21,27 @@ QUICK_BANNER = ('!!! warning "Quick mode: not representative"\n'
                 "Its numbers are real but say little about this hardware.\n\n")
 
 
+class _NameThePage(logging.Filter):
+    """markdown-exec names a failing block by id; add the page it sits on."""
+
+    page: str | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.page and isinstance(record.msg, str) and "exited with errors" in record.msg:
+            record.msg = record.msg.replace("exited with errors", f"exited with errors on page {self.page}", 1)
+        return True
+
+
+_page_names = _NameThePage()
+# Where markdown-exec (through MkDocs' plugin loggers) reports a failing block.
+EXEC_LOGGERS = ["mkdocs.plugins.markdown_exec._internal.formatters.base", "mkdocs.plugins.markdown_exec"]
+
+
 def on_config(config):
+    for name in EXEC_LOGGERS:
+        exec_logger = logging.getLogger(name)
+        if _page_names not in exec_logger.filters:
+            exec_logger.addFilter(_page_names)
     try:
         site_data.prepare(log=log.warning)
     except (store.ResultsError, measure.MeasurementError) as exc:
@@ -36,6 +56,7 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
+    _page_names.page = page.file.src_uri  # exec blocks of this page run next
     data = site_data.current()
 
     def fill(match: re.Match) -> str:

@@ -27,7 +27,23 @@ def si(value: float, unit: str, digits: int = 3) -> str:
     return f"{scaled:.{decimals}f} {prefix}{unit}"
 
 
-def provenance(machine: Machine) -> str:
+VERSIONED = ("torch", "numpy", "python")
+
+
+def version_note(machine: Machine, host: Machine | None) -> str:
+    """A visible note when a committed file was measured with other library versions."""
+    if host is None or machine is host:
+        return ""
+    ours, theirs = host.doc["software"], machine.doc["software"]
+    differences = [f"{name} {esc(str(theirs[name]))} (this build: {esc(str(ours[name]))})"
+                   for name in VERSIONED if theirs.get(name) != ours.get(name)]
+    if not differences:
+        return ""
+    return (' <strong class="crossover-version-note">Measured with different library versions: '
+            + ", ".join(differences) + "; compare with care.</strong>")
+
+
+def provenance(machine: Machine, host: Machine | None = None) -> str:
     """One line saying where, when and with what a machine's numbers were measured."""
     cpu, sw, commit = machine.cpu, machine.doc["software"], machine.doc["commit_info"]
     peak = si(cpu["fp32_peak_flops"], "FLOP/s") if cpu["fp32_peak_flops"] else "unknown"
@@ -47,7 +63,7 @@ def provenance(machine: Machine) -> str:
         f"numpy {esc(str(sw['numpy']))}, fp32 matmul precision "
         f"“{esc(sw['float32_matmul_precision'])}”. {esc(machine.doc['datetime'][:10])}, "
         f"commit {commit_text}, {esc(machine.origin)} ({esc(machine.source)})."
-        "</p>"
+        f"{version_note(machine, host)}</p>"
     )
 
 
@@ -122,7 +138,7 @@ def training_step_section(data: Dataset) -> str:
         caption = ("<figcaption>Solid lines: CPU; dashed: GPU. A ring marks a noisy point "
                    "(interquartile range above 10% of the median).</figcaption>")
         parts += [f'<figure class="crossover-figure">{step_plot(machine)}{caption}</figure>',
-                  step_table(machine), provenance(machine)]
+                  step_table(machine), provenance(machine, data.host)]
     return "\n".join(parts)
 
 
@@ -141,7 +157,7 @@ def machines_table(data: Dataset) -> str:
     table = ("<div class=\"crossover-table\"><table><thead><tr><th>machine</th><th>origin</th>"
              "<th>mode</th><th>experiments (bench_version, devices)</th></tr></thead>"
              f"<tbody>{''.join(rows)}</tbody></table></div>")
-    return table + "\n".join(provenance(m) for m in data.machines)
+    return table + "\n".join(provenance(m, data.host) for m in data.machines)
 
 
 def _derived(bench: dict) -> str:

@@ -32,7 +32,7 @@ def per_machine(data: Dataset, group: str, render: Callable[[Machine], str]) -> 
     parts = []
     for machine in machines:
         heading = f"<p><strong>{esc(machine.label)}</strong></p>" if len(machines) > 1 else ""
-        parts.append(heading + render(machine) + provenance(machine))
+        parts.append(heading + render(machine) + provenance(machine, data.host))
     return "\n".join(parts)
 
 

@@ -124,6 +124,14 @@ def save_atomic(path: Path, doc: dict) -> None:
         os.close(dir_fd)
 
 
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Delete temporary files a killed save_atomic left next to `path` (call under the lock)."""
+    stale = list(path.parent.glob(f".{path.name}.*.tmp"))
+    for tmp in stale:
+        tmp.unlink(missing_ok=True)
+    return stale
+
+
 @contextmanager
 def locked(path: Path, timeout_s: float = 600):
     """Hold an exclusive lock for a read-modify-write of `path` (two builds at once)."""

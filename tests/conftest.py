@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -98,6 +99,23 @@ def built_site(tmp_path_factory) -> Path:
     result = build_site(base / "site", quick_env(base / "cache"))
     assert result.returncode == 0, result.stderr[-4000:]
     return base / "site"
+
+
+@pytest.fixture(scope="session")
+def quick_cache(built_site) -> Path:
+    """The quick-mode host cache the session's site was built from (reuse it to skip measuring)."""
+    return built_site.parent / "cache"
+
+
+def copy_project(destination: Path) -> Path:
+    """A copy of the project's tracked and untracked-but-not-ignored files, to edit freely."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    for name in files:
+        if (ROOT / name).is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, destination / name)
+    return destination
 
 
 @pytest.fixture(scope="session")

@@ -1,14 +1,12 @@
 """Site-level tests: the strict build, the shipped data and a real browser."""
 
 import json
-import shutil
-import subprocess
 from urllib.parse import urlparse
 
 import pytest
 
 from build_hooks import store
-from conftest import ROOT, build_site, quick_env
+from conftest import build_site, copy_project, quick_env
 
 PAGES = ["", "batch-size/", "why-gpu/", "race/", "limits/", "mixed-precision/", "transfer/",
          "pitfalls/", "cpu-choice/", "scaling/", "worked-examples/", "recap/", "cheatsheet/", "faq/",
@@ -31,18 +29,6 @@ def test_pages_render_measured_results_with_provenance(built_site):
     assert "Quick mode" in html  # the tests build in quick mode, and the page says so
 
 
-def run_git_copy(tmp_path):
-    """A copy of the tracked project tree, to edit without touching the real one."""
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout.split()
-    copy = tmp_path / "project"
-    for name in files:
-        if (ROOT / name).is_file():
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, copy / name)
-    return copy
-
-
 def measured_at(cache_dir):
     doc = json.loads(next(cache_dir.glob("*.json")).read_text())
     return {name: meta["measured_at"] + meta["cache_key"] for name, meta in doc["experiments"].items()}
@@ -50,7 +36,7 @@ def measured_at(cache_dir):
 
 def test_prose_edit_remeasures_nothing_and_code_edit_does(tmp_path):
     """Editing a page reuses every measurement; editing an experiment re-measures it."""
-    project = run_git_copy(tmp_path)
+    project = copy_project(tmp_path / "project")
     env = quick_env(tmp_path / "cache") | {"PYTHONPATH": str(project)}
     assert build_site(tmp_path / "s1", env, cwd=project).returncode == 0
     first = measured_at(tmp_path / "cache")

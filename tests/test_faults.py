@@ -1,0 +1,185 @@
+"""Fault injection: kills, hangs, concurrent builds, hostile and broken input never lose data or lie.
+
+Each test is one fault case; the closing note of the hardening issue counts them.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from build_hooks import config, dataset, experiments, measure, render, store
+from build_hooks.dataset import Machine
+from conftest import ROOT, build_site, copy_project, quick_env, synthetic_doc
+
+SLOW = '''
+import time
+NAME = "slow"
+BENCH_VERSION = 1
+def plan(devices, quick):
+    return [{"device": "cpu", "n": 1}]
+def measure(point, threads, quick):
+    print("slow experiment started", flush=True)
+    time.sleep(60)
+    return {"unit": "s", "samples": [0.1]}
+'''
+
+RUNNER = '''
+import sys
+from pathlib import Path
+from build_hooks import experiments, measure
+experiments.SNIPPETS = Path(sys.argv[1])
+experiments.SHARED_SOURCES = [experiments.SNIPPETS / "benchmarking.py"]
+experiments.REGISTRY = sys.argv[2].split(",")
+sys.exit(measure.main([]))
+'''
+
+
+@pytest.fixture
+def snippets(tmp_path):
+    copy = tmp_path / "snippets"
+    shutil.copytree(experiments.SNIPPETS, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "slow.py").write_text(SLOW)
+    return copy
+
+
+def start_measure(tmp_path, snippets, registry, **env):
+    """`python -m build_hooks.measure` in a subprocess, on a private snippets folder and cache."""
+    return subprocess.Popen(
+        [sys.executable, "-c", RUNNER, str(snippets), ",".join(registry)],
+        env={**os.environ, **quick_env(tmp_path / "cache"), **env}, cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_slow_start(process, cache_dir, timeout=120):
+    """Block until the slow experiment has begun (so everything before it is saved)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        line = process.stdout.readline()
+        if "slow experiment started" in line:
+            return
+    raise AssertionError("the slow experiment never started")
+
+
+def cache_doc(tmp_path):
+    return store.load(next((tmp_path / "cache").glob("*.quick.json")))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "Ctrl-C"])
+def test_killed_mid_experiment_keeps_finished_ones_and_resumes(tmp_path, snippets, sig):
+    """Killed during an experiment: finished experiments stay on disk; the next run measures only the rest."""
+    process = start_measure(tmp_path, snippets, ["call_overhead", "slow"])
+    wait_for_slow_start(process, tmp_path / "cache")
+    before = cache_doc(tmp_path)
+    process.send_signal(sig)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == (-signal.SIGKILL if sig == signal.SIGKILL else 130)
+    if sig == signal.SIGINT:
+        assert "interrupted" in err
+    assert cache_doc(tmp_path) == before and set(before["experiments"]) == {"call_overhead"}
+    (snippets / "slow.py").write_text(SLOW.replace("time.sleep(60)", "pass").replace(
+        'print("slow experiment started", flush=True)', ""))
+    resumed = start_measure(tmp_path, snippets, ["call_overhead", "slow"])
+    resumed.communicate(timeout=120)
+    after = cache_doc(tmp_path)
+    assert after["experiments"]["call_overhead"] == before["experiments"]["call_overhead"]
+    assert "slow" in after["experiments"]
+
+
+def test_killed_mid_write_leaves_old_file_and_the_leftover_is_cleaned(tmp_path, doc):
+    """SIGKILL while a results file is being written: the old file is intact; the stray temp is removed later."""
+    path = tmp_path / "cache" / "m.quick.json"
+    store.save_atomic(path, doc)
+    before = path.read_bytes()
+    writer = subprocess.Popen([sys.executable, "-c", f'''
+import json, os, time
+from pathlib import Path
+from build_hooks import store
+doc = json.loads(Path({str(path)!r}).read_text())
+doc["datetime"] = "2027-01-01T00:00:00+00:00"
+os.fsync = lambda fd: (print("writing", flush=True), time.sleep(60))
+store.save_atomic(Path({str(path)!r}), doc)
+'''], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert "writing" in writer.stdout.readline()
+    writer.kill()
+    writer.wait()
+    assert path.read_bytes() == before
+    leftovers = list(path.parent.glob(".m.quick.json.*.tmp"))
+    assert leftovers and store.remove_stale_temporaries(path) == leftovers
+    assert not list(path.parent.glob("*.tmp"))
+
+
+def test_hanging_measurement_is_bounded_and_reported(tmp_path, snippets):
+    """A point that never returns is stopped by the per-point timeout, named, and the rest is kept."""
+    process = start_measure(tmp_path, snippets, ["call_overhead", "slow"], CROSSOVER_POINT_TIMEOUT="2")
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 1
+    assert "'slow'" in err and "no result after 2 s" in err
+    assert set(cache_doc(tmp_path)["experiments"]) == {"call_overhead"}
+
+
+def test_two_measurements_at_once_do_not_corrupt_the_cache(tmp_path, snippets):
+    """Two concurrent runs on one cache serialise on the lock: one measures, the other reuses; the file is valid."""
+    first = start_measure(tmp_path, snippets, ["call_overhead", "gemm_rate"])
+    second = start_measure(tmp_path, snippets, ["call_overhead", "gemm_rate"])
+    assert first.wait(timeout=180) == 0 and second.wait(timeout=180) == 0
+    doc = cache_doc(tmp_path)
+    assert set(doc["experiments"]) == {"call_overhead", "gemm_rate"}
+    names = [b["name"] for b in doc["benchmarks"]]
+    assert len(names) == len(set(names))  # nothing measured twice into the file
+
+
+def test_absurdly_large_results_file_is_refused(tmp_path, monkeypatch):
+    """A results file above the size limit is refused with its path before being parsed."""
+    monkeypatch.setattr(store, "MAX_FILE_BYTES", 1000)
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(synthetic_doc()))
+    with pytest.raises(store.ResultsError, match="larger than"):
+        store.load(path)
+
+
+def test_path_like_machine_id_cannot_escape_results(tmp_path):
+    """A machine id shaped like a path is rejected by the schema, so publish never writes outside results/."""
+    doc = synthetic_doc(machine_id="../../outside")
+    with pytest.raises(store.ResultsError, match=r"\$\.machine_id"):
+        store.validate(doc, "hostile.json")
+
+
+def test_committed_results_from_other_library_versions_are_flagged():
+    """A committed file measured with another torch shows a visible 'different library versions' note."""
+    host = Machine(synthetic_doc("host"), "cache", "this build host")
+    other_doc = synthetic_doc("gpu-runner", gpu="Fixture GPU")
+    other_doc["software"]["torch"] = "2.9.0"
+    other = Machine(other_doc, "results/gpu-runner.json", "committed reference")
+    line = render.provenance(other, host)
+    assert "different library versions" in line and "torch 2.9.0 (this build: 2.13.0)" in line
+    assert "different library versions" not in render.provenance(host, host)
+
+
+def test_failing_snippet_fails_the_strict_build_naming_block_and_page(tmp_path, quick_cache):
+    """An exec block that raises stops the strict build; the message names its id and its page."""
+    project = copy_project(tmp_path / "project")
+    page = project / "docs" / "faq.md"
+    page.write_text(page.read_text() + '\n```python exec="1" id="broken-block"\nraise ValueError("kaput")\n```\n')
+    cache = tmp_path / "cache"
+    shutil.copytree(quick_cache, cache)
+    result = build_site(tmp_path / "site", quick_env(cache) | {"PYTHONPATH": str(project)}, cwd=project)
+    assert result.returncode != 0
+    assert "'broken-block' exited with errors on page faq.md" in result.stderr
+    assert "kaput" in result.stderr
+
+
+def test_no_gpu_is_shown_as_not_measured(built_site):
+    """On a CPU-only build the pages say the GPU was not measured instead of showing GPU numbers."""
+    html = (built_site / "batch-size" / "index.html").read_text()
+    merged = json.loads((built_site / "data" / "results.json").read_text())
+    if any(m["machine_info"]["gpu"] for m in merged["machines"]):
+        pytest.skip("this build has GPU results")
+    assert "GPU: not measured" in html
+    assert "not applicable" in (built_site / "transfer" / "index.html").read_text()
