@@ -7,12 +7,14 @@ the file, field, page or marker at fault, which stops even a non-strict build.
 from __future__ import annotations
 
 import logging
+import os
 import re
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from build_hooks import facts, measure, site_data, store
+from build_hooks.config import settings as config_settings
 
 log = logging.getLogger("mkdocs.crossover")
 FACT_MARKER = re.compile(r"\{\{\s*fact:\s*([A-Za-z0-9_]+)\s*\}\}")
@@ -43,10 +45,27 @@ def on_config(config):
         if _page_names not in exec_logger.filters:
             exec_logger.addFilter(_page_names)
     try:
-        site_data.prepare(log=log.warning)
+        data = site_data.prepare(log=log.warning)
     except (store.ResultsError, measure.MeasurementError) as exc:
         raise PluginError(f"crossover: {exc}") from exc
+    _isolate_notebook_runs(config, data)
     return config
+
+
+def _isolate_notebook_runs(config, data) -> None:
+    """Run the lab notebook once per machine, library versions and mode, like a measurement.
+
+    mkdocs-jupyter caches an executed notebook by its source alone; keying its cache folder
+    by the host's environment key keeps quick-mode or other-hardware outputs out of a build.
+    """
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    host = data.host
+    if jupyter is None or host is None:
+        return
+    folder = config_settings().cache_dir / "notebook" / host.doc["environment_key"]
+    jupyter.config["cache_dir"] = str(folder)
+    # The notebook writes its results file here instead of next to the page source.
+    os.environ["CROSSOVER_LAB_OUTPUT"] = str(folder / "results")
 
 
 def on_files(files, config):

@@ -61,7 +61,8 @@ def test_every_page_is_in_the_navigation():
     Loader.add_multi_constructor("tag:yaml.org,2002:python/name:", lambda *a: None)
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)
     in_nav = set(nav_pages(config["nav"]))
-    on_disk = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")}
+    docs = ROOT / "docs"
+    on_disk = {str(p.relative_to(docs)) for p in [*docs.rglob("*.md"), *docs.glob("lab/*.py")]}
     assert in_nav == on_disk
 
 

@@ -10,7 +10,7 @@ from conftest import build_site, copy_project, quick_env
 
 PAGES = ["", "batch-size/", "why-gpu/", "race/", "limits/", "mixed-precision/", "transfer/",
          "pitfalls/", "cpu-choice/", "scaling/", "worked-examples/", "recap/", "cheatsheet/", "faq/",
-         "measurements/", "data/"]
+         "measurements/", "data/", "lab/crossover_lab/"]
 
 
 def test_strict_build_ships_the_data(built_site):
