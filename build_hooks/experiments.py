@@ -21,7 +21,7 @@ SNIPPETS = PROJECT_ROOT / "snippets"
 SHARED_SOURCES = [SNIPPETS / "benchmarking.py"]
 # The order pages and the progress bar list them in.
 REGISTRY = [
-    "training_step", "epoch_time", "gemm_rate", "matmul_shapes", "call_overhead",
+    "training_step", "epoch_time", "gemm_rate", "matmul_shapes", "call_overhead", "memory_bandwidth",
     "transfer", "precision", "activation_memory", "data_loader", "sync_cost",
     "threads", "data_parallel",
 ]

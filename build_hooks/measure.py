@@ -164,6 +164,9 @@ def run(only: list[str] | None = None, force: bool = False,
             return path
         doc.update(prov)  # commit and date of the newest measurement
         modules = {name: experiments.load(name) for name in todo}
+        # Keys are taken now, from the code that will run: an edit during the run must not
+        # label old code's numbers as the new code's.
+        keys = {name: experiments.key_for(modules[name], settings.mode) for name in todo}
         plans = {name: modules[name].plan(devices(), settings.quick) for name in todo}
         total = sum(len(p) for p in plans.values())
         with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,
@@ -175,7 +178,7 @@ def run(only: list[str] | None = None, force: bool = False,
                                               settings.quick, bar)
                 meta = {
                     "bench_version": modules[name].BENCH_VERSION,
-                    "cache_key": experiments.key_for(modules[name], settings.mode),
+                    "cache_key": keys[name],
                     "measured_at": _now(),
                     "duration_s": round(time.perf_counter() - started, 3),
                     "devices": sorted({p["device"] for p in plans[name]}),

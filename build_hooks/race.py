@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from build_hooks import analysis, render
+from build_hooks import analysis, cost_model, render
 from build_hooks.dataset import Dataset, Machine
 
 EPOCH = "epoch_time"
@@ -49,6 +49,33 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
     }
 
 
+def _estimate_lane(index: int, machine: Machine) -> dict | None:
+    """A GPU lane from the cost model on published figures, for builds that measured no GPU.
+
+    Epoch time = steps x predicted step time, using the exact work counts of the host's
+    own steps; labelled as an estimate wherever it is shown.
+    """
+    gpu = cost_model.PUBLISHED_H200
+    work = cost_model.step_work(machine)
+    epochs: dict[str, dict[str, dict]] = {}
+    for bench in machine.benchmarks(EPOCH, device="cpu"):
+        width, batch, rows = bench["params"]["width"], bench["params"]["batch"], bench["params"]["rows"]
+        if (batch, width) not in work or (1, width) not in work:
+            continue
+        step = cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"]
+        single = cost_model.predict(gpu, work[(1, width)], 1, width)["seconds"]
+        steps = -(-rows // batch)
+        ratio = step / single
+        epochs.setdefault(str(width), {})[str(batch)] = {
+            "seconds": steps * step, "steps": steps, "rows": rows,
+            "regime": {"ratio": ratio, "kind": "fixed" if ratio < FIXED_COST_RATIO else "throughput"},
+        }
+    if not epochs:
+        return None
+    return {"id": f"lane-{index}", "machine": gpu.name, "machine_id": machine.id, "device": "cuda",
+            "label": gpu.name, "kind": "GPU", "estimate": True, "source": gpu.source, "epochs": epochs}
+
+
 def race_data(data: Dataset) -> dict:
     """Every lane with measured epoch times, and the controls' choices."""
     lanes = []
@@ -57,6 +84,10 @@ def race_data(data: Dataset) -> dict:
             lane = _lane(len(lanes), machine, device)
             if lane["epochs"]:
                 lanes.append(lane)
+    if lanes and not any(lane["kind"] == "GPU" for lane in lanes):
+        estimate = _estimate_lane(len(lanes), data.with_experiment(EPOCH)[0])
+        if estimate:
+            lanes.append(estimate)
     widths = sorted({int(w) for lane in lanes for w in lane["epochs"]})
     batches = sorted({int(b) for lane in lanes for e in lane["epochs"].values() for b in e})
     machines = [{"id": m.id, "label": m.label, "crossover": _crossovers(m)}
@@ -92,7 +123,8 @@ def static_table(data: Dataset) -> str:
     if not race["lanes"]:
         return '<p class="crossover-missing">No epoch times have been measured yet.</p>'
     columns = [(lane, w) for w in race["widths"] for lane in race["lanes"] if str(w) in lane["epochs"]]
-    head = "".join(f"<th>{render.esc(lane['label'])}<br><small>width {w}</small></th>"
+    head = "".join(f"<th>{render.esc(lane['label'])}<br><small>width {w}"
+                   f"{' · estimate, not measured' if lane['estimate'] else ''}</small></th>"
                    for lane, w in columns)
     rows = []
     for batch in race["batches"]:
@@ -103,6 +135,8 @@ def static_table(data: Dataset) -> str:
         rows.append(f"<tr><td>{batch}</td>{''.join(cells)}</tr>")
     rows_count = race["lanes"][0]["epochs"][str(race["widths"][0])]
     rows_n = next(iter(rows_count.values()))["rows"]
+    sources = "".join(f'<p class="crossover-note">{render.esc(lane["label"])}: {render.esc(lane["source"])}.</p>'
+                      for lane in race["lanes"] if lane["estimate"])
     return (f'<div class="crossover-table"><table id="race-table"><caption>Time for one epoch of '
             f"{rows_n:,} rows, by batch size</caption><thead><tr><th>batch</th>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+            f"<tbody>{''.join(rows)}</tbody></table></div>{sources}")

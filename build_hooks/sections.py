@@ -13,6 +13,7 @@ from build_hooks.dataset import Dataset, Machine
 from build_hooks.render import esc, provenance, si
 
 DEVICE_NAME = {"cpu": "CPU", "cuda": "GPU"}
+SHOWN_BATCHES = {1, 8, 64, 512}  # enough rows to see the trend in a summary table
 
 
 def figure(svg: str, caption: str) -> str:
@@ -190,3 +191,90 @@ def crossover_table(data: Dataset) -> str:
         return ('<p class="crossover-missing">No GPU was measured for this build, so there is no '
                 "measured crossover batch. Add a GPU machine's results to <code>results/</code> to fill this in.</p>")
     return table(["machine", "hidden width", "GPU training step faster"], rows)
+
+
+def gallery(data: Dataset) -> str:
+    """Every machine side by side: peak, achieved rates, bandwidths, crossover, provenance."""
+    from build_hooks import cost_model
+
+    if not data.machines:
+        return '<p class="crossover-missing">No results files were found.</p>'
+    rows = []
+    for m in data.machines:
+        cpu_rates = analysis.gemm_rates(m, "cpu")
+        gpu_rates = analysis.gemm_rates(m, "cuda")
+        peak = m.cpu["fp32_peak_flops"]
+        cpu_params = cost_model.measured_params(m, "cpu")
+        gpu_params = cost_model.measured_params(m, "cuda")
+        transfer = analysis.transfer_bandwidth(m, "host_to_device", "pinned")
+        crossings = [f"width {w}: {analysis.crossover_batch(m, w) or 'none'}" for w in analysis.widths(m)]
+        rows.append([
+            f"{esc(m.label)}<br><small>{esc(m.origin)}, {esc(m.doc['datetime'][:10])}</small>",
+            (si(peak, "FLOP/s") if peak else "unknown") + " <small>(CPU, computed)</small>",
+            (si(max(cpu_rates.values()), "FLOP/s") if cpu_rates else "not measured")
+            + (f"<br>GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "<br>GPU not measured"),
+            (si(cpu_params.bandwidth, "B/s") if cpu_params else "not measured")
+            + (f"<br>GPU {si(gpu_params.bandwidth, 'B/s')}" if gpu_params else ""),
+            si(transfer[max(transfer)], "B/s") if transfer else "not applicable (no GPU)",
+            "<br>".join(crossings) if "cuda" in m.devices("training_step") else "no GPU measured",
+        ])
+    return table(["machine", "fp32 peak", "best fp32 matmul", "memory bandwidth", "host→device (pinned)",
+                  "crossover batch"], rows) + "\n".join(provenance(m, data.host) for m in data.machines)
+
+
+def cost_model_validation(data: Dataset) -> str:
+    """Predicted against measured step times, per machine and device, with the errors."""
+    from build_hooks import cost_model
+
+    def one(m: Machine) -> str:
+        parts = []
+        for device in m.devices("training_step"):
+            params = cost_model.measured_params(m, device)
+            check = cost_model.validate(m, device)
+            if params is None or check is None:
+                parts.append(f'<p class="crossover-missing">{DEVICE_NAME[device]}: not enough measurements for the model.</p>')
+                continue
+            series = []
+            for width in sorted({w for _, w, _, _ in check.points}):
+                pts = [(b, meas, pred) for b, w, meas, pred in check.points if w == width]
+                series.append(plots.Series(f"width {width}, measured", [p[0] for p in pts],
+                                           [p[1] * 1e3 for p in pts], "-", str(width)))
+                series.append(plots.Series(f"width {width}, model", [p[0] for p in pts],
+                                           [p[2] * 1e3 for p in pts], ":", str(width)))
+            svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)",
+                                      "ylabel": "time per training step (ms)",
+                                      "subtitle": f"{DEVICE_NAME[device]}: measured (solid) and model (dotted)"}],
+                                    title="Cost model against measurement",
+                                    alt=f"Measured and predicted training-step times on the {DEVICE_NAME[device]}.")
+            b, w, worst = check.worst
+            params_table = table(["parameter", "value", "from"], [
+                ["t_op, one operation", si(params.op_seconds, "s"), "call_overhead"],
+                ["R(n), matmul rate", f"{si(min(params.gemm_rates.values()), 'FLOP/s')} to "
+                                      f"{si(max(params.gemm_rates.values()), 'FLOP/s')}", "gemm_rate"],
+                ["BW, streaming bandwidth", si(params.bandwidth, "B/s"), "memory_bandwidth"],
+            ])
+            parts.append(figure(svg, f"Median error {100 * check.median_error:.0f}%, worst "
+                                     f"{100 * worst:.0f}% (batch {b}, width {w}), over {len(check.points)} points.")
+                         + params_table)
+        return "\n".join(parts)
+    return per_machine(data, "training_step", one)
+
+
+def gpu_estimate(data: Dataset) -> str:
+    """Estimated step times on a GPU nobody measured here, from published figures, next to the CPU."""
+    from build_hooks import cost_model
+
+    host = data.host or (data.machines[0] if data.machines else None)
+    if host is None or not cost_model.step_work(host):
+        return '<p class="crossover-missing">No training-step counts to estimate from.</p>'
+    gpu = cost_model.PUBLISHED_H200
+    work = cost_model.step_work(host)
+    rows = []
+    for width in analysis.widths(host):
+        cpu = {p.batch: p.seconds for p in analysis.step_curve(host, "cpu", width)}
+        for batch in sorted(b for b, w in work if w == width and b in SHOWN_BATCHES):
+            estimate = cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"]
+            rows.append([str(width), str(batch), si(cpu[batch], "s") if batch in cpu else "not measured",
+                         f"{si(estimate, 's')} <small>(estimate)</small>"])
+    return (f'<p class="crossover-note">Estimate source: {esc(gpu.source)}. Not a measurement.</p>'
+            + table(["width", "batch", f"measured: {esc(host.device_label('cpu'))}", f"{esc(gpu.name)} (estimate)"], rows))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import FlopCounterMode
 
 try:  # imported as part of the project
@@ -20,7 +22,7 @@ except ImportError:  # run as a script: python snippets/training_step.py
     from benchmarking import all_threads, devices, time_it
 
 NAME = "training_step"
-BENCH_VERSION = 2  # bump whenever what or how this measures changes
+BENCH_VERSION = 3  # bump whenever what or how this measures changes
 INPUTS, CLASSES = 512, 10
 BATCHES = [2**k for k in range(11)]  # 1, 2, 4, ... 1024
 WIDTHS = [8, 32, 512, 2048]
@@ -61,22 +63,37 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
 
 
 def measure(point: dict, threads: int, quick: bool) -> dict:
-    """Time one point: seconds per training step, plus the FLOPs it performs."""
+    """Time one point: seconds per training step, plus what the step does (exact counts)."""
     step = make_step(point["batch"], point["width"], point["device"])
-    flops = count_flops(step)
+    counts = count_work(step)
     samples = time_it(step, threads=threads, min_run_time=0.02 if quick else 0.25)
-    return {"unit": "s", "samples": samples, "extra": {"flops": flops}}
+    return {"unit": "s", "samples": samples, "extra": counts}
 
 
-def count_flops(step) -> int:
-    """The step's FLOPs as PyTorch counts them, op by op (forward and backward).
+class OpCounter(TorchDispatchMode):
+    """Counts the ATen operations a step dispatches and the tensor bytes they touch."""
 
-    Not simply 3x the forward pass: the input batch needs no gradient, so the first
+    def __init__(self):
+        super().__init__()
+        self.ops, self.bytes = 0, 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        self.ops += 1
+        tensors = [t for t in tree_flatten((args, kwargs, out))[0] if isinstance(t, torch.Tensor)]
+        self.bytes += sum(t.numel() * t.element_size() for t in tensors)
+        return out
+
+
+def count_work(step) -> dict:
+    """FLOPs (PyTorch's own count, forward and backward), operations and bytes of one step.
+
+    Not simply 3x the forward FLOPs: the input batch needs no gradient, so the first
     layer's backward computes only its weight gradient.
     """
-    with FlopCounterMode(display=False) as counter:
+    with FlopCounterMode(display=False) as flops, OpCounter() as ops:
         step()
-    return counter.get_total_flops()
+    return {"flops": flops.get_total_flops(), "ops": ops.ops, "bytes": ops.bytes}
 
 
 if __name__ == "__main__":

@@ -28,10 +28,22 @@ def test_lanes_carry_measured_medians_and_regimes():
     assert data["machines"][0]["crossover"] == {"32": 64}
 
 
-def test_cpu_only_build_has_no_gpu_lane_and_no_crossover():
-    """Without GPU data there is no GPU lane and no crossover, never an invented one."""
+def test_cpu_only_build_has_no_measured_gpu_lane_and_no_crossover():
+    """Without GPU data no measured GPU lane or crossover appears; without work counts no estimate either."""
     data = race.race_data(dataset())
     assert [lane["kind"] for lane in data["lanes"]] == ["CPU"] and data["machines"][0]["crossover"] == {}
+
+
+def test_cpu_only_build_gets_a_labelled_estimate_lane_from_the_cost_model():
+    """With work counts, a CPU-only build races a GPU lane marked as an estimate with its source."""
+    data = dataset()
+    for bench in data.machines[0].doc["benchmarks"]:
+        if bench["group"] == "training_step":
+            bench["extra_info"].update(ops=40, bytes=10**6)
+    lanes = race.race_data(data)["lanes"]
+    assert [(lane["kind"], lane["estimate"]) for lane in lanes] == [("CPU", False), ("GPU", True)]
+    assert "datasheet" in lanes[1]["source"] and lanes[1]["epochs"]["32"]["64"]["seconds"] > 0
+    assert "estimate, not measured" in race.static_table(data)
 
 
 def test_data_script_cannot_close_its_script_element():

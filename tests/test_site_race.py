@@ -34,7 +34,7 @@ def set_batch(page, batch):
     page.locator("#race-batch").fill(str(batches.index(batch)))
 
 
-@pytest.mark.parametrize("batch", [1, 64])
+@pytest.mark.parametrize("batch", [1, 16])
 def test_displayed_times_equal_measured_values(browser, site_url, built_site, batch):
     """After a race the CPU lane shows exactly the measured median for that batch and width."""
     page, errors = open_race(browser, site_url, reduced_motion="reduce")
@@ -44,8 +44,12 @@ def test_displayed_times_equal_measured_values(browser, site_url, built_site, ba
     time = page.locator(".race-lane[data-lane] .race-lane__time").first
     assert float(time.get_attribute("data-seconds")) == measured(built_site, batch, width)
     assert re.fullmatch(r"[\d.]+ (s|ms|µs)", time.text_content())
-    assert "Only one device was measured" in page.locator("#race-result").text_content()
-    assert "not measured" in page.locator(".race-lane--missing").text_content()
+    result = page.locator("#race-result").text_content()
+    estimates = page.locator(".race-lane--estimate")
+    if estimates.count():  # CPU-only build: the GPU lane is the labelled cost-model estimate
+        assert "(estimate)" in estimates.first.get_attribute("aria-label") and "(estimate)" in result
+    else:
+        assert "Only one device was measured" in result
     assert errors == []
     page.close()
 
@@ -53,12 +57,12 @@ def test_displayed_times_equal_measured_values(browser, site_url, built_site, ba
 def test_animated_race_finishes_on_the_measured_value(browser, site_url, built_site):
     """With motion allowed the lane animates and ends on the measured time, marked as winner."""
     page, errors = open_race(browser, site_url)
-    set_batch(page, 64)
+    set_batch(page, 16)
     width = int(page.locator("#race-width").input_value())
     page.get_by_role("button", name="Start").click()
     page.wait_for_selector(".race-lane--winner", timeout=15000)
-    seconds = float(page.locator(".race-lane--winner .race-lane__time").get_attribute("data-seconds"))
-    assert seconds == measured(built_site, 64, width) and errors == []
+    cpu_time = page.locator(".race-lane[data-lane]:not(.race-lane--estimate) .race-lane__time").first
+    assert float(cpu_time.get_attribute("data-seconds")) == measured(built_site, 16, width) and errors == []
     page.close()
 
 

@@ -92,7 +92,8 @@
       var lanes = activeLanes();
       lanes.forEach(function (lane) {
         var point = pointFor(lane);
-        var row = el("div", { "class": "race-lane", role: "group", "aria-label": lane.label, "data-lane": lane.id });
+        var row = el("div", { "class": "race-lane" + (lane.estimate ? " race-lane--estimate" : ""), role: "group",
+          "aria-label": lane.label + (lane.estimate ? " (estimate)" : ""), "data-lane": lane.id });
         var name = el("div", { "class": "race-lane__name" }, lane.label);
         if (lane.estimate) name.appendChild(el("span", { "class": "race-estimate" }, " (estimate)"));
         var track = el("div", { "class": "race-lane__track" });
@@ -105,11 +106,15 @@
         lanesBox.appendChild(row);
       });
       var gpuMeasured = lanes.some(function (l) { return l.kind === "GPU"; });
+      if (lanes.some(function (l) { return l.estimate; })) {
+        lanesBox.appendChild(el("p", { "class": "crossover-note" },
+          "Lanes marked (estimate) were not measured: they come from the cost model with published figures."));
+      }
       if (!gpuMeasured) {
         var missing = el("div", { "class": "race-lane race-lane--missing", role: "group", "aria-label": "GPU" });
         missing.appendChild(el("div", { "class": "race-lane__name" }, "GPU"));
         missing.appendChild(el("div", { "class": "race-lane__why" },
-          "not measured: no GPU results are in this build, and no model stands in for one"));
+          "not measured: no GPU results are in this build"));
         lanesBox.appendChild(missing);
       }
       var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));
@@ -143,8 +148,9 @@
           ". Only one device was measured, so there is no opponent.";
       } else {
         var ratio = timed[1].point.seconds / winner.point.seconds;
-        result.textContent = "Winner: " + winner.lane.label + ", " + ratio.toFixed(1) + "× faster than " +
-          timed[1].lane.label + " (" + regimeText(winner.lane, winner.point) + ").";
+        var tag = function (lane) { return lane.label + (lane.estimate ? " (estimate)" : ""); };
+        result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
+          tag(timed[1].lane) + " (" + regimeText(winner.lane, winner.point) + ").";
       }
     }
 

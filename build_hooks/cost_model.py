@@ -1,0 +1,130 @@
+"""A transparent cost model of one training step, calibrated from a machine's own results.
+
+    t_step = ops x t_op  +  FLOPs / R(n)  +  bytes / BW
+
+- ops, FLOPs and bytes are exact, device-independent counts of the step (dispatch
+  counting and FlopCounterMode, recorded by the training_step experiment);
+- t_op is the measured cost of one tiny operation (call_overhead);
+- R(n) is the measured matmul rate at the step's equivalent square size
+  n = (B x 512 x H)^(1/3), interpolated on a log scale (gemm_rate);
+- BW is the measured streaming bandwidth (memory_bandwidth).
+
+Nothing is fitted to the step times it is judged against. For a device with no
+measurements, published datasheet figures stand in and every use says "estimate".
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import statistics
+from dataclasses import dataclass
+
+from build_hooks import analysis
+from build_hooks.dataset import Machine
+
+INPUTS = 512  # the training-step model's input width
+
+
+@dataclass(frozen=True)
+class DeviceParams:
+    name: str
+    op_seconds: float
+    gemm_rates: dict[int, float]  # FLOP/s by square side
+    bandwidth: float  # bytes/s
+    estimate: bool
+    source: str
+
+    def rate(self, side: float) -> float:
+        """Matmul FLOP/s at an equivalent square side, log-interpolated, clamped at the ends."""
+        sides = sorted(self.gemm_rates)
+        if side <= sides[0]:
+            return self.gemm_rates[sides[0]]
+        if side >= sides[-1]:
+            return self.gemm_rates[sides[-1]]
+        i = bisect.bisect_left(sides, side)
+        lo, hi = sides[i - 1], sides[i]
+        w = (math.log(side) - math.log(lo)) / (math.log(hi) - math.log(lo))
+        return math.exp((1 - w) * math.log(self.gemm_rates[lo]) + w * math.log(self.gemm_rates[hi]))
+
+
+# Published figures for a device nobody has measured here (NVIDIA H200 SXM datasheet:
+# 67 TFLOP/s FP32 without tensor cores, since fp32 matmul precision is "highest";
+# 4.8 TB/s HBM3e). The per-operation cost is a typical PyTorch eager figure for a
+# kernel launch plus dispatch (a few microseconds), not a datasheet value.
+PUBLISHED_H200 = DeviceParams(
+    name="NVIDIA H200",
+    op_seconds=5e-6,
+    gemm_rates={64: 67e12, 8192: 67e12},
+    bandwidth=4.8e12,
+    estimate=True,
+    source="NVIDIA H200 datasheet (FP32 67 TFLOP/s, HBM3e 4.8 TB/s); ~5 µs per op, typical PyTorch eager",
+)
+
+
+def measured_params(machine: Machine, device: str) -> DeviceParams | None:
+    """The model's parameters from one machine's own measurements, if it has them all."""
+    overhead = analysis.medians(machine, "call_overhead", "op", device=device).get("add_")
+    rates = analysis.gemm_rates(machine, device)
+    copies = [b for b in machine.benchmarks("memory_bandwidth", device=device) if b.get("status", "ok") == "ok"]
+    if overhead is None or not rates or not copies:
+        return None
+    bandwidth = copies[0]["extra_info"]["bytes"] / copies[0]["stats"]["median"]
+    return DeviceParams(machine.device_label(device), overhead, rates, bandwidth, False,
+                        f"measured on {machine.label}")
+
+
+def equivalent_side(batch: int, width: int) -> float:
+    return (batch * INPUTS * width) ** (1 / 3)
+
+
+def predict(params: DeviceParams, work: dict, batch: int, width: int) -> dict:
+    """Predicted step time and its three terms, in seconds."""
+    terms = {
+        "overhead": work["ops"] * params.op_seconds,
+        "compute": work["flops"] / params.rate(equivalent_side(batch, width)),
+        "memory": work["bytes"] / params.bandwidth,
+    }
+    return {"seconds": sum(terms.values()), **terms}
+
+
+def step_work(machine: Machine) -> dict[tuple[int, int], dict]:
+    """{(batch, width): counts} from the training-step results (counts are device-independent)."""
+    work = {}
+    for b in machine.benchmarks("training_step"):
+        extra = b["extra_info"]
+        if {"flops", "ops", "bytes"} <= extra.keys():
+            work[(b["params"]["batch"], b["params"]["width"])] = extra
+    return work
+
+
+@dataclass(frozen=True)
+class Validation:
+    points: list[tuple[int, int, float, float]]  # batch, width, measured, predicted
+
+    def errors(self) -> list[float]:
+        return [abs(p - m) / m for _, _, m, p in self.points]
+
+    @property
+    def median_error(self) -> float:
+        return statistics.median(self.errors())
+
+    @property
+    def worst(self) -> tuple[int, int, float]:
+        i = max(range(len(self.points)), key=lambda k: self.errors()[k])
+        return self.points[i][0], self.points[i][1], self.errors()[i]
+
+
+def validate(machine: Machine, device: str) -> Validation | None:
+    """Predicted against measured step time for every training-step point of one device."""
+    params = measured_params(machine, device)
+    work = step_work(machine)
+    if params is None or not work:
+        return None
+    points = []
+    for width in analysis.widths(machine):
+        for point in analysis.step_curve(machine, device, width):
+            if (point.batch, width) in work:
+                predicted = predict(params, work[(point.batch, width)], point.batch, width)["seconds"]
+                points.append((point.batch, width, point.seconds, predicted))
+    return Validation(points) if points else None
