@@ -1,6 +1,6 @@
 """Screenshot built pages in headless Chromium, light and dark: look before you ship.
 
-    python scripts/screenshot.py [page ...]    # e.g. batch-size/ (default: every page in nav)
+    python scripts/screenshot.py [page ...]    # e.g. batch-size/ (default: every built page)
     python scripts/screenshot.py --race [batch ...]   # the race after it ran (default 1 64 512)
 Writes PNGs to screenshots/ (ignored by git). Serves site/ on 127.0.0.1 itself.
 """
@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -32,35 +34,39 @@ def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
-def race(batches: list[int]) -> None:
-    """Screenshots of the race after it finishes at each batch size, light and dark."""
-    import json
-
+@contextmanager
+def browsing():
+    """Headless Chromium pointed at the built site: yields (browser, base URL, output folder)."""
     out = ROOT / "screenshots"
     out.mkdir(exist_ok=True)
     server, base = serve(ROOT / "site")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield browser, base, out
+            browser.close()
+    finally:
+        server.shutdown()
+
+
+def race(batches: list[int]) -> None:
+    """Screenshots of the race after it finishes at each batch size, light and dark."""
+    with browsing() as (browser, base, out):
         for scheme in ("light", "dark"):
             page = browser.new_page(viewport={"width": 1280, "height": 1100}, color_scheme=scheme,
                                     reduced_motion="reduce")
             page.goto(base + "race/")
+            known = json.loads(page.locator("#race-data").text_content())["batches"]
             for batch in batches:
-                known = json.loads(page.locator("#race-data").text_content())["batches"]
                 page.locator("#race-batch").fill(str(known.index(batch)))
                 page.get_by_role("button", name="Start").click()
                 page.locator("#race").screenshot(path=out / f"race-b{batch}-{scheme}.png")
                 print(out / f"race-b{batch}-{scheme}.png")
-        browser.close()
-    server.shutdown()
 
 
 def main(pages: list[str]) -> None:
-    out = ROOT / "screenshots"
-    out.mkdir(exist_ok=True)
-    server, base = serve(ROOT / "site")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    """Full-page screenshots of `pages`, light and dark."""
+    with browsing() as (browser, base, out):
         for scheme in ("light", "dark"):
             page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
             for path in pages:
@@ -68,12 +74,11 @@ def main(pages: list[str]) -> None:
                 name = path.strip("/").replace("/", "_") or "index"
                 page.screenshot(path=out / f"{name}-{scheme}.png", full_page=True)
                 print(out / f"{name}-{scheme}.png")
-        browser.close()
-    server.shutdown()
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--race"]:
         race([int(b) for b in sys.argv[2:]] or [1, 64, 512])
     else:
-        main(sys.argv[1:] or ["", "batch-size/", "race/", "measurements/", "data/"])
+        built = sorted(str(p.parent.relative_to(ROOT / "site")) + "/" for p in (ROOT / "site").rglob("index.html"))
+        main(sys.argv[1:] or [p.removeprefix("./") for p in built if p != "404/"])
