@@ -114,7 +114,7 @@ def activation_fit(machine: Machine, device: str) -> tuple[float, float] | None:
     if len(points) < 2:
         return None
     xs, ys = zip(*sorted(points.items()))
-    n, mx, my = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
     return my - slope * mx, slope
 

@@ -17,7 +17,7 @@ import re
 import subprocess
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from build_hooks.config import PROJECT_ROOT
 
 
 def _cpuinfo() -> dict[str, str]:
@@ -44,7 +44,7 @@ def _max_clock_hz(cpuinfo: dict[str, str]) -> float | None:
     return float(mhz) * 1e6 if mhz else None
 
 
-def fp32_flops_per_cycle(vendor: str, family: str, flags: set[str]) -> tuple[int, str]:
+def fp32_flops_per_cycle(vendor: str, flags: set[str]) -> tuple[int, str]:
     """FP32 FLOPs one core can retire per cycle, and the reasoning behind the figure.
 
     Vector width × FMA pipes × 2 (a fused multiply-add counts as two FLOPs). AMD's
@@ -69,7 +69,7 @@ def cpu_info(threads: int) -> dict:
     flags = set(info.get("flags", "").split())
     vendor = info.get("vendor_id", "")
     clock = _max_clock_hz(info)
-    per_cycle, why = fp32_flops_per_cycle(vendor, info.get("cpu family", ""), flags)
+    per_cycle, why = fp32_flops_per_cycle(vendor, flags)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     peak = threads * clock * per_cycle if clock else None
     return {

@@ -10,11 +10,10 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from build_hooks import config, dataset, experiments, measure, render, store
+from build_hooks import experiments, render, store
 from build_hooks.dataset import Machine
 from conftest import ROOT, build_site, copy_project, quick_env, synthetic_doc
 

@@ -3,7 +3,6 @@
 import ast
 
 import jupytext
-import pytest
 from nbclient import NotebookClient
 
 from build_hooks import store

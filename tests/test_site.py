@@ -3,7 +3,6 @@
 import json
 from urllib.parse import urlparse
 
-import pytest
 
 from build_hooks import store
 from conftest import build_site, copy_project, quick_env

@@ -1,6 +1,5 @@
 """The CI workflow files are valid GitHub Actions YAML with the structure GitHub requires."""
 
-from pathlib import Path
 
 import pytest
 import yaml
