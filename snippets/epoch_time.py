@@ -48,11 +48,11 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
 
 
 def measure(point: dict, threads: int, quick: bool) -> dict:
-    """Seconds per epoch, two timed epochs after a short warm-up."""
+    """Seconds per epoch: the median of three timed epochs after a short warm-up."""
     epoch = make_epoch(point["batch"], point["width"], point["device"], point["rows"])
     epoch(limit=3 * point["batch"])  # warm-up: allocator, kernels, caches
     samples = time_repeats(epoch, device=point["device"], threads=threads,
-                           repeats=1 if quick else 2)
+                           repeats=1 if quick else 3)
     return {"unit": "s", "samples": samples, "extra": {"steps": -(-point["rows"] // point["batch"])}}
 
 
