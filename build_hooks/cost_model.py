@@ -9,8 +9,11 @@
   n = (B x 512 x H)^(1/3), interpolated on a log scale (gemm_rate);
 - BW is the measured streaming bandwidth (memory_bandwidth).
 
-Nothing is fitted to the step times it is judged against. For a device with no
-measurements, published datasheet figures stand in and every use says "estimate".
+Two variants are judged against the measured step times: "raw", where t_op is the
+tiny-operation cost, and "calibrated", where t_op is fitted to the machine's smallest
+measured step (the one point where overhead is nearly everything), which is then left
+out of the error. For a device with no measurements, published datasheet figures
+stand in and every use says "estimate".
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import bisect
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from build_hooks import analysis
 from build_hooks.dataset import Machine
@@ -98,9 +101,28 @@ def step_work(machine: Machine) -> dict[tuple[int, int], dict]:
     return work
 
 
+def calibrated_params(machine: Machine, device: str) -> tuple[DeviceParams, tuple[int, int]] | None:
+    """Measured parameters with t_op fitted to the smallest measured step; also that step's (batch, width)."""
+    params, work = measured_params(machine, device), step_work(machine)
+    curves = {w: {p.batch: p.seconds for p in analysis.step_curve(machine, device, w)} for w in analysis.widths(machine)}
+    candidates = [(b, w) for w, curve in curves.items() for b in curve if (b, w) in work]
+    if params is None or not candidates:
+        return None
+    batch, width = min(candidates)
+    counts = work[(batch, width)]
+    rest = (curves[width][batch] - counts["flops"] / params.rate(equivalent_side(batch, width))
+            - counts["bytes"] / params.bandwidth)
+    if rest <= 0:
+        return None
+    fitted = replace(params, op_seconds=rest / counts["ops"],
+                     source=f"{params.source}; t_op fitted to the batch-{batch}, width-{width} step")
+    return fitted, (batch, width)
+
+
 @dataclass(frozen=True)
 class Validation:
     points: list[tuple[int, int, float, float]]  # batch, width, measured, predicted
+    params: DeviceParams
 
     def errors(self) -> list[float]:
         return [abs(p - m) / m for _, _, m, p in self.points]
@@ -115,16 +137,26 @@ class Validation:
         return self.points[i][0], self.points[i][1], self.errors()[i]
 
 
-def validate(machine: Machine, device: str) -> Validation | None:
-    """Predicted against measured step time for every training-step point of one device."""
-    params = measured_params(machine, device)
+def validate(machine: Machine, device: str, calibrated: bool = False) -> Validation | None:
+    """Predicted against measured step time for every training-step point of one device.
+
+    With `calibrated`, t_op comes from the smallest step, which is excluded from the points.
+    """
+    excluded = None
+    if calibrated:
+        fit = calibrated_params(machine, device)
+        if fit is None:
+            return None
+        params, excluded = fit
+    else:
+        params = measured_params(machine, device)
     work = step_work(machine)
     if params is None or not work:
         return None
     points = []
     for width in analysis.widths(machine):
         for point in analysis.step_curve(machine, device, width):
-            if (point.batch, width) in work:
+            if (point.batch, width) in work and (point.batch, width) != excluded:
                 predicted = predict(params, work[(point.batch, width)], point.batch, width)["seconds"]
                 points.append((point.batch, width, point.seconds, predicted))
-    return Validation(points) if points else None
+    return Validation(points, params) if points else None

@@ -229,8 +229,8 @@ def cost_model_validation(data: Dataset) -> str:
     def one(m: Machine) -> str:
         parts = []
         for device in m.devices("training_step"):
-            params = cost_model.measured_params(m, device)
-            check = cost_model.validate(m, device)
+            check = cost_model.validate(m, device, calibrated=True) or cost_model.validate(m, device)
+            params = check.params if check else None
             if params is None or check is None:
                 parts.append(f'<p class="crossover-missing">{DEVICE_NAME[device]}: not enough measurements for the model.</p>')
                 continue
@@ -248,7 +248,8 @@ def cost_model_validation(data: Dataset) -> str:
                                     alt=f"Measured and predicted training-step times on the {DEVICE_NAME[device]}.")
             b, w, worst = check.worst
             params_table = table(["parameter", "value", "from"], [
-                ["t_op, one operation", si(params.op_seconds, "s"), "call_overhead"],
+                ["t_op, one operation", si(params.op_seconds, "s"),
+                 "fitted to the smallest step" if "fitted" in params.source else "call_overhead"],
                 ["R(n), matmul rate", f"{si(min(params.gemm_rates.values()), 'FLOP/s')} to "
                                       f"{si(max(params.gemm_rates.values()), 'FLOP/s')}", "gemm_rate"],
                 ["BW, streaming bandwidth", si(params.bandwidth, "B/s"), "memory_bandwidth"],

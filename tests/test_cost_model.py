@@ -1,0 +1,61 @@
+"""Tests for build_hooks.cost_model: interpolation, prediction, calibration and validation."""
+
+import pytest
+
+from build_hooks import cost_model
+from build_hooks.dataset import Machine
+from conftest import add_points, synthetic_doc
+
+
+def params(**overrides):
+    base = dict(name="fixture", op_seconds=1e-6, gemm_rates={64: 1e9, 4096: 1e11}, bandwidth=1e10,
+                estimate=False, source="fixture")
+    return cost_model.DeviceParams(**(base | overrides))
+
+
+def test_rate_interpolates_on_log_scale_and_clamps():
+    """R(n) is geometric between measured sides and constant beyond them."""
+    p = params()
+    assert p.rate(512) == pytest.approx(1e10)  # halfway in log(n) between 64 and 4096
+    assert p.rate(8) == 1e9 and p.rate(10**5) == 1e11
+
+
+def test_prediction_is_the_sum_of_three_terms():
+    """Overhead, compute and memory terms add up to the predicted time."""
+    out = cost_model.predict(params(), {"ops": 10, "flops": 1e9, "bytes": 1e8}, batch=8, width=64)
+    assert out["overhead"] == pytest.approx(1e-5) and out["memory"] == pytest.approx(1e-2)
+    assert out["seconds"] == pytest.approx(out["overhead"] + out["compute"] + out["memory"])
+
+
+def machine_from_model(true_op: float) -> Machine:
+    """A fixture machine whose step times follow the model exactly with per-op cost `true_op`."""
+    p = params(op_seconds=true_op)
+    steps, work = {}, {}
+    for batch in (1, 8, 64):
+        counts = {"ops": 40, "flops": 3 * 2 * batch * 512 * 32, "bytes": 1000 * batch}
+        work[batch] = counts
+        steps[("cpu", 32, batch)] = cost_model.predict(p, counts, batch, 32)["seconds"]
+    doc = synthetic_doc(step_times=steps)
+    for bench in doc["benchmarks"]:
+        bench["extra_info"].update(work[bench["params"]["batch"]])
+    add_points(doc, "call_overhead", [({"op": "add_"}, 1e-6, {})])  # the tiny op underprices a real op
+    add_points(doc, "gemm_rate", [({"n": 64}, 2 * 64**3 / 1e9, {"flops": 2 * 64**3}),
+                                  ({"n": 4096}, 2 * 4096**3 / 1e11, {"flops": 2 * 4096**3})])
+    add_points(doc, "memory_bandwidth", [({"bytes": 10**9}, 0.1, {"bytes": 10**9})])
+    return Machine(doc, "fixture", "test")
+
+
+def test_calibration_recovers_the_per_op_cost_and_excludes_its_point():
+    """Fitting t_op to the smallest step recovers the true value; that step is left out of the error."""
+    machine = machine_from_model(true_op=5e-6)
+    raw = cost_model.validate(machine, "cpu")
+    fitted = cost_model.validate(machine, "cpu", calibrated=True)
+    assert raw.median_error > 0.1  # the tiny op (1 µs) underprices the real 5 µs
+    assert fitted.params.op_seconds == pytest.approx(5e-6)
+    assert fitted.median_error == pytest.approx(0, abs=1e-9)
+    assert len(fitted.points) == len(raw.points) - 1 and all(b != 1 for b, _, _, _ in fitted.points)
+
+
+def test_published_estimate_is_labelled():
+    """The stand-in for an unmeasured GPU says it is an estimate and names its source."""
+    assert cost_model.PUBLISHED_H200.estimate and "datasheet" in cost_model.PUBLISHED_H200.source
