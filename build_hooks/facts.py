@@ -24,28 +24,28 @@ class MissingData(LookupError):
     """A fact's data is not in the dataset."""
 
 
-def _host(data: Dataset) -> Machine:
-    machines = data.with_experiment(analysis.STEP)
+def _with(data: Dataset, group: str) -> Machine:
+    machines = data.with_experiment(group)
     if not machines:
-        raise MissingData("no machine has measured the training step")
+        raise MissingData(f"no machine has measured {group}")
     return machines[0]
 
 
 @fact
 def host_cpu(data: Dataset) -> str:
-    machine = _host(data)
+    machine = _with(data, analysis.STEP)
     return f"{esc(machine.cpu['brand'])} ({machine.cpu['threads_used']} threads)"
 
 
 @fact
 def cpu_peak(data: Dataset) -> str:
-    peak = _host(data).cpu["fp32_peak_flops"]
+    peak = _with(data, analysis.STEP).cpu["fp32_peak_flops"]
     return si(peak, "FLOP/s") if peak else "an unknown peak"
 
 
 @fact
 def cpu_best_step_rate(data: Dataset) -> str:
-    best = analysis.best_rate(_host(data), "cpu")
+    best = analysis.best_rate(_with(data, analysis.STEP), "cpu")
     if best is None:
         raise MissingData("no CPU training-step point with a FLOP count")
     point, width = best
@@ -68,7 +68,7 @@ def versus_peak(rate: float, machine: Machine) -> str:
 
 @fact
 def cpu_best_step_fraction_of_peak(data: Dataset) -> str:
-    machine = _host(data)
+    machine = _with(data, analysis.STEP)
     best = analysis.best_rate(machine, "cpu")
     if best is None:
         raise MissingData("no CPU training-step rate")
@@ -99,13 +99,6 @@ def render(name: str, data: Dataset) -> str:
 
 
 # --- lesson facts: each sentence is built from the data and adapts to it -------------
-
-
-def _with(data: Dataset, group: str) -> Machine:
-    machines = data.with_experiment(group)
-    if not machines:
-        raise MissingData(f"no machine has measured {group}")
-    return machines[0]
 
 
 def _x(ratio: float) -> str:
