@@ -30,8 +30,12 @@ def measure(point, threads, quick):
 '''
 
 RUNNER = '''
+import signal
 import sys
 from pathlib import Path
+# A shell that starts a job in the background makes it ignore SIGINT; a person's Ctrl-C
+# reaches a foreground process, so restore Python's usual handler for the Ctrl-C test.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from build_hooks import experiments, measure
 experiments.SNIPPETS = Path(sys.argv[1])
 experiments.SHARED_SOURCES = [experiments.SNIPPETS / "benchmarking.py"]
