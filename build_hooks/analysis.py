@@ -35,8 +35,7 @@ def step_curve(machine: Machine, device: str, width: int) -> list[Point]:
     points = [
         Point(b["params"]["batch"], b["stats"]["median"], b["stats"]["iqr"],
               bool(b["extra_info"].get("noisy")), b["extra_info"].get("flops"))
-        for b in machine.benchmarks(STEP, device=device, width=width)
-        if b.get("status", "ok") == "ok"
+        for b in machine.measured(STEP, device=device, width=width)
     ]
     return sorted(points, key=lambda p: p.batch)
 
@@ -79,14 +78,13 @@ def best_rate(machine: Machine, device: str) -> tuple[Point, int] | None:
 
 def medians(machine: Machine, group: str, key: str, **params) -> dict:
     """{params[key]: median} for the matching successful points of one experiment."""
-    return {b["params"][key]: b["stats"]["median"] for b in machine.benchmarks(group, **params)
-            if b.get("status", "ok") == "ok"}
+    return {b["params"][key]: b["stats"]["median"] for b in machine.measured(group, **params)}
 
 
 def gemm_rates(machine: Machine, device: str) -> dict[int, float]:
     """Achieved FLOP/s of a square fp32 matmul, by side n."""
     return {b["params"]["n"]: b["extra_info"]["flops"] / b["stats"]["median"]
-            for b in machine.benchmarks("gemm_rate", device=device) if b.get("status", "ok") == "ok"}
+            for b in machine.measured("gemm_rate", device=device)}
 
 
 def shape_times(machine: Machine, device: str) -> dict[int, float]:
@@ -126,11 +124,10 @@ def precision_times(machine: Machine, device: str, op: str) -> dict[str, float]:
 def transfer_bandwidth(machine: Machine, direction: str, memory: str) -> dict[int, float]:
     """Bytes per second by copy size."""
     return {b["params"]["bytes"]: b["params"]["bytes"] / b["stats"]["median"]
-            for b in machine.benchmarks("transfer", direction=direction, memory=memory)
-            if b.get("status", "ok") == "ok"}
+            for b in machine.measured("transfer", direction=direction, memory=memory)}
 
 
 def thread_times(machine: Machine) -> dict[tuple[int, int], float]:
     """{(batch, threads): seconds} from the threads experiment."""
     return {(b["params"]["batch"], b["params"]["threads"]): b["stats"]["median"]
-            for b in machine.benchmarks("threads") if b.get("status", "ok") == "ok"}
+            for b in machine.measured("threads")}

@@ -69,7 +69,7 @@ def measured_params(machine: Machine, device: str) -> DeviceParams | None:
     """The model's parameters from one machine's own measurements, if it has them all."""
     overhead = analysis.medians(machine, "call_overhead", "op", device=device).get("add_")
     rates = analysis.gemm_rates(machine, device)
-    copies = [b for b in machine.benchmarks("memory_bandwidth", device=device) if b.get("status", "ok") == "ok"]
+    copies = machine.measured("memory_bandwidth", device=device)
     if overhead is None or not rates or not copies:
         return None
     bandwidth = copies[0]["extra_info"]["bytes"] / copies[0]["stats"]["median"]
@@ -133,8 +133,8 @@ class Validation:
 
     @property
     def worst(self) -> tuple[int, int, float]:
-        i = max(range(len(self.points)), key=lambda k: self.errors()[k])
-        return self.points[i][0], self.points[i][1], self.errors()[i]
+        error, (batch, width, _, _) = max(zip(self.errors(), self.points), key=lambda pair: pair[0])
+        return batch, width, error
 
 
 def validate(machine: Machine, device: str, calibrated: bool = False) -> Validation | None:

@@ -57,6 +57,10 @@ class Machine:
         return [b for b in self.doc["benchmarks"]
                 if b["group"] == group and all(b["params"].get(k) == v for k, v in params.items())]
 
+    def measured(self, group: str, **params) -> list[dict]:
+        """Like benchmarks(), without out-of-memory points: only those with timings."""
+        return [b for b in self.benchmarks(group, **params) if b.get("status", "ok") == "ok"]
+
     def experiment(self, group: str) -> dict | None:
         return self.doc["experiments"].get(group)
 

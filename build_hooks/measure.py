@@ -99,14 +99,9 @@ def _open_cache(path: Path, prov: dict, env_key: str, mode: str, log) -> dict:
     return doc
 
 
-def stale_experiments(doc: dict, names: list[str], mode: str) -> list[str]:
-    """The experiments whose stored cache key no longer matches their code."""
-    todo = []
-    for name in names:
-        key = experiments.key_for(experiments.load(name), mode)
-        if doc["experiments"].get(name, {}).get("cache_key") != key:
-            todo.append(name)
-    return todo
+def stale_experiments(doc: dict, keys: dict[str, str]) -> list[str]:
+    """The experiments whose stored cache key differs from the key of their current code."""
+    return [name for name, key in keys.items() if doc["experiments"].get(name, {}).get("cache_key") != key]
 
 
 def _benchmark_entry(name: str, point: dict, result: dict) -> dict:
@@ -150,8 +145,11 @@ def run(only: list[str] | None = None, force: bool = False,
 
     settings = settings or config.settings()
     names = only or experiments.REGISTRY
-    for name in names:
-        experiments.load(name)  # fail fast on an unknown or broken experiment
+    # Loaded once, before anything is measured: an unknown or broken experiment fails fast,
+    # and the keys come from the code that will run (an edit during the run must not
+    # label old code's numbers as the new code's).
+    modules = {name: experiments.load(name) for name in names}
+    keys = {name: experiments.key_for(modules[name], settings.mode) for name in names}
     threads = all_threads()
     prov = provenance.collect(threads)
     env_key = experiments.environment_key(prov, settings.mode)
@@ -159,14 +157,10 @@ def run(only: list[str] | None = None, force: bool = False,
     with store.locked(path):
         store.remove_stale_temporaries(path)  # left by a writer that was killed mid-write
         doc = _open_cache(path, prov, env_key, settings.mode, log)
-        todo = names if force else stale_experiments(doc, names, settings.mode)
+        todo = names if force else stale_experiments(doc, keys)
         if not todo:
             return path
         doc.update(prov)  # commit and date of the newest measurement
-        modules = {name: experiments.load(name) for name in todo}
-        # Keys are taken now, from the code that will run: an edit during the run must not
-        # label old code's numbers as the new code's.
-        keys = {name: experiments.key_for(modules[name], settings.mode) for name in todo}
         plans = {name: modules[name].plan(devices(), settings.quick) for name in todo}
         total = sum(len(p) for p in plans.values())
         with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,

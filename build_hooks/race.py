@@ -27,9 +27,7 @@ def _regime(machine: Machine, device: str, width: int, batch: int) -> dict | Non
 
 def _lane(index: int, machine: Machine, device: str) -> dict:
     epochs: dict[str, dict[str, dict]] = {}
-    for bench in machine.benchmarks(EPOCH, device=device):
-        if bench.get("status", "ok") != "ok":
-            continue
+    for bench in machine.measured(EPOCH, device=device):
         width, batch = bench["params"]["width"], bench["params"]["batch"]
         epochs.setdefault(str(width), {})[str(batch)] = {
             "seconds": bench["stats"]["median"],
@@ -96,19 +94,15 @@ def race_data(data: Dataset) -> dict:
             "fixed_cost_ratio": FIXED_COST_RATIO}
 
 
-def epoch_curve(machine: Machine, device: str, width: int) -> dict[int, float]:
-    return {b["params"]["batch"]: b["stats"]["median"]
-            for b in machine.benchmarks(EPOCH, device=device, width=width)
-            if b.get("status", "ok") == "ok"}
-
-
 def _crossovers(machine: Machine) -> dict[str, int | None]:
     """Per width, the batch from which this machine's GPU finishes the epoch first."""
     if "cuda" not in machine.devices(EPOCH):
         return {}
     widths = {b["params"]["width"] for b in machine.benchmarks(EPOCH)}
-    return {str(w): analysis.crossover(epoch_curve(machine, "cpu", w), epoch_curve(machine, "cuda", w))
-            for w in sorted(widths)}
+    def curve(device: str, width: int) -> dict[int, float]:
+        return analysis.medians(machine, EPOCH, "batch", device=device, width=width)
+
+    return {str(w): analysis.crossover(curve("cpu", w), curve("cuda", w)) for w in sorted(widths)}
 
 
 def data_script(data: Dataset) -> str:
@@ -123,20 +117,18 @@ def static_table(data: Dataset) -> str:
     if not race["lanes"]:
         return '<p class="crossover-missing">No epoch times have been measured yet.</p>'
     columns = [(lane, w) for w in race["widths"] for lane in race["lanes"] if str(w) in lane["epochs"]]
-    head = "".join(f"<th>{render.esc(lane['label'])}<br><small>width {w}"
-                   f"{' · estimate, not measured' if lane['estimate'] else ''}</small></th>"
-                   for lane, w in columns)
-    rows = []
-    for batch in race["batches"]:
-        cells = []
-        for lane, w in columns:
-            point = lane["epochs"][str(w)].get(str(batch))
-            cells.append(f"<td>{render.si(point['seconds'], 's')}</td>" if point else "<td>not measured</td>")
-        rows.append(f"<tr><td>{batch}</td>{''.join(cells)}</tr>")
-    rows_count = race["lanes"][0]["epochs"][str(race["widths"][0])]
-    rows_n = next(iter(rows_count.values()))["rows"]
+    head = ["batch"] + [f"{render.esc(lane['label'])}<br><small>width {w}"
+                        f"{' · estimate, not measured' if lane['estimate'] else ''}</small>"
+                        for lane, w in columns]
+
+    def cell(lane: dict, width: int, batch: int) -> str:
+        point = lane["epochs"][str(width)].get(str(batch))
+        return render.si(point["seconds"], "s") if point else "not measured"
+
+    rows = [[str(batch)] + [cell(lane, w, batch) for lane, w in columns] for batch in race["batches"]]
+    first = race["lanes"][0]["epochs"][str(race["widths"][0])]
+    rows_n = next(iter(first.values()))["rows"]
     sources = "".join(f'<p class="crossover-note">{render.esc(lane["label"])}: {render.esc(lane["source"])}.</p>'
                       for lane in race["lanes"] if lane["estimate"])
-    return (f'<div class="crossover-table"><table id="race-table"><caption>Time for one epoch of '
-            f"{rows_n:,} rows, by batch size</caption><thead><tr><th>batch</th>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div>{sources}")
+    return render.table(head, rows, caption=f"Time for one epoch of {rows_n:,} rows, by batch size",
+                        table_id="race-table") + sources

@@ -43,6 +43,16 @@ def version_note(machine: Machine, host: Machine | None) -> str:
             + ", ".join(differences) + "; compare with care.</strong>")
 
 
+def table(head: list[str], rows: list[list[str]], caption: str = "", table_id: str = "") -> str:
+    """An HTML table in the site's scrolling wrapper; cells are HTML, already escaped."""
+    th = "".join(f"<th>{h}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    ident = f' id="{table_id}"' if table_id else ""
+    cap = f"<caption>{caption}</caption>" if caption else ""
+    return (f'<div class="crossover-table"><table{ident}>{cap}<thead><tr>{th}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")
+
+
 def provenance(machine: Machine, host: Machine | None = None) -> str:
     """One line saying where, when and with what a machine's numbers were measured."""
     cpu, sw, commit = machine.cpu, machine.doc["software"], machine.doc["commit_info"]
@@ -69,12 +79,11 @@ def provenance(machine: Machine, host: Machine | None = None) -> str:
 
 def _cell(point: analysis.Point | None) -> str:
     if point is None:
-        return "<td>not measured</td>"
+        return "not measured"
     mark = ""
     if point.noisy:
         mark = f'<sup title="IQR is {100 * point.iqr / point.seconds:.0f}% of the median">†</sup>'
-    return (f"<td>{si(point.seconds, 's')}{mark}<br>"
-            f"<small>{si(point.samples_per_s, 'samples/s')}</small></td>")
+    return f"{si(point.seconds, 's')}{mark}<br><small>{si(point.samples_per_s, 'samples/s')}</small>"
 
 
 def step_table(machine: Machine) -> str:
@@ -84,16 +93,12 @@ def step_table(machine: Machine) -> str:
     columns = [(d, w) for d in devices for w in widths]
     curves = {(d, w): {p.batch: p for p in analysis.step_curve(machine, d, w)} for d, w in columns}
     batches = sorted({b for curve in curves.values() for b in curve})
-    head = "".join(f"<th>{'GPU' if d == 'cuda' else 'CPU'}, width {w}</th>" for d, w in columns)
-    rows = "".join(
-        f"<tr><td>{b}</td>{''.join(_cell(curves[c].get(b)) for c in columns)}</tr>"
-        for b in batches
-    )
+    head = ["batch"] + [f"{'GPU' if d == 'cuda' else 'CPU'}, width {w}" for d, w in columns]
+    rows = [[str(b)] + [_cell(curves[c].get(b)) for c in columns] for b in batches]
     noisy = any(p.noisy for curve in curves.values() for p in curve.values())
     note = ('<p class="crossover-note">† noisy: the interquartile range of the samples is '
             "more than 10% of the median.</p>") if noisy else ""
-    return (f'<div class="crossover-table"><table><thead><tr><th>batch</th>{head}</tr></thead>'
-            f"<tbody>{rows}</tbody></table></div>{note}")
+    return table(head, rows) + note
 
 
 def step_plot(machine: Machine) -> str:
@@ -152,12 +157,9 @@ def machines_table(data: Dataset) -> str:
             f"{esc(name)} (v{meta['bench_version']}, {'+'.join(map(esc, meta['devices']))})"
             for name, meta in sorted(m.doc["experiments"].items())
         )
-        rows.append(f"<tr><td>{esc(m.label)}</td><td>{esc(m.origin)}</td>"
-                    f"<td>{esc(m.doc['mode'])}</td><td>{experiments or 'none'}</td></tr>")
-    table = ("<div class=\"crossover-table\"><table><thead><tr><th>machine</th><th>origin</th>"
-             "<th>mode</th><th>experiments (bench_version, devices)</th></tr></thead>"
-             f"<tbody>{''.join(rows)}</tbody></table></div>")
-    return table + "\n".join(provenance(m, data.host) for m in data.machines)
+        rows.append([esc(m.label), esc(m.origin), esc(m.doc["mode"]), experiments or "none"])
+    return (table(["machine", "origin", "mode", "experiments (bench_version, devices)"], rows)
+            + "\n".join(provenance(m, data.host) for m in data.machines))
 
 
 def _derived(bench: dict) -> str:
@@ -192,16 +194,13 @@ def experiment_table(machine: Machine, group: str) -> str:
         return ('<p class="crossover-missing">Not applicable on this machine '
                 "(it measured no points; a CPU-only machine has no host↔device bus).</p>")
     keys = sorted({k for b in benches for k in b["params"]}, key=lambda k: (k != "device", k))
-    head = "".join(f"<th>{esc(k)}</th>" for k in keys) + "<th>median</th><th>IQR</th><th>rate</th>"
     rows = []
     for b in benches:
-        cells = "".join(f"<td>{esc(str(b['params'].get(k, '')))}</td>" for k in keys)
         stats = b.get("stats")
         iqr = f"{100 * stats['iqr'] / stats['median']:.0f}%" if stats and stats["median"] else ""
         rate = _derived(b) if stats else ""
-        rows.append(f"<tr>{cells}<td>{_value(b)}</td><td>{iqr}</td><td>{rate}</td></tr>")
-    return (f'<div class="crossover-table"><table><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+        rows.append([esc(str(b["params"].get(k, ""))) for k in keys] + [_value(b), iqr, rate])
+    return table([esc(k) for k in keys] + ["median", "IQR", "rate"], rows)
 
 
 def all_measurements(data: Dataset, groups: list[str]) -> str:

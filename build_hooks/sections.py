@@ -10,7 +10,7 @@ from typing import Callable
 
 from build_hooks import analysis, plots
 from build_hooks.dataset import Dataset, Machine
-from build_hooks.render import esc, provenance, si
+from build_hooks.render import esc, provenance, si, table
 
 DEVICE_NAME = {"cpu": "CPU", "cuda": "GPU"}
 SHOWN_BATCHES = {1, 8, 64, 512}  # enough rows to see the trend in a summary table
@@ -18,12 +18,6 @@ SHOWN_BATCHES = {1, 8, 64, 512}  # enough rows to see the trend in a summary tab
 
 def figure(svg: str, caption: str) -> str:
     return f'<figure class="crossover-figure">{svg}<figcaption>{caption}</figcaption></figure>'
-
-
-def table(head: list[str], rows: list[list[str]]) -> str:
-    th = "".join(f"<th>{h}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<div class="crossover-table"><table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def per_machine(data: Dataset, group: str, render: Callable[[Machine], str]) -> str:
@@ -85,7 +79,7 @@ def memory(data: Dataset) -> str:
         series, rows = [], []
         for device in m.devices("activation_memory"):
             benches = sorted(m.benchmarks("activation_memory", device=device), key=lambda b: b["params"]["batch"])
-            ok = [b for b in benches if b.get("status", "ok") == "ok"]
+            ok = sorted(m.measured("activation_memory", device=device), key=lambda b: b["params"]["batch"])
             series.append(_line(f"{DEVICE_NAME[device]}: saved activations", [b["params"]["batch"] for b in ok],
                                 [b["stats"]["median"] / 2**20 for b in ok], device))
             weights = ok[0]["extra_info"]["weight_bytes"] if ok else None
@@ -173,7 +167,7 @@ def small_tables(data: Dataset, group: str, columns: list[tuple[str, str]]) -> s
     """A plain table of an experiment's medians with the given (param, heading) columns."""
     def one(m: Machine) -> str:
         rows = [[esc(str(b["params"].get(p, ""))) for p, _ in columns] + [si(b["stats"]["median"], "s")]
-                for b in m.benchmarks(group) if b.get("status", "ok") == "ok"]
+                for b in m.measured(group)]
         return table([h for _, h in columns] + ["median time"], rows)
     return per_machine(data, group, one)
 
