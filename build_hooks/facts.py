@@ -1,7 +1,8 @@
 """Numbers and short claims that prose embeds as `{{ fact: name }}`, computed from the data.
 
-Each fact is a function of the dataset returning Markdown text. The hook replaces the
-markers before a page renders; an unknown name stops the build, naming page and marker.
+Each fact is a function of the dataset returning Markdown text; a string from a results
+file goes in through `untrusted.text`, never as Markdown. The Markdown extension
+`build_hooks.markdown_facts` replaces the markers; an unknown name stops the build.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from typing import Callable
 
 from build_hooks import analysis
 from build_hooks.dataset import Dataset, Machine
-from build_hooks.render import esc, si
+from build_hooks import untrusted
+from build_hooks.render import si
 
 FACTS: dict[str, Callable[[Dataset], str]] = {}
 
@@ -34,7 +36,7 @@ def _with(data: Dataset, group: str) -> Machine:
 @fact
 def host_cpu(data: Dataset) -> str:
     machine = _with(data, analysis.STEP)
-    return f"{esc(machine.cpu['brand'])} ({machine.cpu['threads_used']} threads)"
+    return f"{untrusted.text(machine.cpu['brand'])} ({machine.cpu['threads_used']} threads)"
 
 
 @fact
@@ -85,7 +87,7 @@ def crossover_summary(data: Dataset) -> str:
         for width in analysis.widths(machine):
             batch = analysis.crossover_batch(machine, width)
             parts.append(f"width {width}: " + (f"from batch {batch}" if batch else "never, in the measured range"))
-        sentences.append(f"On {esc(machine.label)} the GPU step is faster " + "; ".join(parts) + ".")
+        sentences.append(f"On {untrusted.text(machine.label)} the GPU step is faster " + "; ".join(parts) + ".")
     if not sentences:
         return ("No GPU has been measured for this build, so no crossover is measured here: "
                 "the CPU curves stand alone.")
@@ -295,7 +297,7 @@ def transfer_summary(data: Dataset) -> str:
     pinned = analysis.transfer_bandwidth(gpu, "host_to_device", "pinned")
     pageable = analysis.transfer_bandwidth(gpu, "host_to_device", "pageable")
     size = max(pinned)
-    return (f"On {esc(gpu.label)}, copying {si(size, 'B')} to the GPU reached {si(pinned[size], 'B/s')} "
+    return (f"On {untrusted.text(gpu.label)}, copying {si(size, 'B')} to the GPU reached {si(pinned[size], 'B/s')} "
             f"from pinned memory and {si(pageable[size], 'B/s')} from pageable memory; a "
             f"{si(min(pinned), 'B')} copy reached only {si(pinned[min(pinned)], 'B/s')}, because "
             "every copy has a fixed cost.")
@@ -315,7 +317,7 @@ def small_network_epoch(data: Dataset) -> str:
     if gpu is not None:
         g = analysis.medians(gpu, "epoch_time", "batch", device="cuda", width=32)
         if batch in g:
-            text += f" and {si(g[batch], 's')} on {esc(gpu.label)}"
+            text += f" and {si(g[batch], 's')} on {untrusted.text(gpu.label)}"
     return text
 
 

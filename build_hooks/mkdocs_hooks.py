@@ -1,4 +1,6 @@
-"""MkDocs hooks: make sure results exist before pages render, fill facts, ship the data.
+"""MkDocs hooks: make sure results exist before pages render, ship the data.
+
+Facts are filled by the Markdown extension `build_hooks.markdown_facts`, not here.
 
 Registered in mkdocs.yml under `hooks:`. Each hook is small and raises PluginError with
 the file, field, page or marker at fault, which stops even a non-strict build.
@@ -8,16 +10,14 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from build_hooks import facts, measure, site_data, store
+from build_hooks import measure, site_data, store, untrusted
 from build_hooks.config import settings as config_settings
 
 log = logging.getLogger("mkdocs.crossover")
-FACT_MARKER = re.compile(r"\{\{\s*fact:\s*([A-Za-z0-9_]+)\s*\}\}")
 QUICK_BANNER = ('!!! warning "Quick mode: not representative"\n'
                 "    This build measured tiny sizes only (`CROSSOVER_QUICK=1`, used by the tests). "
                 "Its numbers are real but say little about this hardware.\n\n")
@@ -76,15 +76,9 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     _page_names.page = page.file.src_uri  # exec blocks of this page run next
-    data = site_data.current()
+    return (QUICK_BANNER + markdown) if site_data.current().quick else markdown
 
-    def fill(match: re.Match) -> str:
-        name = match.group(1)
-        try:
-            return facts.render(name, data)
-        except (KeyError, facts.MissingData) as exc:
-            raise PluginError(f"crossover: {page.file.src_uri}: marker "
-                              f"'{match.group(0)}': {exc}") from exc
 
-    markdown = FACT_MARKER.sub(fill, markdown)
-    return (QUICK_BANNER + markdown) if data.quick else markdown
+def on_post_page(output, page, config):
+    """Untrusted text that reached the table of contents or the title is shown as text too."""
+    return untrusted.restore(output)

@@ -8,7 +8,6 @@ backgrounds. Plots only draw what they are given; they never measure.
 
 from __future__ import annotations
 
-import html
 import io
 import itertools
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import EngFormatter, FuncFormatter  # noqa: E402
+
+from build_hooks import untrusted  # noqa: E402
 
 PLAIN = FuncFormatter(lambda value, _: f"{value:g}")
 
@@ -34,6 +35,11 @@ class Series:
     style: str = "-"  # matplotlib line style: "-" CPU, "--" GPU by convention here
     colour_key: str = ""  # series sharing a key share a colour
     flagged: list[bool] | None = None  # points to mark as noisy
+
+
+def _plain(text: str) -> str:
+    """Text matplotlib draws as written: a "$" in a machine name must not start mathtext."""
+    return str(text).replace("$", r"\$")
 
 
 def _style() -> dict:
@@ -57,7 +63,7 @@ def line_panels(panels: list[dict], title: str, alt: str) -> str:
             for s in panel["series"]:
                 colour = colours.setdefault(s.colour_key or s.label, PALETTE[len(colours) % len(PALETTE)])
                 ax.plot(s.x, s.y, s.style, color=colour, marker="o", markersize=3.5,
-                        linewidth=1.6, label=s.label)
+                        linewidth=1.6, label=_plain(s.label))
                 if s.flagged and any(s.flagged):
                     fx = [x for x, f in zip(s.x, s.flagged) if f]
                     fy = [y for y, f in zip(s.y, s.flagged) if f]
@@ -79,7 +85,7 @@ def line_panels(panels: list[dict], title: str, alt: str) -> str:
         handles, labels = axes[0][0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4),
                    bbox_to_anchor=(0.5, -0.02))
-        fig.suptitle(title, fontsize=12)
+        fig.suptitle(_plain(title), fontsize=12)
         fig.tight_layout(rect=(0, 0.1 + 0.05 * ((len(labels) - 1) // 4), 1, 1))
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", bbox_inches="tight")
@@ -91,7 +97,7 @@ def _inline_svg(svg: str, alt: str) -> str:
     """Strip the XML prologue, make colours follow the page and attach the text alternative."""
     svg = svg[svg.index("<svg"):]
     svg = svg.replace(INK, "currentColor")
-    label = html.escape(alt, quote=True)
+    label = untrusted.escape(alt)
     return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" class="crossover-plot" ', 1)
 
 
@@ -105,13 +111,13 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
             xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
             present = [(x, v) for x, v in zip(xs, values) if v is not None]
             ax.bar([x for x, _ in present], [v for _, v in present], width * 0.95,
-                   color=PALETTE[i % len(PALETTE)], label=label)
-        ax.set_xticks(range(len(groups)), groups)
+                   color=PALETTE[i % len(PALETTE)], label=_plain(label))
+        ax.set_xticks(range(len(groups)), [_plain(g) for g in groups])
         if log:
             ax.set_yscale("log")
         ax.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" "))
         ax.set_ylabel(ylabel)
-        ax.set_title(title, fontsize=11)
+        ax.set_title(_plain(title), fontsize=11)
         ax.grid(True, axis="y")
         if len(series) > 1:
             ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)

@@ -126,9 +126,11 @@ def static_table(data: Dataset) -> str:
         return render.si(point["seconds"], "s") if point else "not measured"
 
     rows = [[str(batch)] + [cell(lane, w, batch) for lane, w in columns] for batch in race["batches"]]
-    first = race["lanes"][0]["epochs"][str(race["widths"][0])]
-    rows_n = next(iter(first.values()))["rows"]
+    # Lanes may come from machines with different widths or dataset sizes: read them all.
+    dataset_rows = sorted({point["rows"] for lane in race["lanes"]
+                           for epochs in lane["epochs"].values() for point in epochs.values()})
+    rows_text = " or ".join(f"{n:,}" for n in dataset_rows)
     sources = "".join(f'<p class="crossover-note">{render.esc(lane["label"])}: {render.esc(lane["source"])}.</p>'
                       for lane in race["lanes"] if lane["estimate"])
-    return render.table(head, rows, caption=f"Time for one epoch of {rows_n:,} rows, by batch size",
+    return render.table(head, rows, caption=f"Time for one epoch of {rows_text} rows, by batch size",
                         table_id="race-table") + sources

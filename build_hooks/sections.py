@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from build_hooks import analysis, plots
+from build_hooks import analysis, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.render import esc, provenance, si, table
 
@@ -161,6 +161,19 @@ def transfer(data: Dataset) -> str:
         return figure(svg, "Pinned host memory lets the GPU copy directly.") + table(
             ["direction", "host memory", "size", "bandwidth"], rows)
     return per_machine(data, "transfer", one)
+
+
+def transfer_arithmetic(data: Dataset) -> str:
+    """Markdown table: copy times at published link rates and at every measured pinned rate."""
+    from snippets import transfer_arithmetic as arithmetic
+
+    measured = {}
+    for machine in data.with_experiment("transfer"):
+        bandwidth = analysis.transfer_bandwidth(machine, "host_to_device", "pinned")
+        if bandwidth:
+            # Markdown, so the machine's name goes in as a placeholder, never as syntax.
+            measured[f"measured: {untrusted.text(machine.label)}, pinned"] = bandwidth[max(bandwidth)]
+    return arithmetic.table(measured)
 
 
 def small_tables(data: Dataset, group: str, columns: list[tuple[str, str]]) -> str:

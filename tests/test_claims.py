@@ -1,10 +1,8 @@
 """Claims on the pages follow the data: contradicting data changes the wording, never the truth."""
 
-from types import SimpleNamespace
-
 import pytest
 
-from build_hooks import facts, mkdocs_hooks, site_data
+from build_hooks import facts, markdown_facts, site_data
 from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, add_points, synthetic_doc
 
@@ -23,8 +21,7 @@ def precision(fp32: float, bf16: float):
 
 def render_page(name: str, data: Dataset, monkeypatch) -> str:
     monkeypatch.setattr(site_data, "_current", data)
-    page = SimpleNamespace(file=SimpleNamespace(src_uri=name))
-    return mkdocs_hooks.on_page_markdown((ROOT / "docs" / name).read_text(), page, None, None)
+    return markdown_facts.fill((ROOT / "docs" / name).read_text(), data)
 
 
 @pytest.mark.parametrize("fp32, bf16, says, never", [

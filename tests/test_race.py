@@ -57,3 +57,13 @@ def test_static_table_escapes_names_and_shows_every_point():
     """The no-JavaScript table shows each measured epoch time and escapes machine names."""
     html = race.static_table(dataset(brand=HOSTILE, gpu="Fixture GPU"))
     assert "<script>" not in html and "2.00 s" in html and "100 ms" in html
+
+
+def test_static_table_accepts_machines_with_different_widths():
+    """A first lane without the smallest width (a full-mode file beside a quick host) still renders."""
+    wide = synthetic_doc("wide-machine", step_times={("cpu", 512, b): 1e-3 * b for b in (1, 64)},
+                         epoch_times={("cpu", 512, 1): 9.0, ("cpu", 512, 64): 3.0})
+    narrow = synthetic_doc("narrow-machine", epoch_times={("cpu", 8, 1): 1.0, ("cpu", 8, 64): 0.2})
+    data = Dataset([Machine(wide, "a", "committed reference"), Machine(narrow, "b", "committed reference")])
+    html = race.static_table(data)
+    assert "width 512" in html and "width 8" in html and "10,000 rows" in html

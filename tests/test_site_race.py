@@ -2,12 +2,15 @@
 
 import json
 import re
+import shutil
 
 import pytest
 
-from conftest import build_site, quick_env, synthetic_doc
+from conftest import add_points, build_site, quick_env, synthetic_doc
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="/pwned.png" onerror="window.__pwned = 2">'
+HOSTILE_MARKDOWN = ("![x](http://192.0.2.1/pwned.png){: onerror=alert(document.domain) } "
+                    "[click](javascript:alert(1)) $\\alpha$ \u202e61 **bold**")
 
 
 def measured(built_site, batch, width):
@@ -91,32 +94,49 @@ def test_guided_step_sets_controls(browser, site_url):
     page.close()
 
 
-def test_hostile_machine_name_is_text_and_runs_nothing(browser, tmp_path):
-    """A results file whose machine name holds HTML shows it as text; no script runs, no image loads."""
+def hostile_doc() -> dict:
+    """A GPU machine whose CPU and GPU names carry HTML, Markdown, attr_list, mathtext and bidi payloads."""
+    steps = {(d, 32, b): t for b in (1, 64) for d, t in (("cpu", 1e-4 * b), ("cuda", 2e-4))}
+    doc = synthetic_doc("hostile-fixture", brand=HOSTILE, gpu=HOSTILE_MARKDOWN, step_times=steps,
+                        epoch_times={k: t * 10000 / k[2] for k, t in steps.items()})
+    return add_points(doc, "transfer", [
+        ({"device": "cuda", "direction": "host_to_device", "memory": m, "bytes": n}, n / 1e10, {"bytes": n})
+        for m in ("pinned", "pageable") for n in (1024, 2**20)])
+
+
+def test_hostile_machine_names_are_text_on_every_page(browser, tmp_path, quick_cache):
+    """HTML or Markdown in a machine name is shown as text on every page: no dialog, no script, no request."""
     from scripts.screenshot import serve
 
     results = tmp_path / "results"
     results.mkdir()
-    doc = synthetic_doc("hostile-fixture", brand=HOSTILE,
-                        step_times={("cpu", 32, 1): 1e-4, ("cpu", 32, 64): 2e-4},
-                        epoch_times={("cpu", 32, 1): 1.0, ("cpu", 32, 64): 0.2})
-    (results / "hostile.json").write_text(json.dumps(doc))
-    result = build_site(tmp_path / "site", quick_env(tmp_path / "cache", results))
+    (results / "hostile.json").write_text(json.dumps(hostile_doc()))
+    cache = tmp_path / "cache"
+    shutil.copytree(quick_cache, cache)
+    result = build_site(tmp_path / "site", quick_env(cache, results))
     assert result.returncode == 0, result.stderr[-3000:]
+    pages = sorted(str(p.parent.relative_to(tmp_path / "site")) + "/"
+                   for p in (tmp_path / "site").rglob("index.html"))
     server, base = serve(tmp_path / "site")
     try:
-        requests = []
+        requests, dialogs = [], []
         page = browser.new_page(reduced_motion="reduce")
         page.on("request", lambda r: requests.append(r.url))
-        for path in ["race/", "batch-size/", "data/", "measurements/"]:
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        for path in pages:
+            page.goto(base + ("" if path == "./" else path))
+            assert page.evaluate("window.__pwned") is None, path
+            assert page.locator("img[onerror], a[href^='javascript']").count() == 0, path
+        for path in ["", "transfer/", "race/"]:  # pages whose prose or tables name the GPU
             page.goto(base + path)
-            assert page.evaluate("window.__pwned") is None
+            assert "onerror=alert(document.domain)" in page.locator("article").text_content(), path
         page.goto(base + "race/")
         page.locator("#race-machine").select_option("hostile-fixture")
         page.get_by_role("button", name="Start").click()
         assert HOSTILE in page.locator("#race-lanes").text_content()
-        assert page.evaluate("window.__pwned") is None
-        assert not any("pwned" in url for url in requests)
+        assert page.evaluate("window.__pwned") is None and not dialogs
+        off_host = [url for url in requests if not url.startswith(base) and not url.startswith("data:")]
+        assert not off_host and not any("pwned" in url for url in requests)
         page.close()
     finally:
         server.shutdown()

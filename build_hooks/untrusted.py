@@ -1,0 +1,60 @@
+"""Strings from results files, kept out of Markdown and shown as text.
+
+A results file comes from whoever opened the pull request, so a machine name such as
+`![x](x){: onerror=alert(1) }` must never reach a Markdown parser: `html.escape` alone
+leaves `[]()!{}` alone, and `attr_list` would turn it into an element with a handler.
+
+Prose that is Markdown (facts, exec blocks that print Markdown) therefore carries a
+placeholder made of letters and digits only, which no Markdown or HTML syntax touches.
+`restore()` swaps each placeholder for the escaped text after Markdown has run, inside
+`<bdi>` so a stray bidirectional control character cannot reorder the words around it.
+HTML renderers use `escape()` (render.esc) or `html_text()` directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+
+# Letters and digits only: inert in Markdown, in HTML text and in slugs.
+_PREFIX, _SUFFIX = "CROSSOVERTEXT", "TXETREVOSSORC"
+_PLACEHOLDER = re.compile(_PREFIX + r"([0-9A-F]{24})" + _SUFFIX)
+_texts: dict[str, str] = {}
+# Bidirectional controls (LRE..RLO, LRI..PDI, LRM, RLM, ALM): an unclosed one can make
+# "16" read "61". A machine name never needs them.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def escape(value: object) -> str:
+    """`value` escaped for HTML text or a quoted attribute, bidi controls removed."""
+    return html.escape(_BIDI_CONTROLS.sub("", str(value)))
+
+
+def html_text(value: object) -> str:
+    """`value` as HTML text: escaped, with its direction isolated from the sentence."""
+    return f"<bdi>{escape(value)}</bdi>"
+
+
+def text(value: object) -> str:
+    """A placeholder for `value` that Markdown leaves alone; `restore()` shows it as text."""
+    value = str(value)
+    key = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:24].upper()
+    _texts[key] = value
+    return f"{_PREFIX}{key}{_SUFFIX}"
+
+
+def restore(rendered: str) -> str:
+    """Replace every placeholder in rendered HTML by its escaped, direction-isolated text."""
+    def swap(match: re.Match) -> str:
+        key = match.group(1)
+        if key not in _texts:
+            raise LookupError(f"untrusted text placeholder {match.group(0)} has no text "
+                              "(was it made in another process?)")
+        return html_text(_texts[key])
+
+    return _PLACEHOLDER.sub(swap, rendered)
+
+
+def has_placeholder(rendered: str) -> bool:
+    return bool(_PLACEHOLDER.search(rendered))

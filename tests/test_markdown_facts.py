@@ -1,0 +1,74 @@
+"""Tests for build_hooks.markdown_facts: markers filled from data, code left alone, strings kept text."""
+
+import markdown
+import pytest
+import yaml
+
+from build_hooks import markdown_facts, site_data
+from build_hooks.dataset import Dataset, Machine
+from conftest import ROOT, synthetic_doc
+
+PAYLOADS = [
+    "![x](http://192.0.2.1/x.png){: onerror=alert(document.domain) }",
+    "[click](javascript:alert(1))",
+    "<img src=x onerror=alert(1)>",
+    "**bold** _it_ `code` | pipe |",
+    "{: .evil } $\\alpha$ &amp;",
+    "\u202e61",
+]
+
+
+def site_markdown() -> markdown.Markdown:
+    """Python-Markdown with the extensions mkdocs.yml lists (markdown-exec's fences aside)."""
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
+    names, configs = [], {}
+    for entry in config["markdown_extensions"]:
+        name, options = next(iter(entry.items())) if isinstance(entry, dict) else (entry, {})
+        names.append(name)
+        configs[name] = {k: v for k, v in options.items() if name != "pymdownx.snippets"}
+    return markdown.Markdown(extensions=names, extension_configs={k: v for k, v in configs.items() if v})
+
+
+@pytest.fixture
+def data(monkeypatch):
+    def with_names(brand="Fixture CPU", gpu=None):
+        steps = {("cpu", 32, 1): 1e-3} | ({("cuda", 32, 1): 1e-4} if gpu else {})
+        dataset = Dataset([Machine(synthetic_doc(brand=brand, gpu=gpu, step_times=steps), "f", "t")])
+        monkeypatch.setattr(site_data, "_current", dataset)
+        return dataset
+    return with_names
+
+
+def test_markers_are_filled(data):
+    """A {{ fact: name }} marker is replaced by the rendered fact."""
+    assert markdown_facts.fill("CPU: {{ fact: host_cpu }}.", data()).startswith("CPU: CROSSOVERTEXT")
+    assert site_markdown().convert("CPU: {{ fact: host_cpu }}.") == \
+        "<p>CPU: <bdi>Fixture CPU</bdi> (4 threads).</p>"
+
+
+@pytest.mark.parametrize("marker", ["{{ fact: nope }}", "{{ fact: }}", "{{ fact: host-cpu }}",
+                                    "{{ fact: host_cpu", "{{fact:host_cpu}"])
+def test_unknown_or_malformed_markers_fail_naming_line_and_marker(data, marker):
+    """A marker that names no fact, or is malformed or unclosed, stops the build with line and text."""
+    data()
+    with pytest.raises(markdown_facts.FactError, match=r"line 3: .*marker '\{\{ ?fact"):
+        markdown_facts.fill(f"# Title\n\nText {marker} more.", site_data.current())
+
+
+def test_markers_in_code_are_shown_as_written(data):
+    """Inline code and fenced blocks keep the marker syntax, so a page can document it."""
+    data()
+    html = site_markdown().convert("Write `{{ fact: nope }}`.\n\n```text\n{{ fact: nope }}\n```\n")
+    assert html.count("{{ fact: nope }}") == 2
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_untrusted_names_are_text_after_markdown(data, payload):
+    """A machine name carrying Markdown, attr_list or HTML syntax comes out as escaped text."""
+    data(brand=payload, gpu=payload)
+    html = site_markdown().convert("{{ fact: host_cpu }}\n\n{{ fact: crossover_summary }}")
+    for tag in ("<img", "<a ", "<strong", "<em", "<code", "<table", "onerror=\"", "class=\"evil"):
+        assert tag not in html
+    assert "\u202e" not in html and "CROSSOVERTEXT" not in html
+    visible = payload.replace("\u202e", "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert html.count(f"{visible}") >= 2
