@@ -1,8 +1,9 @@
 # Crossover: every target creates and uses .venv by itself.
 #   make serve    measure what is missing, build, serve with live reload on 127.0.0.1:8000
-#   make site     the same, but only build into site/
-#   make measure  (re)measure this machine; ARGS="--only training_step" for one experiment
+#   make site     measure what is missing, then build into site/ (no torch import when warm)
+#   make measure  re-measure this machine; ARGS="--only training_step" for one experiment
 #   make test     the whole test suite (installs Debian's chromium when run as root)
+#   make test-fast  the unit tests only (no site build, no browser): under a minute
 
 PYTHON ?= python3
 VENV := .venv
@@ -11,7 +12,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site measure test chromium screenshots clean
+.PHONY: serve site measured measure test test-fast chromium screenshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Crossover needs Python 3.11 (torch 2.13.0 wheel); set PYTHON=python3.11")'
@@ -19,10 +20,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
-serve: $(STAMP)
+# Measuring is its own step: the build then only loads and renders (it re-checks, cheaply).
+measured: $(STAMP)
+	$(BIN)/python -m build_hooks.measure
+
+serve: measured
 	$(BIN)/mkdocs serve --livereload --dev-addr 127.0.0.1:8000
 
-site: $(STAMP)
+site: measured
 	$(BIN)/mkdocs build --strict
 
 measure: $(STAMP)
@@ -39,6 +44,9 @@ chromium:
 
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest $(ARGS)
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow" $(ARGS)
 
 screenshots: site
 	$(BIN)/python scripts/screenshot.py

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from build_hooks import experiments
 from build_hooks.dataset import Machine
 
 STEP = "training_step"
@@ -81,53 +82,24 @@ def medians(machine: Machine, group: str, key: str, **params) -> dict:
     return {b["params"][key]: b["stats"]["median"] for b in machine.measured(group, **params)}
 
 
+def tiny_op_seconds(machine: Machine, device: str) -> float | None:
+    """Seconds per call of the call_overhead experiment's one tiny operation."""
+    op = experiments.declared("call_overhead")["OP"]
+    return medians(machine, "call_overhead", "op", device=device).get(op)
+
+
 def gemm_rates(machine: Machine, device: str) -> dict[int, float]:
     """Achieved FLOP/s of a square fp32 matmul, by side n."""
     return {b["params"]["n"]: b["extra_info"]["flops"] / b["stats"]["median"]
             for b in machine.measured("gemm_rate", device=device)}
 
 
-def shape_times(machine: Machine, device: str) -> dict[int, float]:
-    """Seconds to spend the fixed FLOP budget, by matrix side."""
-    return medians(machine, "matmul_shapes", "side", device=device)
 
 
-def loader_rates(machine: Machine, pin_memory: bool = False) -> dict[int, float]:
-    """Samples per second by number of DataLoader workers."""
-    return {w: 1 / s for w, s in medians(machine, "data_loader", "workers", pin_memory=pin_memory).items()}
 
-
-def useful_workers(rates: dict[int, float], gain: float = 1.1) -> int | None:
-    """The largest worker count that still beat every smaller count by at least `gain`."""
-    best_count, best_rate = None, 0.0
-    for workers in sorted(rates):
-        if best_count is None or rates[workers] >= best_rate * gain:
-            best_count, best_rate = workers, rates[workers]
-    return best_count
-
-
-def activation_fit(machine: Machine, device: str) -> tuple[float, float] | None:
-    """Least-squares line bytes = fixed + per_sample * batch through the measured points."""
-    points = medians(machine, "activation_memory", "batch", device=device)
-    if len(points) < 2:
-        return None
-    xs, ys = zip(*sorted(points.items()))
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-    return my - slope * mx, slope
-
-
-def precision_times(machine: Machine, device: str, op: str) -> dict[str, float]:
-    return medians(machine, "precision", "dtype", device=device, op=op)
 
 
 def transfer_bandwidth(machine: Machine, direction: str, memory: str) -> dict[int, float]:
     """Bytes per second by copy size."""
     return {b["params"]["bytes"]: b["params"]["bytes"] / b["stats"]["median"]
             for b in machine.measured("transfer", direction=direction, memory=memory)}
-
-
-def thread_times(machine: Machine) -> dict[tuple[int, int], float]:
-    """{(batch, threads): seconds} from the threads experiment."""
-    return {(b["params"]["batch"], b["params"]["threads"]): b["stats"]["median"]
-            for b in machine.measured("threads")}

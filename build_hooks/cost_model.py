@@ -23,10 +23,10 @@ import math
 import statistics
 from dataclasses import dataclass, replace
 
-from build_hooks import analysis
+from build_hooks import analysis, experiments
 from build_hooks.dataset import Machine
 
-INPUTS = 512  # the training-step model's input width
+INPUTS = experiments.declared("training_step")["INPUTS"]  # the model's input width
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,6 @@ class DeviceParams:
     op_seconds: float
     gemm_rates: dict[int, float]  # FLOP/s by square side
     bandwidth: float  # bytes/s
-    estimate: bool
     source: str
 
     def rate(self, side: float) -> float:
@@ -60,20 +59,19 @@ PUBLISHED_H200 = DeviceParams(
     op_seconds=5e-6,
     gemm_rates={64: 67e12, 8192: 67e12},
     bandwidth=4.8e12,
-    estimate=True,
     source="NVIDIA H200 datasheet (FP32 67 TFLOP/s, HBM3e 4.8 TB/s); ~5 µs per op, typical PyTorch eager",
 )
 
 
 def measured_params(machine: Machine, device: str) -> DeviceParams | None:
     """The model's parameters from one machine's own measurements, if it has them all."""
-    overhead = analysis.medians(machine, "call_overhead", "op", device=device).get("add_")
+    overhead = analysis.tiny_op_seconds(machine, device)
     rates = analysis.gemm_rates(machine, device)
     copies = machine.measured("memory_bandwidth", device=device)
     if overhead is None or not rates or not copies:
         return None
     bandwidth = copies[0]["extra_info"]["bytes"] / copies[0]["stats"]["median"]
-    return DeviceParams(machine.device_label(device), overhead, rates, bandwidth, False,
+    return DeviceParams(machine.device_label(device), overhead, rates, bandwidth,
                         f"measured on {machine.label}")
 
 

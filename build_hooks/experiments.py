@@ -1,17 +1,28 @@
-"""The registry of experiments and the keys that decide when one must be re-measured.
+"""The experiments: found in snippets/, described without importing torch, keyed for the cache.
 
-An experiment is a module in snippets/ with NAME, BENCH_VERSION, plan() and measure(),
-and optionally DEPENDS (other snippets it imports). Its cache key covers its own
-source, those it depends on and the shared timing helper, so editing any of them
-re-measures it; prose never enters the key.
+An experiment is a module `snippets/<name>.py` that assigns NAME and BENCH_VERSION and
+defines plan() and measure(). It may declare, as plain literals:
+
+    DEPENDS = ["training_step"]            other snippets it imports (part of its cache key)
+    EXTRA_INFO = {"flops": "FLOP"}         extra_info keys every measured point carries
+    EXTRA_INFO_OPTIONAL = {"n": "count"}   keys some points carry
+    POINT_TIMEOUT_S = 600                  a longer budget per point than the default
+
+Units are "FLOP", "B", "s", "count" (finite numbers >= 0) or "text" (a short string).
+Those literals are read from the source with `ast`, so the build can list experiments,
+compute cache keys and check results files without importing torch; only measuring
+imports the module. Adding a file is all it takes to register one.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import json
+import math
 import sys
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
@@ -19,16 +30,87 @@ from build_hooks.config import PROJECT_ROOT
 
 SNIPPETS = PROJECT_ROOT / "snippets"
 SHARED_SOURCES = [SNIPPETS / "benchmarking.py"]
-# The order pages and the progress bar list them in.
-REGISTRY = [
-    "training_step", "epoch_time", "gemm_rate", "matmul_shapes", "call_overhead", "memory_bandwidth",
-    "transfer", "precision", "activation_memory", "data_loader", "sync_cost",
-    "threads", "data_parallel",
-]
+UNITS = {"FLOP", "B", "s", "count", "text"}
+TEXT_LIMIT = 200  # characters of a "text" extra_info value (an error message, a label)
+BUILT_IN_EXTRA = {"noisy": "flag"}  # written by the runner for every timed point
 
 
 def source_path(name: str) -> Path:
     return SNIPPETS / f"{name}.py"
+
+
+@lru_cache(maxsize=None)
+def _declared(path: Path, mtime_ns: int) -> dict:
+    """The literal top-level assignments of a snippet (cached per file version)."""
+    declared = {}
+    for node in ast.parse(path.read_text(), filename=str(path)).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        try:
+            value = ast.literal_eval(node.value)
+        except ValueError:
+            continue  # not a literal (a computed constant): not a declaration
+        if isinstance(target, ast.Name):
+            declared[target.id] = value
+        elif isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts):
+            declared.update(zip((t.id for t in target.elts), value))  # INPUTS, CLASSES = 512, 10
+    return declared
+
+
+def declared(name: str) -> dict:
+    """What snippets/<name>.py declares as literals: NAME, BENCH_VERSION, constants."""
+    path = source_path(name)
+    return _declared(path, path.stat().st_mtime_ns)
+
+
+def discover() -> list[str]:
+    """Every snippet that is an experiment (assigns BENCH_VERSION), in name order."""
+    return sorted(p.stem for p in SNIPPETS.glob("*.py")
+                  if "BENCH_VERSION" in p.read_text() and "BENCH_VERSION" in declared(p.stem))
+
+
+REGISTRY = discover()
+
+
+def extra_info_spec(name: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(required, optional) extra_info keys and units an experiment declares."""
+    found = declared(name)
+    required, optional = found.get("EXTRA_INFO", {}), found.get("EXTRA_INFO_OPTIONAL", {})
+    for key, unit in {**required, **optional}.items():
+        if unit not in UNITS:
+            raise ValueError(f"snippets/{name}.py declares extra_info '{key}' in unit '{unit}'; "
+                             f"units are {', '.join(sorted(UNITS))}")
+    return required, optional
+
+
+def check_extra_info(name: str, extra: dict, measured: bool = True) -> str | None:
+    """What is wrong with one point's extra_info (None when it is right).
+
+    A point without a timing (out of memory) need not carry the required keys.
+    """
+    required, optional = extra_info_spec(name)
+    allowed = {**required, **optional, **BUILT_IN_EXTRA}
+    for key in required if measured else []:
+        if key not in extra:
+            return f"'{key}' is missing ({name} declares it in EXTRA_INFO)"
+    for key, value in extra.items():
+        unit = allowed.get(key)
+        if unit is None:
+            return f"'{key}' is not a key {name} declares (known: {', '.join(sorted(allowed))})"
+        if unit == "flag":
+            ok = isinstance(value, bool)
+        elif unit == "text":
+            ok = isinstance(value, str) and len(value) <= TEXT_LIMIT
+        else:
+            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+                  and math.isfinite(value) and value >= 0)
+        if not ok:
+            return f"'{key}' must be {_EXPECTED.get(unit, f'a finite number >= 0 ({unit})')}"
+    return None
+
+
+_EXPECTED = {"text": f"a string of at most {TEXT_LIMIT} characters", "flag": "true or false"}
 
 
 def load(name: str) -> ModuleType:
@@ -44,12 +126,15 @@ def load(name: str) -> ModuleType:
     for attr in ("NAME", "BENCH_VERSION", "plan", "measure"):
         if not hasattr(module, attr):
             raise AttributeError(f"snippets/{name}.py does not define {attr}")
+    if module.NAME != name:
+        raise AttributeError(f"snippets/{name}.py sets NAME = {module.NAME!r}; it must be {name!r}")
     return module
 
 
-def key_for(module: ModuleType, mode: str) -> str:
-    """The cache key of a loaded experiment module."""
-    return cache_key(module.NAME, module.BENCH_VERSION, mode, getattr(module, "DEPENDS", []))
+def key_of(name: str, mode: str) -> str:
+    """The cache key of an experiment, read from its source without importing it."""
+    found = declared(name)
+    return cache_key(name, found["BENCH_VERSION"], mode, found.get("DEPENDS", []))
 
 
 def cache_key(name: str, bench_version: int, mode: str, depends: list[str] = ()) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import shutil
 import signal
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from build_hooks import config, experiments, provenance, stats, store
+from build_hooks import config, dataset, experiments, provenance, stats, store
 
 
 class MeasurementError(RuntimeError):
@@ -141,15 +142,19 @@ def _replace_experiment(doc: dict, name: str, meta: dict, entries: list[dict]) -
 def run(only: list[str] | None = None, force: bool = False,
         settings: config.Settings | None = None, log=print) -> Path:
     """Measure what is missing (or everything with force); return the cache file's path."""
-    from snippets.benchmarking import all_threads, devices
-
     settings = settings or config.settings()
+    if not only and not force:
+        current = current_without_torch(settings)
+        if current is not None:
+            return current
+    from snippets.benchmarking import all_threads, devices  # imports torch: only from here on
+
     names = only or experiments.REGISTRY
     # Loaded once, before anything is measured: an unknown or broken experiment fails fast,
     # and the keys come from the code that will run (an edit during the run must not
     # label old code's numbers as the new code's).
     modules = {name: experiments.load(name) for name in names}
-    keys = {name: experiments.key_for(modules[name], settings.mode) for name in names}
+    keys = {name: experiments.key_of(name, settings.mode) for name in names}
     threads = all_threads()
     prov = provenance.collect(threads)
     env_key = experiments.environment_key(prov, settings.mode)
@@ -159,6 +164,7 @@ def run(only: list[str] | None = None, force: bool = False,
         doc = _open_cache(path, prov, env_key, settings.mode, log)
         todo = names if force else stale_experiments(doc, keys)
         if not todo:
+            _write_stamp(settings, path, doc)
             return path
         doc.update(prov)  # commit and date of the newest measurement
         plans = {name: modules[name].plan(devices(), settings.quick) for name in todo}
@@ -179,6 +185,45 @@ def run(only: list[str] | None = None, force: bool = False,
                 }
                 doc = _replace_experiment(doc, name, meta, entries)
                 store.save_atomic(path, doc)  # one experiment done = one durable save
+        _write_stamp(settings, path, doc)
+    return path
+
+
+def _stamp_path(settings: config.Settings) -> Path:
+    return settings.cache_dir / f"host.{settings.mode}.stamp"  # not *.json: it is no results file
+
+
+def _write_stamp(settings: config.Settings, path: Path, doc: dict) -> None:
+    """Remember that `path` was current for this machine, so a warm build can skip torch."""
+    keys = {name: experiments.key_of(name, settings.mode) for name in experiments.REGISTRY}
+    if stale_experiments(doc, keys):
+        return  # a partial run (--only): the next build must still check
+    stamp = {"fingerprint": provenance.light_fingerprint(), "results": path.name,
+             "environment_key": doc["environment_key"]}
+    text = json.dumps(stamp, sort_keys=True)
+    target = _stamp_path(settings)
+    if not target.exists() or target.read_text() != text:
+        target.write_text(text)
+
+
+def current_without_torch(settings: config.Settings) -> Path | None:
+    """The host's results file when nothing that decides it changed since the last check.
+
+    Compares the stored light fingerprint (hardware, libraries, thread settings) and
+    every experiment's cache key (its code) with now, without importing torch; None
+    means the full check, which imports torch, must run.
+    """
+    try:
+        stamp = json.loads(_stamp_path(settings).read_text())
+        path = settings.cache_dir / stamp["results"]
+        if stamp["fingerprint"] != json.loads(json.dumps(provenance.light_fingerprint())):
+            return None
+        doc = store.load(path)
+    except (OSError, ValueError, KeyError, TypeError, store.ResultsError):
+        return None
+    keys = {name: experiments.key_of(name, settings.mode) for name in experiments.REGISTRY}
+    if doc["environment_key"] != stamp["environment_key"] or stale_experiments(doc, keys):
+        return None
     return path
 
 
@@ -193,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(experiments.REGISTRY))
         return 0
     try:
+        # A broken committed file should stop us before minutes of measuring.
+        dataset.load_committed(config.settings().results_dir, config.PROJECT_ROOT)
         path = run(only=args.only, force=args.force)
     except (MeasurementError, KeyError, store.ResultsError) as exc:
         print(f"crossover: {exc}", file=sys.stderr)

@@ -1,9 +1,12 @@
-"""MkDocs hooks: make sure results exist before pages render, ship the data.
+"""MkDocs hooks: the little that needs MkDocs itself.
 
-Facts are filled by the Markdown extension `build_hooks.markdown_facts`, not here.
+Prepare the data before pages render (measuring what is missing, so `mkdocs serve`
+works alone), ship it as data/results.json, key the lab notebook's cache by machine and
+name the page of a failing exec block. Everything a page shows is filled by the
+Markdown extension `build_hooks.markers`, which works without MkDocs.
 
 Registered in mkdocs.yml under `hooks:`. Each hook is small and raises PluginError with
-the file, field, page or marker at fault, which stops even a non-strict build.
+the file or field at fault, which stops even a non-strict build.
 """
 
 from __future__ import annotations
@@ -18,9 +21,6 @@ from build_hooks import measure, site_data, store, untrusted
 from build_hooks.config import settings as config_settings
 
 log = logging.getLogger("mkdocs.crossover")
-QUICK_BANNER = ('!!! warning "Quick mode: not representative"\n'
-                "    This build measured tiny sizes only (`CROSSOVER_QUICK=1`, used by the tests). "
-                "Its numbers are real but say little about this hardware.\n\n")
 
 
 class _NameThePage(logging.Filter):
@@ -76,7 +76,7 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     _page_names.page = page.file.src_uri  # exec blocks of this page run next
-    return (QUICK_BANNER + markdown) if site_data.current().quick else markdown
+    return markdown
 
 
 def on_post_page(output, page, config):

@@ -178,6 +178,31 @@ def machine_id(machine: dict) -> str:
     return f"{slug[:40]}-{digest}"
 
 
+def light_fingerprint() -> dict:
+    """What identifies this machine and its libraries, read without importing torch.
+
+    A warm rebuild compares it with the one stored after the last full check: equal
+    means the host's results are current and torch need not even be imported. Anything
+    that could change a measurement's meaning is in it: CPU model and flags, cores and
+    affinity, thread settings, GPU device nodes and driver, library versions.
+    """
+    info = _cpuinfo()
+    flags = info.get("flags") or info.get("Features") or ""
+    try:
+        nvidia = Path("/proc/driver/nvidia/version").read_text()
+    except OSError:
+        nvidia = None
+    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "platform": [platform.system(), platform.machine(), platform.python_version()],
+        "cpu": [info.get("model name") or platform.processor(), hashlib.sha256(flags.encode()).hexdigest()[:16],
+                os.cpu_count(), affinity],
+        "threads": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES")},
+        "gpu": [sorted(p.name for p in Path("/dev").glob("nvidia[0-9]*")), nvidia],
+        "libraries": {name: _version(name) for name in ("torch", "numpy")},
+    }
+
+
 def collect(threads: int) -> dict:
     """The provenance block written at the top of every results file."""
     machine = {"cpu": cpu_info(threads), "gpu": gpu_info()}

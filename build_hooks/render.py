@@ -1,17 +1,25 @@
-"""HTML renderings of measured data for the pages: numbers, tables, provenance, sections.
+"""Formatting primitives every view shares: numbers, tables, figures, provenance.
 
-Every string that comes from a results file goes through `esc`, so a machine called
-`<script>` is shown as text. Renderers only format; they never measure.
+Only formatting: no experiment knows about this module's internals and nothing here
+measures. Every string that comes from a results file goes through `esc` (HTML) or
+`untrusted.text` (Markdown), so a machine called `<script>` is shown as text.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Callable
 
-from build_hooks import analysis, plots, untrusted
+from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 
 esc = untrusted.escape
+DEVICE_NAME = {"cpu": "CPU", "cuda": "GPU"}
+VERSIONED = ("torch", "numpy", "python")
+
+
+class MissingData(LookupError):
+    """A view needs data the dataset does not have (re-exported as page.MissingData)."""
 
 
 def si(value: float, unit: str, digits: int = 3) -> str:
@@ -26,7 +34,36 @@ def si(value: float, unit: str, digits: int = 3) -> str:
     return f"{scaled:.{decimals}f} {prefix}{unit}"
 
 
-VERSIONED = ("torch", "numpy", "python")
+def times(ratio: float) -> str:
+    """A ratio as prose: 1.5×, 12×."""
+    return f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
+
+
+def first_with(data: Dataset, group: str) -> Machine:
+    """The first machine (the build host when it has it) that measured `group`."""
+    machines = data.with_experiment(group)
+    if not machines:
+        raise MissingData(f"no machine has measured {group}")
+    return machines[0]
+
+
+def gpu_with(data: Dataset, group: str) -> Machine | None:
+    """The first machine that measured `group` on a GPU, if any."""
+    return next((m for m in data.with_experiment(group) if "cuda" in m.devices(group)), None)
+
+
+def versus_peak(rate: float, machine: Machine) -> str:
+    """A rate compared with the CPU's theoretical peak, honest when the peak is too low."""
+    cpu = machine.cpu
+    peak = cpu["fp32_peak_flops"]
+    if not peak:
+        return "(this machine does not expose its clock, so no peak can be computed)"
+    if rate <= peak:
+        return f"{100 * rate / peak:.0f}% of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}"
+    return (f"more than the {si(peak, 'FLOP/s')} theoretical peak computed from the "
+            f"{si(cpu['clock_hz'], 'Hz')} clock the operating system reports: the cores must be "
+            "running faster than that (boost clocks), so the true fraction of peak cannot be "
+            "computed from what this machine exposes")
 
 
 def version_note(machine: Machine, host: Machine | None) -> str:
@@ -50,6 +87,23 @@ def table(head: list[str], rows: list[list[str]], caption: str = "", table_id: s
     cap = f"<caption>{caption}</caption>" if caption else ""
     return (f'<div class="crossover-table"><table{ident}>{cap}<thead><tr>{th}</tr></thead>'
             f"<tbody>{body}</tbody></table></div>")
+
+
+def figure(svg: str, caption: str) -> str:
+    return f'<figure class="crossover-figure">{svg}<figcaption>{caption}</figcaption></figure>'
+
+
+def missing(text: str) -> str:
+    return f'<p class="crossover-missing">{text}</p>'
+
+
+def noise_mark(median: float, iqr: float) -> str:
+    """The dagger that marks a noisy point, with its spread as a tooltip."""
+    return f'<sup title="IQR is {100 * iqr / median:.0f}% of the median">†</sup>'
+
+
+def noise_note() -> str:
+    return f'<p class="crossover-note">† noisy: {stats.noise_rule()}.</p>'
 
 
 def provenance(machine: Machine, host: Machine | None = None) -> str:
@@ -76,145 +130,26 @@ def provenance(machine: Machine, host: Machine | None = None) -> str:
     )
 
 
-def _cell(point: analysis.Point | None) -> str:
-    if point is None:
-        return "not measured"
-    mark = ""
-    if point.noisy:
-        mark = f'<sup title="IQR is {100 * point.iqr / point.seconds:.0f}% of the median">†</sup>'
-    return f"{si(point.seconds, 's')}{mark}<br><small>{si(point.samples_per_s, 'samples/s')}</small>"
-
-
-def step_table(machine: Machine) -> str:
-    """Step time and throughput per batch (rows) for each device and width (columns)."""
-    devices = machine.devices(analysis.STEP)
-    widths = analysis.widths(machine)
-    columns = [(d, w) for d in devices for w in widths]
-    curves = {(d, w): {p.batch: p for p in analysis.step_curve(machine, d, w)} for d, w in columns}
-    batches = sorted({b for curve in curves.values() for b in curve})
-    head = ["batch"] + [f"{'GPU' if d == 'cuda' else 'CPU'}, width {w}" for d, w in columns]
-    rows = [[str(b)] + [_cell(curves[c].get(b)) for c in columns] for b in batches]
-    noisy = any(p.noisy for curve in curves.values() for p in curve.values())
-    note = ('<p class="crossover-note">† noisy: the interquartile range of the samples is '
-            "more than 10% of the median.</p>") if noisy else ""
-    return table(head, rows) + note
-
-
-def step_plot(machine: Machine) -> str:
-    """Step time and samples/s versus batch, one line per device and width."""
-    series_time, series_rate = [], []
-    for device in machine.devices(analysis.STEP):
-        for width in analysis.widths(machine):
-            curve = analysis.step_curve(machine, device, width)
-            label = f"{'GPU' if device == 'cuda' else 'CPU'}, width {width}"
-            style = "--" if device == "cuda" else "-"
-            x = [p.batch for p in curve]
-            flagged = [p.noisy for p in curve]
-            series_time.append(plots.Series(label, x, [p.seconds * 1e3 for p in curve],
-                                            style, str(width), flagged))
-            series_rate.append(plots.Series(label, x, [p.samples_per_s for p in curve],
-                                            style, str(width), flagged))
-    alt = (f"Training-step time and throughput versus batch size on {machine.label}; "
-           "the same numbers are in the table below.")
-    return plots.line_panels(
-        [
-            {"series": series_time, "xlabel": "batch size (samples)",
-             "ylabel": "time per training step (ms)", "subtitle": "Step time (lower is better)"},
-            {"series": series_rate, "xlabel": "batch size (samples)",
-             "ylabel": "throughput (samples/s)", "eng": True, "subtitle": "Throughput (higher is better)"},
-        ],
-        title=f"One training step of a 512→H→10 MLP on {machine.label}",
-        alt=alt,
-    )
-
-
-def training_step_section(data: Dataset) -> str:
-    """The measured result of the training-step experiment for every machine that has it."""
-    machines = data.with_experiment(analysis.STEP)
+def per_machine(data: Dataset, group: str, render: Callable[[Machine], str]) -> str:
+    """`render(machine)` for every machine that measured `group`, each with its provenance."""
+    machines = data.with_experiment(group)
     if not machines:
-        return '<p class="crossover-missing">No machine has measured this experiment yet.</p>'
+        return missing("Not measured on any machine in this build.")
     parts = []
     for machine in machines:
-        parts.append(f"<h3>{esc(machine.label)}</h3>")
-        if "cuda" not in machine.devices(analysis.STEP):
-            parts.append('<p class="crossover-missing">GPU: not measured on this machine '
-                         "(it has no CUDA device). Only the CPU is shown.</p>")
-        caption = ("<figcaption>Solid lines: CPU; dashed: GPU. A ring marks a noisy point "
-                   "(interquartile range above 10% of the median).</figcaption>")
-        parts += [f'<figure class="crossover-figure">{step_plot(machine)}{caption}</figure>',
-                  step_table(machine), provenance(machine, data.host)]
+        heading = f"<p><strong>{esc(machine.label)}</strong></p>" if len(machines) > 1 else ""
+        parts.append(heading + render(machine) + provenance(machine, data.host))
     return "\n".join(parts)
 
 
-def machines_table(data: Dataset) -> str:
-    """Every machine in the build, with what it measured and its provenance."""
-    if not data.machines:
-        return '<p class="crossover-missing">No results files were found.</p>'
-    rows = []
-    for m in data.machines:
-        experiments = ", ".join(
-            f"{esc(name)} (v{meta['bench_version']}, {'+'.join(map(esc, meta['devices']))})"
-            for name, meta in sorted(m.doc["experiments"].items())
-        )
-        rows.append([esc(m.label), esc(m.origin), esc(m.doc["mode"]), experiments or "none"])
-    return (table(["machine", "origin", "mode", "experiments (bench_version, devices)"], rows)
-            + "\n".join(provenance(m, data.host) for m in data.machines))
-
-
-def _derived(bench: dict) -> str:
-    """The rate a point implies, where its extra info says what was done per second."""
-    seconds, extra = bench["stats"]["median"], bench["extra_info"]
-    if bench["unit"] != "s" or seconds <= 0:
-        return ""
-    if "flops" in extra:
-        return si(extra["flops"] / seconds, "FLOP/s")
-    if "bytes" in extra:
-        return si(extra["bytes"] / seconds, "B/s")
-    if extra.get("per") == "sample":
-        return si(1 / seconds, "samples/s")
-    return ""
-
-
-def _value(bench: dict) -> str:
-    if bench.get("status", "ok") == "oom":
-        return "<strong>out of memory</strong>"
-    stats = bench["stats"]
-    unit = "B" if bench["unit"] == "bytes" else bench["unit"]
-    text = si(stats["median"], unit)
-    if bench["extra_info"].get("noisy"):
-        text += f'<sup title="IQR is {100 * stats["iqr"] / stats["median"]:.0f}% of the median">†</sup>'
-    return text
-
-
-def experiment_table(machine: Machine, group: str) -> str:
-    """Every point of one experiment on one machine: parameters, median, IQR, implied rate."""
-    benches = machine.benchmarks(group)
-    if not benches:
-        return ('<p class="crossover-missing">Not applicable on this machine '
-                "(it measured no points; a CPU-only machine has no host↔device bus).</p>")
-    keys = sorted({k for b in benches for k in b["params"]}, key=lambda k: (k != "device", k))
-    rows = []
-    for b in benches:
-        stats = b.get("stats")
-        iqr = f"{100 * stats['iqr'] / stats['median']:.0f}%" if stats and stats["median"] else ""
-        rate = _derived(b) if stats else ""
-        rows.append([esc(str(b["params"].get(k, ""))) for k in keys] + [_value(b), iqr, rate])
-    return table([esc(k) for k in keys] + ["median", "IQR", "rate"], rows)
-
-
-def all_measurements(data: Dataset, groups: list[str]) -> str:
-    """Every experiment's raw table for every machine, in registry order."""
-    parts = []
-    for group in groups:
-        parts.append(f'<h2 id="{esc(group)}">{esc(group.replace("_", " ").capitalize())}</h2>')
-        machines = data.with_experiment(group)
-        if not machines:
-            parts.append('<p class="crossover-missing">Not measured on any machine in this build.</p>')
-        for machine in machines:
-            meta = machine.experiment(group)
-            parts.append(f"<h3>{esc(machine.label)}</h3>")
-            parts.append(f'<p class="crossover-note">bench_version {meta["bench_version"]}, '
-                         f"measured {esc(meta['measured_at'][:16])} in {meta['duration_s']:.1f} s; "
-                         "† marks a noisy point (IQR above 10% of the median).</p>")
-            parts.append(experiment_table(machine, group))
-    return "\n".join(parts)
+def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]]) -> str:
+    """A plain table of an experiment's medians with the given (param, heading) columns."""
+    def one(m: Machine) -> str:
+        rows = []
+        for b in m.measured(group):
+            mark = noise_mark(b["stats"]["median"], b["stats"]["iqr"]) if b["extra_info"].get("noisy") else ""
+            rows.append([esc(str(b["params"].get(p, ""))) for p, _ in columns]
+                        + [si(b["stats"]["median"], "s") + mark])
+        noisy = any(b["extra_info"].get("noisy") for b in m.measured(group))
+        return table([h for _, h in columns] + ["median time"], rows) + (noise_note() if noisy else "")
+    return per_machine(data, group, one)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 import statistics
 
-NOISY_IQR_RATIO = 0.10  # a point whose IQR exceeds 10% of its median is flagged
+NOISY_IQR_RATIO = 0.10  # a point whose IQR exceeds 10% of its median is flagged as noisy
+# Two medians are called different only when one is at least this many times the other;
+# closer than that, pages say "about the same".
+MEANINGFUL_RATIO = 1.1
 
 
 def summarise(samples: list[float]) -> dict:
@@ -34,3 +37,17 @@ def summarise(samples: list[float]) -> dict:
 
 def is_noisy(stats: dict) -> bool:
     return stats["median"] > 0 and stats["iqr"] / stats["median"] > NOISY_IQR_RATIO
+
+
+def noise_rule() -> str:
+    """The noisy-point rule in words, from the threshold itself."""
+    return f"interquartile range above {100 * NOISY_IQR_RATIO:.0f}% of the median"
+
+
+def compare(a: float, b: float) -> int:
+    """+1 when `a` is meaningfully larger than `b`, -1 when meaningfully smaller, else 0."""
+    if a >= b * MEANINGFUL_RATIO:
+        return 1
+    if a * MEANINGFUL_RATIO <= b:
+        return -1
+    return 0

@@ -76,6 +76,7 @@ def _check_consistency(doc: dict, path: Path | str) -> None:
         if bench["group"] not in experiments:
             raise ResultsError(path, f"{where}.group",
                                f"'{bench['group']}' has no entry in $.experiments")
+        _check_extra_info(bench, f"{where}.extra_info", path)
         stats = bench.get("stats")
         if stats is None:  # an out-of-memory point: recorded, with no timing to check
             continue
@@ -84,6 +85,19 @@ def _check_consistency(doc: dict, path: Path | str) -> None:
                 raise ResultsError(path, f"{where}.stats.{key}", "not a finite number")
         if not stats["min"] <= stats["median"] <= stats["max"]:
             raise ResultsError(path, f"{where}.stats.median", "outside [min, max]")
+
+
+def _check_extra_info(bench: dict, where: str, path: Path | str) -> None:
+    """Each experiment's extra_info carries the keys and units its snippet declares."""
+    from build_hooks import experiments
+
+    group = bench["group"]
+    if group not in experiments.REGISTRY:
+        return  # no snippet declares it, so no page shows it (its timings are checked below)
+    measured = bench.get("status", "ok") == "ok"
+    problem = experiments.check_extra_info(group, bench["extra_info"], measured)
+    if problem:
+        raise ResultsError(path, where, f"experiment {group}, point {bench['name']}: {problem}")
 
 
 def load(path: Path) -> dict:

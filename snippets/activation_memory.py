@@ -21,6 +21,8 @@ except ImportError:
 
 NAME = "activation_memory"
 BENCH_VERSION = 1
+EXTRA_INFO = {"weight_bytes": "B"}
+EXTRA_INFO_OPTIONAL = {"peak_allocated_bytes": "B", "error": "text"}  # CUDA only; out of memory
 IMAGE = (3, 64, 64)
 BATCHES = [2**k for k in range(0, 9)]  # 1 ... 256
 QUICK_BATCHES = [1, 4]

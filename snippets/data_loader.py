@@ -24,6 +24,7 @@ except ImportError:
 
 NAME = "data_loader"
 BENCH_VERSION = 1
+EXTRA_INFO_OPTIONAL = {"per": "text", "batch": "count"}
 SAMPLES, BATCH = 3072, 64
 QUICK_SAMPLES = 256
 

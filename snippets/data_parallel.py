@@ -32,6 +32,7 @@ except ImportError:
 NAME = "data_parallel"
 BENCH_VERSION = 1
 DEPENDS = ["training_step"]
+EXTRA_INFO_OPTIONAL = {"threads_per_process": "count"}
 GLOBAL_BATCH, WIDTH, STEPS, PROCESSES = 256, 1024, 30, 2
 RESULT = "crossover-result: "
 

@@ -21,6 +21,7 @@ except ImportError:
 NAME = "epoch_time"
 BENCH_VERSION = 1
 DEPENDS = ["training_step"]
+EXTRA_INFO_OPTIONAL = {"steps": "count"}
 ROWS = 10_000
 BATCHES = [2**k for k in range(10)]  # 1 ... 512, the race's range
 QUICK = {"rows": 512, "batches": [1, 16], "widths": [32]}

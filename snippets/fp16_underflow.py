@@ -2,18 +2,25 @@
 
 float16 has 5 exponent bits: its smallest positive (subnormal) value is 2**-24, about
 6e-8, and anything much smaller rounds to zero. bfloat16 keeps float32's 8 exponent
-bits (range down to ~1e-38) and gives up mantissa bits instead. Scaling the loss by
-2**16 before backward lifts small gradients into float16's range; the optimiser
-divides by the same factor before using them.
+bits (range down to ~1e-38) and gives up mantissa bits instead: it is simply the top
+16 bits of a float32, which is how it is computed here. Scaling the loss by 2**16
+before backward lifts small gradients into float16's range; the optimiser divides by
+the same factor before using them.
 
 Run it alone:  python snippets/fp16_underflow.py
 """
 
 import numpy as np
-import torch
 
 GRADIENTS = [1e-3, 1e-5, 1e-7, 1e-8, 1e-9]
 SCALE = 2.0**16
+
+
+def to_bfloat16(value: float) -> float:
+    """Round a float32 to bfloat16 (nearest, ties to even) by keeping its top 16 bits."""
+    bits = int(np.array(value, dtype=np.float32).view(np.uint32))
+    bits += 0x7FFF + ((bits >> 16) & 1)  # round half to even on the 16 bits dropped
+    return float(np.array((bits >> 16) << 16, dtype=np.uint32).view(np.float32))
 
 
 def table() -> str:
@@ -21,19 +28,22 @@ def table() -> str:
             "|---:|---:|---:|---:|"]
     for g in GRADIENTS:
         fp16 = float(np.float16(g))
-        bf16 = float(torch.tensor(g, dtype=torch.bfloat16))
         scaled = float(np.float16(g * SCALE)) / SCALE
-        rows.append(f"| {g:.0e} | {fp16:.3g} | {bf16:.3g} | {scaled:.3g} |")
+        rows.append(f"| {g:.0e} | {fp16:.3g} | {to_bfloat16(g):.3g} | {scaled:.3g} |")
     return "\n".join(rows)
 
 
 def smallest_fp16() -> str:
-    info = np.finfo(np.float16)
-    return (f"float16: smallest normal {info.smallest_normal:.3g}, smallest subnormal "
-            f"{info.smallest_subnormal:.3g}; bfloat16 smallest normal "
-            f"{torch.finfo(torch.bfloat16).smallest_normal:.3g}")
+    fp16, fp32 = np.finfo(np.float16), np.finfo(np.float32)
+    return (f"float16: smallest normal {fp16.smallest_normal:.3g}, smallest subnormal "
+            f"{fp16.smallest_subnormal:.3g}; bfloat16 (float32's exponent) smallest normal "
+            f"{fp32.smallest_normal:.3g}")
+
+
+def report() -> str:
+    """The ranges, then the table, as Markdown."""
+    return smallest_fp16() + "\n\n" + table()
 
 
 if __name__ == "__main__":
-    print(smallest_fp16())
-    print(table())
+    print(report())

@@ -18,6 +18,7 @@ except ImportError:
 
 NAME = "memory_bandwidth"
 BENCH_VERSION = 1
+EXTRA_INFO = {"bytes": "B"}  # read + written per call
 SIZE, QUICK_SIZE = 2**28, 2**22  # 256 MiB (well past any cache), 4 MiB
 
 

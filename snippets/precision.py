@@ -24,6 +24,8 @@ except ImportError:
 
 NAME = "precision"
 BENCH_VERSION = 1
+# matmuls record flops and n; the training step its batch, width and saved bytes
+EXTRA_INFO_OPTIONAL = {"flops": "FLOP", "n": "count", "saved_bytes": "B", "batch": "count", "width": "count"}
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 MATMUL_N, NUMPY_N = 2048, 256
 STEP = {"batch": 256, "width": 2048, "inputs": 512, "classes": 10}
@@ -76,11 +78,6 @@ def _train_step(point: dict, threads: int, quick: bool) -> dict:
     y = torch.randint(0, STEP["classes"], (batch,), device=device)
     step = lambda: mixed_precision_step(model, optimiser, scaler, x, y, device, dtype)  # noqa: E731
     extra = {"saved_bytes": saved_bytes(step), "batch": batch, "width": width}
-    if device == "cuda":
-        torch.cuda.reset_peak_memory_stats()
-        step()
-        torch.cuda.synchronize()
-        extra["peak_allocated_bytes"] = torch.cuda.max_memory_allocated()
     samples = time_it(step, threads=threads, min_run_time=0.05 if quick else 0.3)
     return {"unit": "s", "samples": samples, "extra": extra}
 

@@ -22,6 +22,7 @@ except ImportError:
 NAME = "sync_cost"
 BENCH_VERSION = 1
 DEPENDS = ["training_step"]
+EXTRA_INFO_OPTIONAL = {"steps": "count"}
 STEPS, BATCH, WIDTH = 50, 64, 512
 
 

@@ -23,6 +23,8 @@ except ImportError:  # run as a script: python snippets/training_step.py
 
 NAME = "training_step"
 BENCH_VERSION = 3  # bump whenever what or how this measures changes
+EXTRA_INFO = {"flops": "FLOP"}  # per step, counted exactly
+EXTRA_INFO_OPTIONAL = {"ops": "count", "bytes": "B"}  # for the cost model
 INPUTS, CLASSES = 512, 10
 BATCHES = [2**k for k in range(11)]  # 1, 2, 4, ... 1024
 WIDTHS = [8, 32, 512, 2048]

@@ -19,6 +19,7 @@ except ImportError:
 
 NAME = "transfer"
 BENCH_VERSION = 1
+EXTRA_INFO = {"bytes": "B"}
 SIZES = [4**k * 4096 for k in range(10)]  # 4 KiB ... 1 GiB
 QUICK_SIZES = [4096, 2**20]
 

@@ -29,5 +29,12 @@ def table(measured: dict[str, float] | None = None) -> str:
     return "\n".join(rows)
 
 
+def example(megabytes: int = 256, link: str = "PCIe 4.0 x16") -> str:
+    """One sentence of the arithmetic, for the cheat sheet."""
+    rate = PUBLISHED[link]
+    return (f"{megabytes} MB over {link} at its theoretical {rate / 1e9:.0f} GB/s (published) "
+            f"takes {transfer_ms(megabytes, rate):.0f} ms.")
+
+
 if __name__ == "__main__":
     print(table())

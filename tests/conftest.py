@@ -17,6 +17,16 @@ ROOT = Path(__file__).resolve().parent.parent
 MKDOCS = [sys.executable, "-m", "mkdocs"]
 
 
+# Tests that use these fixtures build the site or drive a browser: marked slow automatically.
+SLOW_FIXTURES = {"built_site", "quick_cache", "browser", "site_url"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def synthetic_doc(machine_id: str = "test-fixture-machine", brand: str = "Fixture CPU",
                   gpu: str | None = None, step_times: dict | None = None,
                   epoch_times: dict | None = None) -> dict:
@@ -152,4 +162,28 @@ def add_points(doc: dict, group: str, points: list[tuple[dict, float, dict]]) ->
     devices = sorted({b["params"]["device"] for b in doc["benchmarks"] if b["group"] == group})
     doc["experiments"][group] = {"bench_version": 1, "cache_key": "fixture-key", "measured_at":
                                  "2026-11-30T00:00:00+00:00", "duration_s": 1.0, "devices": devices}
+    return doc
+
+
+def complete_doc(gpu: str | None = None, machine_id: str = "complete-fixture") -> dict:
+    """A schema-valid document with made-up points for every experiment's quick plan.
+
+    Times grow with the point's index so curves are not flat; every extra_info key an
+    experiment declares gets a plausible made-up value. For tests only.
+    """
+    from build_hooks import experiments
+
+    doc = synthetic_doc(machine_id, gpu=gpu, step_times={("cpu", 32, 1): 1e-4})
+    doc["benchmarks"], doc["experiments"] = [], {}
+    made_up = {"FLOP": 1e6, "B": 4096, "count": 8, "s": 1e-3, "text": "sample"}
+    for name in experiments.REGISTRY:
+        required, optional = experiments.extra_info_spec(name)
+        plan = experiments.load(name).plan(["cpu", "cuda"] if gpu else ["cpu"], True)
+        points = []
+        for i, params in enumerate(plan):
+            extra = {k: made_up[u] for k, u in {**required, **optional}.items() if k != "error"}
+            unit = extra.pop("unit", "bytes" if name == "activation_memory" else "s")
+            value = (1 + i) * (4096 if unit == "bytes" else 1e-4)
+            points.append((params, value, {"unit": unit, **extra}))
+        add_points(doc, name, points)
     return doc

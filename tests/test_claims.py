@@ -2,7 +2,7 @@
 
 import pytest
 
-from build_hooks import facts, markdown_facts, site_data
+from build_hooks import markers, page, site_data
 from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, add_points, synthetic_doc
 
@@ -21,7 +21,7 @@ def precision(fp32: float, bf16: float):
 
 def render_page(name: str, data: Dataset, monkeypatch) -> str:
     monkeypatch.setattr(site_data, "_current", data)
-    return markdown_facts.fill((ROOT / "docs" / name).read_text(), data)
+    return markers.fill((ROOT / "docs" / name).read_text(), data)
 
 
 @pytest.mark.parametrize("fp32, bf16, says, never", [
@@ -31,14 +31,14 @@ def render_page(name: str, data: Dataset, monkeypatch) -> str:
 ])
 def test_precision_claim_follows_the_data(fp32, bf16, says, never):
     """Whether bf16 is called faster or slower on the CPU depends only on the measurement."""
-    text = facts.render("precision_cpu_summary", dataset(precision=precision(fp32, bf16)))
+    text = page.render_fact("precision_cpu_summary", dataset(precision=precision(fp32, bf16)))
     assert says in text and never not in text
 
 
 def test_precision_explanation_switches_with_the_data():
     """The 'why' sentence explains native 16-bit paths only when bf16 measured faster."""
-    fast = facts.render("precision_cpu_explanation", dataset(precision=precision(2.0, 1.0)))
-    slow = facts.render("precision_cpu_explanation", dataset(precision=precision(1.0, 2.0)))
+    fast = page.render_fact("precision_cpu_explanation", dataset(precision=precision(2.0, 1.0)))
+    slow = page.render_fact("precision_cpu_explanation", dataset(precision=precision(1.0, 2.0)))
     assert "native 16-bit" in fast and "converts bf16 to fp32" in slow
 
 
@@ -58,8 +58,8 @@ def loader(rates: dict[int, float]):
 
 def test_loader_claim_names_where_workers_stop_helping():
     """'More workers help until N' is computed: N moves when the data moves."""
-    up_to_2 = facts.render("loader_summary", dataset(data_loader=loader({0: 100, 1: 90, 2: 190, 4: 195})))
-    up_to_4 = facts.render("loader_summary", dataset(data_loader=loader({0: 100, 1: 150, 2: 200, 4: 390})))
+    up_to_2 = page.render_fact("loader_summary", dataset(data_loader=loader({0: 100, 1: 90, 2: 190, 4: 195})))
+    up_to_4 = page.render_fact("loader_summary", dataset(data_loader=loader({0: 100, 1: 150, 2: 200, 4: 390})))
     assert "helped up to 2" in up_to_2 and "A single worker was slower than none" in up_to_2
     assert "helped up to 4" in up_to_4 and "slower than none" not in up_to_4
 
@@ -68,8 +68,8 @@ def test_threads_claim_follows_the_data():
     """One thread is only called faster when it measured faster."""
     one_wins = [({"batch": 1, "threads": 1, "width": 512}, 1.0, {}), ({"batch": 1, "threads": 2, "width": 512}, 1.5, {})]
     all_win = [({"batch": 1, "threads": 1, "width": 512}, 2.0, {}), ({"batch": 1, "threads": 2, "width": 512}, 1.0, {})]
-    assert "one thread was 1.5× faster" in facts.render("threads_summary", dataset(threads=one_wins))
-    assert "2 threads were 2.0× faster" in facts.render("threads_summary", dataset(threads=all_win))
+    assert "one thread was 1.5× faster" in page.render_fact("threads_summary", dataset(threads=one_wins))
+    assert "2 threads were 2.0× faster" in page.render_fact("threads_summary", dataset(threads=all_win))
 
 
 def test_ddp_claim_follows_the_data():
@@ -78,10 +78,10 @@ def test_ddp_claim_follows_the_data():
         return [({"setup": "one_process", "processes": 1, "global_batch": 256}, one, {}),
                 ({"setup": "ddp", "processes": 2, "global_batch": 256}, two, {}),
                 ({"setup": "all_reduce", "processes": 2, "global_batch": 256}, two / 4, {})]
-    assert "2.0× slower than" in facts.render("ddp_summary", dataset(data_parallel=ddp(1.0, 2.0)))
-    assert "2.0× faster than" in facts.render("ddp_summary", dataset(data_parallel=ddp(2.0, 1.0)))
+    assert "2.0× slower than" in page.render_fact("ddp_summary", dataset(data_parallel=ddp(1.0, 2.0)))
+    assert "2.0× faster than" in page.render_fact("ddp_summary", dataset(data_parallel=ddp(2.0, 1.0)))
 
 
 def test_transfer_claim_without_gpu_says_not_applicable():
     """With no GPU, the transfer page says the experiment does not apply instead of showing numbers."""
-    assert "not applicable" in facts.render("transfer_summary", dataset())
+    assert "not applicable" in page.render_fact("transfer_summary", dataset())

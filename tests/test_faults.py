@@ -74,6 +74,7 @@ def cache_doc(tmp_path):
     return store.load(next((tmp_path / "cache").glob("*.quick.json")))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "Ctrl-C"])
 def test_killed_mid_experiment_keeps_finished_ones_and_resumes(tmp_path, snippets, sig):
     """Killed during an experiment: finished experiments stay on disk; the next run measures only the rest."""
@@ -118,6 +119,7 @@ store.save_atomic(Path({str(path)!r}), doc)
     assert not list(path.parent.glob("*.tmp"))
 
 
+@pytest.mark.slow
 def test_hanging_measurement_is_bounded_and_reported(tmp_path, snippets):
     """A point that never returns is stopped by the per-point timeout, named, and the rest is kept."""
     process = start_measure(tmp_path, snippets, ["call_overhead", "slow"], CROSSOVER_POINT_TIMEOUT="2")
@@ -127,6 +129,7 @@ def test_hanging_measurement_is_bounded_and_reported(tmp_path, snippets):
     assert set(cache_doc(tmp_path)["experiments"]) == {"call_overhead"}
 
 
+@pytest.mark.slow
 def test_two_measurements_at_once_do_not_corrupt_the_cache(tmp_path, snippets):
     """Two concurrent runs on one cache serialise on the lock: one measures, the other reuses; the file is valid."""
     first = start_measure(tmp_path, snippets, ["call_overhead", "gemm_rate"])

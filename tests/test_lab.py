@@ -3,6 +3,7 @@
 import ast
 
 import jupytext
+import pytest
 from nbclient import NotebookClient
 
 from build_hooks import store
@@ -21,6 +22,7 @@ def test_notebook_imports_nothing_from_the_project():
     assert not modules & {"build_hooks", "snippets", "tests", "scripts"}
 
 
+@pytest.mark.slow
 def test_notebook_executes_in_quick_mode_and_writes_a_valid_results_file(tmp_path, monkeypatch):
     """Executed cell by cell in a real kernel, the notebook writes a schema-valid results file."""
     monkeypatch.setenv("CROSSOVER_QUICK", "1")

@@ -18,13 +18,6 @@ def dataset(monkeypatch):
     return data
 
 
-def test_quick_mode_pages_carry_a_banner(dataset):
-    """Pages built from quick-mode data start with a visible warning."""
-    dataset.machines[0].doc["mode"] = "quick"
-    out = mkdocs_hooks.on_page_markdown("# Title", PAGE, None, None)
-    assert out.startswith('!!! warning "Quick mode')
-
-
 def test_placeholders_left_in_the_page_frame_are_shown_as_text():
     """Untrusted text that reached the title or table of contents is escaped there too."""
     out = mkdocs_hooks.on_post_page(f"<title>{untrusted.text('<b>x</b>')}</title>", PAGE, None)

@@ -1,12 +1,8 @@
-"""Tests for build_hooks.render and build_hooks.plots: formatting, escaping, honesty."""
+"""Tests for build_hooks.render: formatting primitives and the noise rule in words."""
 
 import pytest
 
-from build_hooks import render
-from build_hooks.dataset import Dataset, Machine
-from conftest import synthetic_doc
-
-HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+from build_hooks import render, stats
 
 
 @pytest.mark.parametrize("value, unit, text", [
@@ -18,30 +14,12 @@ def test_si_formatting(value, unit, text):
     assert render.si(value, unit) == text
 
 
-def test_hostile_machine_name_is_escaped_everywhere():
-    """A machine name with HTML in it appears only escaped in the section, table and plot."""
-    doc = synthetic_doc(brand=HOSTILE, gpu=HOSTILE, step_times={
-        ("cpu", 32, 1): 1e-3, ("cuda", 32, 1): 2e-3})
-    data = Dataset([Machine(doc, "fixture", "test")])
-    html = render.training_step_section(data) + render.machines_table(data)
-    assert "<script>" not in html and "<img" not in html
-    assert "&lt;script&gt;" in html
+def test_noise_note_states_the_threshold_the_code_uses(monkeypatch):
+    """The words about noisy points come from stats.NOISY_IQR_RATIO, never typed separately."""
+    monkeypatch.setattr(stats, "NOISY_IQR_RATIO", 0.25)
+    assert "above 25% of the median" in render.noise_note()
 
 
-def test_cpu_only_machine_says_gpu_not_measured():
-    """Without a GPU curve the section states that the GPU was not measured."""
-    html = render.training_step_section(Dataset([Machine(synthetic_doc(), "f", "t")]))
-    assert "GPU: not measured" in html
-
-
-def test_plot_is_inline_svg_with_text_alternative_and_page_colours():
-    """The plot is an inline SVG with role=img, an aria-label and colours bound to currentColor."""
-    svg = render.step_plot(Machine(synthetic_doc(), "f", "t"))
-    assert svg.startswith("<svg role=\"img\" aria-label=")
-    assert "currentColor" in svg and "#010203" not in svg
-    assert "batch size (samples)" in svg and "time per training step (ms)" in svg
-
-
-def test_empty_dataset_says_so():
-    """No machine with the experiment renders an explicit 'not measured' message."""
-    assert "No machine has measured" in render.training_step_section(Dataset([]))
+def test_bidi_controls_are_removed_and_html_escaped():
+    """An unclosed right-to-left override cannot reorder a number; markup is escaped."""
+    assert render.esc("<b>\u202e61</b>") == "&lt;b&gt;61&lt;/b&gt;"

@@ -1,15 +1,37 @@
 """Site-level tests: the strict build, the shipped data and a real browser."""
 
 import json
+import shutil
+import subprocess
+import sys
 from urllib.parse import urlparse
+
+import pytest
 
 
 from build_hooks import store
-from conftest import build_site, copy_project, quick_env
+import yaml
 
-PAGES = ["", "batch-size/", "why-gpu/", "race/", "limits/", "mixed-precision/", "transfer/",
-         "pitfalls/", "cpu-choice/", "scaling/", "worked-examples/", "recap/", "cheatsheet/", "faq/",
-         "measurements/", "data/", "lab/crossover_lab/"]
+from conftest import ROOT, build_site, copy_project, quick_env
+
+
+
+def nav_pages(entries=None) -> list[str]:
+    """Every page in mkdocs.yml's nav, as the URL path the built site serves it at."""
+    if entries is None:
+        entries = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"]
+    pages = []
+    for entry in entries:
+        target = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        if isinstance(target, list):
+            pages += nav_pages(target)
+        else:
+            stem = target.rsplit(".", 1)[0]
+            pages.append("" if stem == "index" else stem + "/")
+    return pages
+
+
+PAGES = nav_pages()
 
 
 def test_strict_build_ships_the_data(built_site):
@@ -33,9 +55,11 @@ def measured_at(cache_dir):
     return {name: meta["measured_at"] + meta["cache_key"] for name, meta in doc["experiments"].items()}
 
 
-def test_prose_edit_remeasures_nothing_and_code_edit_does(tmp_path):
+@pytest.mark.slow
+def test_prose_edit_remeasures_nothing_and_code_edit_does(tmp_path, quick_cache):
     """Editing a page reuses every measurement; editing an experiment re-measures it."""
     project = copy_project(tmp_path / "project")
+    shutil.copytree(quick_cache, tmp_path / "cache")
     env = quick_env(tmp_path / "cache") | {"PYTHONPATH": str(project)}
     assert build_site(tmp_path / "s1", env, cwd=project).returncode == 0
     first = measured_at(tmp_path / "cache")
@@ -50,6 +74,7 @@ def test_prose_edit_remeasures_nothing_and_code_edit_does(tmp_path):
     assert measured_at(tmp_path / "cache")["training_step"] != first["training_step"]
 
 
+@pytest.mark.slow
 def test_malformed_committed_results_fail_the_build_naming_file_and_field(tmp_path):
     """A broken file in results/ stops the build with its path and field on stderr."""
     results = tmp_path / "results"
@@ -117,3 +142,75 @@ def test_pages_parse_as_html5_and_log_no_console_errors(browser, site_url, built
         page.goto(site_url + path, wait_until="networkidle")
     assert errors == []
     page.close()
+
+
+NO_TORCH = """
+import sys, importlib.abc
+class NoTorch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "torch" or name.startswith("torch."):
+            print("crossover-test: torch imported by a warm build", file=sys.stderr)
+            raise ImportError("torch is blocked in this test")
+sys.meta_path.insert(0, NoTorch())
+from mkdocs.__main__ import cli
+sys.argv = ["mkdocs", "build", "--strict", "--site-dir", sys.argv[1]]
+cli()
+"""
+
+
+@pytest.mark.slow
+def test_warm_build_renders_without_importing_torch(tmp_path, quick_cache):
+    """Once this machine is measured, a rebuild checks freshness and renders without torch."""
+    cache = tmp_path / "cache"
+    shutil.copytree(quick_cache, cache)
+    result = subprocess.run([sys.executable, "-c", NO_TORCH, str(tmp_path / "site")], cwd=ROOT,
+                            env=quick_env(cache), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0 and "torch imported" not in result.stderr, result.stderr[-3000:]
+
+
+TOY_SNIPPET = '''"""Toy experiment for a test: how long does summing a list take?"""
+import time
+
+NAME = "toy_sum"
+BENCH_VERSION = 1
+EXTRA_INFO = {"items": "count"}
+
+
+def plan(device_list, quick):
+    return [{"device": "cpu", "items": n} for n in (10, 10_000)]
+
+
+def measure(point, threads, quick):
+    data, samples = list(range(point["items"])), []
+    for _ in range(5):
+        start = time.perf_counter()
+        sum(data)
+        samples.append(time.perf_counter() - start)
+    return {"unit": "s", "samples": samples, "extra": {"items": point["items"]}}
+'''
+TOY_VIEW = '''from build_hooks.page import section
+from build_hooks.render import medians_table
+
+
+@section
+def toy_sum(data):
+    return medians_table(data, "toy_sum", [("items", "items summed by the toy")])
+'''
+
+
+@pytest.mark.slow
+def test_a_new_experiment_takes_three_files(tmp_path, quick_cache):
+    """A toy experiment (snippet, view, one line on a page) is measured and shown; nothing else changes."""
+    project = copy_project(tmp_path / "project")
+    (project / "snippets" / "toy_sum.py").write_text(TOY_SNIPPET)
+    (project / "build_hooks" / "views" / "toy_sum.py").write_text(TOY_VIEW)
+    page = project / "docs" / "measurements.md"
+    page.write_text(page.read_text() + "\n{{ section: toy_sum }}\n")
+    cache = tmp_path / "cache"
+    shutil.copytree(quick_cache, cache)
+    result = build_site(tmp_path / "site", quick_env(cache, project / "results"), cwd=project)
+    assert result.returncode == 0, result.stderr[-3000:]
+    html = (tmp_path / "site" / "measurements" / "index.html").read_text()
+    assert "items summed by the toy" in html and 'id="toy_sum"' in html
+    host = json.loads(next(cache.glob("*.quick.json")).read_text())
+    assert {b["params"]["items"] for b in host["benchmarks"] if b["group"] == "toy_sum"} == {10, 10_000}

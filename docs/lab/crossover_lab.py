@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt
 import torch
 import torch.utils.benchmark as benchmark
 from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
 
 QUICK = os.environ.get("CROSSOVER_QUICK") == "1"  # tiny sizes, for the project's tests
 THREADS = torch.get_num_threads()  # pass it to Timer explicitly: its default is ONE thread
@@ -65,6 +66,15 @@ def step_times(device: str, batch: int, width: int) -> list[float]:
         step()
     timer = benchmark.Timer("step()", globals={"step": step}, num_threads=THREADS)
     return list(timer.blocked_autorange(min_run_time=MIN_RUN_TIME).times)
+
+
+def step_flops(batch: int, width: int) -> int:
+    """FLOPs of one step (forward and backward), counted by PyTorch itself."""
+    model = nn.Sequential(nn.Linear(512, width), nn.ReLU(), nn.Linear(width, 10))
+    x, y = torch.randn(batch, 512), torch.randint(0, 10, (batch,))
+    with FlopCounterMode(display=False) as counter:
+        nn.functional.cross_entropy(model(x), y).backward()
+    return counter.get_total_flops()
 
 
 samples = {(d, w, b): step_times(d, b, w) for d in DEVICES for w in WIDTHS for b in BATCHES}
@@ -166,7 +176,7 @@ identity = json.dumps([cpu_name, platform.machine(), THREADS, gpu and gpu["name"
 slug = "".join(c if c.isalnum() else "-" for c in (gpu["name"] if gpu else cpu_name).lower()).strip("-")[:40]
 machine_id = f"{slug}-{hashlib.sha256(identity.encode()).hexdigest()[:10]}"
 now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-benchmarks = [entry("training_step", {"device": d, "batch": b, "width": w}, t, {})
+benchmarks = [entry("training_step", {"device": d, "batch": b, "width": w}, t, {"flops": step_flops(b, w)})
               for (d, w, b), t in samples.items()] + [entry(*e) for e in extra]
 groups = sorted({b["group"] for b in benchmarks})
 results = {

@@ -1,10 +1,10 @@
-"""Tests for build_hooks.markdown_facts: markers filled from data, code left alone, strings kept text."""
+"""Tests for build_hooks.markers: markers filled from data, code left alone, strings kept text."""
 
 import markdown
 import pytest
 import yaml
 
-from build_hooks import markdown_facts, site_data
+from build_hooks import markers, site_data
 from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, synthetic_doc
 
@@ -41,18 +41,18 @@ def data(monkeypatch):
 
 def test_markers_are_filled(data):
     """A {{ fact: name }} marker is replaced by the rendered fact."""
-    assert markdown_facts.fill("CPU: {{ fact: host_cpu }}.", data()).startswith("CPU: CROSSOVERTEXT")
+    assert markers.fill("CPU: {{ fact: host_cpu }}.", data()).startswith("CPU: CROSSOVERTEXT")
     assert site_markdown().convert("CPU: {{ fact: host_cpu }}.") == \
         "<p>CPU: <bdi>Fixture CPU</bdi> (4 threads).</p>"
 
 
 @pytest.mark.parametrize("marker", ["{{ fact: nope }}", "{{ fact: }}", "{{ fact: host-cpu }}",
-                                    "{{ fact: host_cpu", "{{fact:host_cpu}"])
+                                    "{{ fact: host_cpu", "{{fact:host_cpu}", "{{ section: training_step }}"])
 def test_unknown_or_malformed_markers_fail_naming_line_and_marker(data, marker):
     """A marker that names no fact, or is malformed or unclosed, stops the build with line and text."""
     data()
-    with pytest.raises(markdown_facts.FactError, match=r"line 3: .*marker '\{\{ ?fact"):
-        markdown_facts.fill(f"# Title\n\nText {marker} more.", site_data.current())
+    with pytest.raises(markers.MarkerError, match=r"line 3: .*marker '\{\{ ?(fact|section)"):
+        markers.fill(f"# Title\n\nText {marker} more.", site_data.current())
 
 
 def test_markers_in_code_are_shown_as_written(data):
@@ -72,3 +72,12 @@ def test_untrusted_names_are_text_after_markdown(data, payload):
     assert "\u202e" not in html and "CROSSOVERTEXT" not in html
     visible = payload.replace("\u202e", "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     assert html.count(f"{visible}") >= 2
+
+
+def test_quick_mode_pages_carry_a_banner_but_exec_outputs_do_not(data):
+    """Pages built from quick-mode data start with a visible warning; a block's inner render does not."""
+    data().machines[0].doc["mode"] = "quick"
+    assert "Quick mode: not representative" in site_markdown().convert("# Title")
+    inner = site_markdown()
+    inner._original_md = object()  # how markdown-exec marks the converter of a block's output
+    assert "Quick mode" not in inner.convert("output")

@@ -1,0 +1,80 @@
+"""The page API: the only names a Markdown page uses to show data.
+
+    {{ fact: name }}       inline, inside a sentence: a number or a claim from the data
+    {{ section: name }}    alone on a line: a figure, table or widget data block (HTML)
+
+A view module in `build_hooks/views/` registers what it offers with `@fact` and
+`@section`; the function's name is the name a page uses. Both are functions of the
+dataset only, so a page can never pass arguments, loop or reach into internals. An
+unknown name raises, listing the known ones. Views only read JSON data: nothing here
+imports torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Callable
+
+from build_hooks.dataset import Dataset
+from build_hooks.render import MissingData
+
+__all__ = ["FACTS", "SECTIONS", "MissingData", "UnknownName", "fact", "section",
+           "render_fact", "render_section", "names"]
+View = Callable[[Dataset], str]
+FACTS: dict[str, View] = {}
+SECTIONS: dict[str, View] = {}
+
+
+class UnknownName(KeyError):
+    """A page named a fact or section that no view registers."""
+
+    def __str__(self) -> str:  # KeyError would print the message in quotes
+        return str(self.args[0])
+
+
+def _register(registry: dict[str, View], kind: str, fn: View) -> View:
+    if fn.__name__ in registry and registry[fn.__name__] is not fn:
+        raise ValueError(f"two views register the {kind} '{fn.__name__}': "
+                         f"{registry[fn.__name__].__module__} and {fn.__module__}")
+    registry[fn.__name__] = fn
+    return fn
+
+
+def fact(fn: View) -> View:
+    """Register `fn(data) -> Markdown text` as `{{ fact: <function name> }}`."""
+    return _register(FACTS, "fact", fn)
+
+
+def section(fn: View) -> View:
+    """Register `fn(data) -> HTML` as `{{ section: <function name> }}`."""
+    return _register(SECTIONS, "section", fn)
+
+
+def load_views() -> None:
+    """Import every module in build_hooks/views, which registers its facts and sections."""
+    from build_hooks import views
+
+    for module in pkgutil.iter_modules(views.__path__):
+        importlib.import_module(f"{views.__name__}.{module.name}")
+
+
+def _lookup(registry: dict[str, View], kind: str, name: str) -> View:
+    load_views()
+    if name not in registry:
+        raise UnknownName(f"unknown {kind} '{name}'; known: {', '.join(sorted(registry))}")
+    return registry[name]
+
+
+def render_fact(name: str, data: Dataset) -> str:
+    return _lookup(FACTS, "fact", name)(data)
+
+
+def render_section(name: str, data: Dataset) -> str:
+    return _lookup(SECTIONS, "section", name)(data)
+
+
+def names() -> dict[str, list[str]]:
+    """Every fact and section name, for the contributor guide and the tests."""
+    load_views()
+    return {"fact": sorted(FACTS), "section": sorted(SECTIONS)}

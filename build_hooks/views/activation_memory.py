@@ -1,0 +1,79 @@
+"""Memory: activations saved for backward grow with the batch; weights do not."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, plots
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import DEVICE_NAME, MissingData, figure, first_with, per_machine, si, table, times
+
+GROUP = "activation_memory"
+MEMORY_SIZES_GB = (8, 24, 80)  # common accelerator memory sizes for the extrapolation
+
+
+def fit(machine: Machine, device: str) -> tuple[float, float] | None:
+    """Least-squares line bytes = fixed + per_sample * batch through the measured points."""
+    points = analysis.medians(machine, GROUP, "batch", device=device)
+    if len(points) < 2:
+        return None
+    xs, ys = zip(*sorted(points.items()))
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return my - slope * mx, slope
+
+
+@section
+def activation_memory(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        series, rows = [], []
+        for device in m.devices(GROUP):
+            ok = sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["batch"])
+            series.append(plots.Series(f"{DEVICE_NAME[device]}: saved activations", [b["params"]["batch"] for b in ok],
+                                       [b["stats"]["median"] / 2**20 for b in ok],
+                                       "--" if device == "cuda" else "-", f"{device} activations"))
+            if ok and device == "cpu":
+                weights = ok[0]["extra_info"]["weight_bytes"]
+                series.append(plots.Series("weights", [b["params"]["batch"] for b in ok],
+                                           [weights / 2**20] * len(ok), ":", "weights"))
+            for b in sorted(m.benchmarks(GROUP, device=device), key=lambda b: b["params"]["batch"]):
+                if b.get("status", "ok") == "oom":
+                    rows.append([DEVICE_NAME[device], str(b["params"]["batch"]), "<strong>out of memory</strong>", ""])
+                else:
+                    peak = b["extra_info"].get("peak_allocated_bytes")
+                    rows.append([DEVICE_NAME[device], str(b["params"]["batch"]), si(b["stats"]["median"], "B"),
+                                 si(peak, "B") if peak else "not measured (CPU)"])
+        svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)",
+                                  "ylabel": "memory (MiB)", "subtitle": "Counted from the autograd graph"}],
+                                title="Activations saved for backward versus weights",
+                                alt="Bytes of activations saved for backward versus batch size, with the weights for scale; the table below has the numbers.")
+        return figure(svg, "Activations are counted with saved-tensor hooks; on CUDA the allocator's peak is shown too.") + table(
+            ["device", "batch", "saved activations", "CUDA peak allocated"], rows)
+    return per_machine(data, GROUP, one)
+
+
+@fact
+def memory_summary(data: Dataset) -> str:
+    machine = first_with(data, GROUP)
+    sizes = analysis.medians(machine, GROUP, "batch", device="cpu")
+    if not sizes:
+        raise MissingData("no CPU activation-memory point")
+    batch = max(sizes)
+    weights = machine.measured(GROUP, device="cpu", batch=batch)[0]["extra_info"]["weight_bytes"]
+    ratio = sizes[batch] / weights
+    relation = f"{times(ratio)} the weights" if ratio >= 1 else f"{times(1 / ratio)} smaller than the weights"
+    return (f"the network's weights take {si(weights, 'B')}; the activations saved for "
+            f"backward take {si(sizes[min(sizes)], 'B')} at batch {min(sizes)} and "
+            f"{si(sizes[batch], 'B')} at batch {batch}, {relation}")
+
+
+@fact
+def memory_limits(data: Dataset) -> str:
+    line = fit(first_with(data, GROUP), "cpu")
+    if line is None or line[1] <= 0:
+        raise MissingData("not enough activation-memory points for a fit")
+    fixed, per_sample = line
+    limits = ", ".join(f"{gb} GB at about batch {int((gb * 1e9 - fixed) // per_sample):,}"
+                       for gb in MEMORY_SIZES_GB)
+    return (f"each sample adds {si(per_sample, 'B')} of saved activations, so a straight-line "
+            f"extrapolation of the measured points (an estimate, ignoring weights, gradients, "
+            f"optimiser state and framework overhead) fills {limits}")

@@ -1,0 +1,112 @@
+"""The step-time model: calibrated from each machine's own results, checked against them."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, cost_model, plots, stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import (DEVICE_NAME, MissingData, esc, figure, first_with, missing,
+                                per_machine, si, table)
+
+SHOWN_BATCHES = {1, 8, 64, 512}  # enough rows to see the trend in a summary table
+
+
+@section
+def cost_model_validation(data: Dataset) -> str:
+    """Predicted against measured step times, per machine and device, with the errors."""
+    def one(m: Machine) -> str:
+        parts = []
+        for device in m.devices(analysis.STEP):
+            check = cost_model.validate(m, device, calibrated=True) or cost_model.validate(m, device)
+            if check is None:
+                parts.append(missing(f"{DEVICE_NAME[device]}: not enough measurements for the model."))
+                continue
+            parts.append(_validation_figure(check, device) + _parameters_table(check.params))
+        return "\n".join(parts)
+    return per_machine(data, analysis.STEP, one)
+
+
+def _validation_figure(check: cost_model.Validation, device: str) -> str:
+    series = []
+    for width in sorted({w for _, w, _, _ in check.points}):
+        points = [(b, measured, predicted) for b, w, measured, predicted in check.points if w == width]
+        series.append(plots.Series(f"width {width}, measured", [p[0] for p in points],
+                                   [p[1] * 1e3 for p in points], "-", str(width)))
+        series.append(plots.Series(f"width {width}, model", [p[0] for p in points],
+                                   [p[2] * 1e3 for p in points], ":", str(width)))
+    svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)",
+                              "ylabel": "time per training step (ms)",
+                              "subtitle": f"{DEVICE_NAME[device]}: measured (solid) and model (dotted)"}],
+                            title="Cost model against measurement",
+                            alt=f"Measured and predicted training-step times on the {DEVICE_NAME[device]}.")
+    batch, width, worst = check.worst
+    return figure(svg, f"Median error {100 * check.median_error:.0f}%, worst {100 * worst:.0f}% "
+                       f"(batch {batch}, width {width}), over {len(check.points)} points.")
+
+
+def _parameters_table(params: cost_model.DeviceParams) -> str:
+    return table(["parameter", "value", "from"], [
+        ["t_op, one operation", si(params.op_seconds, "s"),
+         "fitted to the smallest step" if "fitted" in params.source else "call_overhead"],
+        ["R(n), matmul rate", f"{si(min(params.gemm_rates.values()), 'FLOP/s')} to "
+                              f"{si(max(params.gemm_rates.values()), 'FLOP/s')}", "gemm_rate"],
+        ["BW, streaming bandwidth", si(params.bandwidth, "B/s"), "memory_bandwidth"],
+    ])
+
+
+@section
+def gpu_estimate(data: Dataset) -> str:
+    """Estimated step times on a GPU nobody measured here, from published figures, next to the CPU."""
+    host = data.host or (data.machines[0] if data.machines else None)
+    if host is None or not cost_model.step_work(host):
+        return missing("No training-step counts to estimate from.")
+    gpu = cost_model.PUBLISHED_H200
+    work = cost_model.step_work(host)
+    rows = []
+    for width in analysis.widths(host):
+        cpu = {p.batch: p.seconds for p in analysis.step_curve(host, "cpu", width)}
+        for batch in sorted(b for b, w in work if w == width and b in SHOWN_BATCHES):
+            estimate = cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"]
+            rows.append([str(width), str(batch), si(cpu[batch], "s") if batch in cpu else "not measured",
+                         f"{si(estimate, 's')} <small>(estimate)</small>"])
+    return (f'<p class="crossover-note">Estimate source: {esc(gpu.source)}. Not a measurement.</p>'
+            + table(["width", "batch", f"measured: {esc(host.device_label('cpu'))}",
+                     f"{esc(gpu.name)} (estimate)"], rows))
+
+
+@fact
+def cost_model_error(data: Dataset) -> str:
+    machine = first_with(data, analysis.STEP)
+    raw = cost_model.validate(machine, "cpu")
+    fitted = cost_model.validate(machine, "cpu", calibrated=True)
+    if raw is None:
+        raise MissingData("the cost model lacks call_overhead, gemm_rate or memory_bandwidth results")
+
+    def describe(check: cost_model.Validation) -> str:
+        batch, width, worst = check.worst
+        return (f"a median error of {100 * check.median_error:.0f}% and a worst of {100 * worst:.0f}% "
+                f"(batch {batch}, width {width}) over {len(check.points)} measured CPU points")
+
+    text = f"with t_op from the tiny operation, {describe(raw)}"
+    if fitted is not None:
+        text += (f"; with t_op calibrated on the smallest step ({si(fitted.params.op_seconds, 's')} per "
+                 f"operation instead of {si(raw.params.op_seconds, 's')}), {describe(fitted)}")
+    return text
+
+
+@fact
+def cost_model_small_batch_bias(data: Dataset) -> str:
+    check = cost_model.validate(first_with(data, analysis.STEP), "cpu")
+    if check is None:
+        raise MissingData("no cost-model validation")
+    ratios = {width: predicted / measured for batch, width, measured, predicted in check.points if batch == 1}
+    low, high = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
+    text = (f"At batch 1 the raw model predicts from {100 * ratios[low]:.0f}% (width {low}) to "
+            f"{100 * ratios[high]:.0f}% (width {high}) of the measured time.")
+    if stats.compare(1.0, ratios[low]) > 0:
+        text += (" Where it predicts too little, a real step's operations carry autograd and optimiser "
+                 "bookkeeping that one bare tiny addition does not: hence the calibration.")
+    if stats.compare(ratios[high], 1.0) > 0:
+        text += (" Where it predicts too much, the three terms overlap in practice and the model "
+                 "adds them.")
+    return text

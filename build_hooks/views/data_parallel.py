@@ -1,0 +1,28 @@
+"""Data parallelism on one CPU: two DDP processes against one process with every thread."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, stats
+from build_hooks.dataset import Dataset
+from build_hooks.page import fact, section
+from build_hooks.render import first_with, medians_table, si, times
+
+GROUP = "data_parallel"
+
+
+@section
+def data_parallel(data: Dataset) -> str:
+    return medians_table(data, GROUP, [("setup", "setup"), ("processes", "processes"),
+                                       ("global_batch", "global batch")])
+
+
+@fact
+def ddp_summary(data: Dataset) -> str:
+    took = analysis.medians(first_with(data, GROUP), GROUP, "setup")
+    one, ddp, reduce = took["one_process"], took["ddp"], took["all_reduce"]
+    verdict = {1: f"{times(one / ddp)} faster than", -1: f"{times(ddp / one)} slower than",
+               0: "about as fast as"}[stats.compare(one, ddp)]
+    return (f"one process with every thread took {si(one, 's')} per step; two DDP processes "
+            f"sharing the same cores took {si(ddp, 's')}, {verdict} the single process. "
+            f"The all-reduce of one model's gradients alone took {si(reduce, 's')}, "
+            f"{100 * reduce / ddp:.0f}% of a DDP step")

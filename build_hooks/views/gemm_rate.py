@@ -1,0 +1,46 @@
+"""Square fp32 matrix products: the achieved arithmetic rate against the CPU's peak."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, plots
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import DEVICE_NAME, esc, figure, first_with, per_machine, si, table, versus_peak
+
+GROUP = "gemm_rate"
+
+
+@section
+def gemm_rate(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        series, rows = [], []
+        for device in m.devices(GROUP):
+            achieved = analysis.gemm_rates(m, device)
+            series.append(plots.Series(DEVICE_NAME[device], list(achieved), [r / 1e9 for r in achieved.values()],
+                                       "--" if device == "cuda" else "-", DEVICE_NAME[device]))
+            rows += [[DEVICE_NAME[device], str(n), si(r, "FLOP/s")] for n, r in achieved.items()]
+        peak = m.cpu["fp32_peak_flops"]
+        if peak:
+            xs = sorted(analysis.gemm_rates(m, "cpu"))
+            series.append(plots.Series("CPU theoretical peak (reported clock)", xs, [peak / 1e9] * len(xs), ":", "peak"))
+        svg = plots.line_panels([{"series": series, "xlabel": "matrix side n (n×n @ n×n)",
+                                  "ylabel": "achieved rate (GFLOP/s)", "subtitle": "Higher is better",
+                                  "yscale": "linear"}],
+                                title="Square fp32 matrix product: achieved FLOP/s",
+                                alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; the table below has the numbers.")
+        return figure(svg, f"Formula: peak = {esc(m.cpu['peak_formula'])}.") + table(["device", "n", "achieved"], rows)
+    return per_machine(data, GROUP, one)
+
+
+@fact
+def cpu_gemm_best(data: Dataset) -> str:
+    machine = first_with(data, GROUP)
+    n, rate = max(analysis.gemm_rates(machine, "cpu").items(), key=lambda kv: kv[1])
+    return f"{si(rate, 'FLOP/s')} (n = {n}), which is {versus_peak(rate, machine)}"
+
+
+@fact
+def cpu_gemm_small(data: Dataset) -> str:
+    achieved = analysis.gemm_rates(first_with(data, GROUP), "cpu")
+    n = min(achieved)
+    return f"{si(achieved[n], 'FLOP/s')} at n = {n}"

@@ -1,0 +1,84 @@
+"""Mixed precision: what 16-bit arithmetic did to time and memory on each device."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, plots, stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import DEVICE_NAME, MissingData, figure, first_with, per_machine, si, table, times
+
+GROUP = "precision"
+DTYPES = ["fp64", "fp32", "bf16", "fp16"]
+
+
+def precision_times(machine: Machine, device: str, op: str) -> dict[str, float]:
+    return analysis.medians(machine, GROUP, "dtype", device=device, op=op)
+
+
+@section
+def precision(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        parts = []
+        for device in m.devices(GROUP):
+            ops = ["matmul", "train_step"] + (["numpy_matmul"] if device == "cpu" else [])
+            took = {op: precision_times(m, device, op) for op in ops}
+            series = {dt: [took[op].get(dt) for op in ops] for dt in DTYPES
+                      if any(dt in took[op] for op in ops)}
+            svg = plots.bars([op.replace("_", " ") for op in ops], series,
+                             title=f"{DEVICE_NAME[device]}: time per operation by precision",
+                             ylabel="time per operation (log scale)", log=True, unit="s",
+                             alt=f"Time of a matrix product, a training step and numpy's product in each precision on the {DEVICE_NAME[device]}; the table below has the numbers.")
+            rows = [[op.replace("_", " "), dt, si(t, "s")] for op in ops for dt, t in took[op].items()]
+            parts.append(figure(svg, "Lower is better. Torch matmul and training step use "
+                                     "torch.autocast for 16-bit; numpy's product is plain numpy.")
+                         + table(["operation", "precision", "median time"], rows))
+        return "\n".join(parts)
+    return per_machine(data, GROUP, one)
+
+
+def _bf16_versus_fp32(took: dict[str, float], what: str) -> str:
+    verdict = stats.compare(took["fp32"], took["bf16"])
+    if verdict > 0:
+        return f"{what} ran {times(took['fp32'] / took['bf16'])} faster in bf16 than in fp32"
+    if verdict < 0:
+        return f"{what} ran {times(took['bf16'] / took['fp32'])} slower in bf16 than in fp32"
+    return f"{what} took about the same time in bf16 and fp32"
+
+
+@fact
+def precision_cpu_summary(data: Dataset) -> str:
+    machine = first_with(data, GROUP)
+    matmul = precision_times(machine, "cpu", "matmul")
+    step = precision_times(machine, "cpu", "train_step")
+    return (f"On this CPU, {_bf16_versus_fp32(matmul, 'a matrix product')} and "
+            f"{_bf16_versus_fp32(step, 'the mixed-precision training step')}.")
+
+
+@fact
+def precision_cpu_explanation(data: Dataset) -> str:
+    matmul = precision_times(first_with(data, GROUP), "cpu", "matmul")
+    if stats.compare(matmul["fp32"], matmul["bf16"]) > 0:
+        return ("That speed-up means this CPU has native 16-bit dot-product instructions "
+                "(such as AVX-512 BF16 or AMX): it multiplies bf16 pairs directly and moves half "
+                "the bytes. Many CPUs lack them.")
+    return ("A CPU without native 16-bit matrix instructions converts bf16 to fp32 to multiply "
+            "and back to store, so the 16-bit path does extra work for no arithmetic gain; only "
+            "the memory saving remains.")
+
+
+@fact
+def precision_memory(data: Dataset) -> str:
+    machine = first_with(data, GROUP)
+    saved = {b["params"]["dtype"]: b["extra_info"].get("saved_bytes")
+             for b in machine.measured(GROUP, device="cpu", op="train_step")}
+    if not saved.get("fp32") or saved.get("bf16") is None:
+        raise MissingData("no saved-bytes count for the fp32 and bf16 training steps")
+    return (f"autograd saved {si(saved['fp32'], 'B')} for backward in fp32 and "
+            f"{si(saved['bf16'], 'B')} under bf16 autocast ({100 * saved['bf16'] / saved['fp32']:.0f}%)")
+
+
+@fact
+def numpy_fp16(data: Dataset) -> str:
+    took = precision_times(first_with(data, GROUP), "cpu", "numpy_matmul")
+    return (f"numpy's float64 product took {si(took['fp64'], 's')}, float32 {si(took['fp32'], 's')} "
+            f"and float16 {si(took['fp16'], 's')}: {times(took['fp16'] / took['fp32'])} slower than float32")

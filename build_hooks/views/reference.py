@@ -1,0 +1,119 @@
+"""Reference pages: every machine side by side, every raw table, every provenance line."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, cost_model, experiments, stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import section
+from build_hooks.render import esc, missing, noise_mark, provenance, si, table
+
+
+@section
+def gallery(data: Dataset) -> str:
+    """Every machine side by side: peak, achieved rates, bandwidths, crossover, provenance."""
+    if not data.machines:
+        return missing("No results files were found.")
+    rows = [_gallery_row(m) for m in data.machines]
+    return (table(["machine", "fp32 peak", "best fp32 matmul", "memory bandwidth",
+                   "host→device (pinned)", "crossover batch"], rows)
+            + "\n".join(provenance(m, data.host) for m in data.machines))
+
+
+def _gallery_row(m: Machine) -> list[str]:
+    cpu_rates, gpu_rates = analysis.gemm_rates(m, "cpu"), analysis.gemm_rates(m, "cuda")
+    peak = m.cpu["fp32_peak_flops"]
+    cpu_params, gpu_params = cost_model.measured_params(m, "cpu"), cost_model.measured_params(m, "cuda")
+    transfer = analysis.transfer_bandwidth(m, "host_to_device", "pinned")
+    crossings = [f"width {w}: {analysis.crossover_batch(m, w) or 'none'}" for w in analysis.widths(m)]
+    return [
+        f"{esc(m.label)}<br><small>{esc(m.origin)}, {esc(m.doc['datetime'][:10])}</small>",
+        (si(peak, "FLOP/s") if peak else "unknown") + " <small>(CPU, computed)</small>",
+        (si(max(cpu_rates.values()), "FLOP/s") if cpu_rates else "not measured")
+        + (f"<br>GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "<br>GPU not measured"),
+        (si(cpu_params.bandwidth, "B/s") if cpu_params else "not measured")
+        + (f"<br>GPU {si(gpu_params.bandwidth, 'B/s')}" if gpu_params else ""),
+        si(transfer[max(transfer)], "B/s") if transfer else "not applicable (no GPU)",
+        "<br>".join(crossings) if "cuda" in m.devices(analysis.STEP) else "no GPU measured",
+    ]
+
+
+@section
+def machines(data: Dataset) -> str:
+    """Every machine in the build, with what it measured and its provenance."""
+    if not data.machines:
+        return missing("No results files were found.")
+    rows = []
+    for m in data.machines:
+        measured = ", ".join(
+            f"{esc(name)} (v{meta['bench_version']}, {'+'.join(map(esc, meta['devices']))})"
+            for name, meta in sorted(m.doc["experiments"].items())
+        )
+        rows.append([esc(m.label), esc(m.origin), esc(m.doc["mode"]), measured or "none"])
+    return (table(["machine", "origin", "mode", "experiments (bench_version, devices)"], rows)
+            + "\n".join(provenance(m, data.host) for m in data.machines))
+
+
+@section
+def all_provenance(data: Dataset) -> str:
+    return "\n".join(provenance(m, data.host) for m in data.machines)
+
+
+@section
+def all_measurements(data: Dataset) -> str:
+    """Every experiment's raw table for every machine."""
+    parts = []
+    for group in experiments.REGISTRY:
+        parts.append(f'<h2 id="{esc(group)}">{esc(group.replace("_", " ").capitalize())}</h2>')
+        machines_with = data.with_experiment(group)
+        if not machines_with:
+            parts.append(missing("Not measured on any machine in this build."))
+        for machine in machines_with:
+            meta = machine.experiment(group)
+            parts.append(f"<h3>{esc(machine.label)}</h3>")
+            parts.append(f'<p class="crossover-note">bench_version {meta["bench_version"]}, '
+                         f"measured {esc(meta['measured_at'][:16])} in {meta['duration_s']:.1f} s; "
+                         f"† marks a noisy point ({stats.noise_rule()}).</p>")
+            parts.append(experiment_table(machine, group))
+    return "\n".join(parts)
+
+
+def experiment_table(machine: Machine, group: str) -> str:
+    """Every point of one experiment on one machine: parameters, median, IQR, implied rate."""
+    benches = machine.benchmarks(group)
+    if not benches:
+        return missing("Not applicable on this machine (it measured no points; a CPU-only "
+                       "machine has no host↔device bus).")
+    keys = sorted({k for b in benches for k in b["params"]}, key=lambda k: (k != "device", k))
+    rows = []
+    for b in benches:
+        point_stats = b.get("stats")
+        iqr = (f"{100 * point_stats['iqr'] / point_stats['median']:.0f}%"
+               if point_stats and point_stats["median"] else "")
+        rate = _derived(b) if point_stats else ""
+        rows.append([esc(str(b["params"].get(k, ""))) for k in keys] + [_value(b), iqr, rate])
+    return table([esc(k) for k in keys] + ["median", "IQR", "rate"], rows)
+
+
+def _derived(bench: dict) -> str:
+    """The rate a point implies, where its extra info says what was done per second."""
+    seconds, extra = bench["stats"]["median"], bench["extra_info"]
+    if bench["unit"] != "s" or seconds <= 0:
+        return ""
+    if "flops" in extra:
+        return si(extra["flops"] / seconds, "FLOP/s")
+    if "bytes" in extra:
+        return si(extra["bytes"] / seconds, "B/s")
+    if extra.get("per") == "sample":
+        return si(1 / seconds, "samples/s")
+    return ""
+
+
+def _value(bench: dict) -> str:
+    if bench.get("status", "ok") == "oom":
+        return "<strong>out of memory</strong>"
+    point_stats = bench["stats"]
+    unit = "B" if bench["unit"] == "bytes" else bench["unit"]
+    text = si(point_stats["median"], unit)
+    if bench["extra_info"].get("noisy"):
+        text += noise_mark(point_stats["median"], point_stats["iqr"])
+    return text

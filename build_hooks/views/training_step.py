@@ -1,0 +1,133 @@
+"""Training step versus batch size: the site's central curve and its crossover."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, plots, stats, untrusted
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import (DEVICE_NAME, MissingData, esc, first_with, missing, noise_mark,
+                                noise_note, provenance, si, table, versus_peak)
+
+STEP = analysis.STEP
+
+
+def _cell(point: analysis.Point | None) -> str:
+    if point is None:
+        return "not measured"
+    mark = noise_mark(point.seconds, point.iqr) if point.noisy else ""
+    return f"{si(point.seconds, 's')}{mark}<br><small>{si(point.samples_per_s, 'samples/s')}</small>"
+
+
+def step_table(machine: Machine) -> str:
+    """Step time and throughput per batch (rows) for each device and width (columns)."""
+    columns = [(d, w) for d in machine.devices(STEP) for w in analysis.widths(machine)]
+    curves = {(d, w): {p.batch: p for p in analysis.step_curve(machine, d, w)} for d, w in columns}
+    batches = sorted({b for curve in curves.values() for b in curve})
+    head = ["batch"] + [f"{DEVICE_NAME[d]}, width {w}" for d, w in columns]
+    rows = [[str(b)] + [_cell(curves[c].get(b)) for c in columns] for b in batches]
+    noisy = any(p.noisy for curve in curves.values() for p in curve.values())
+    return table(head, rows) + (noise_note() if noisy else "")
+
+
+def step_plot(machine: Machine) -> str:
+    """Step time and samples/s versus batch, one line per device and width."""
+    series_time, series_rate = [], []
+    for device in machine.devices(STEP):
+        for width in analysis.widths(machine):
+            curve = analysis.step_curve(machine, device, width)
+            label = f"{DEVICE_NAME[device]}, width {width}"
+            style = "--" if device == "cuda" else "-"
+            x = [p.batch for p in curve]
+            flagged = [p.noisy for p in curve]
+            series_time.append(plots.Series(label, x, [p.seconds * 1e3 for p in curve],
+                                            style, str(width), flagged))
+            series_rate.append(plots.Series(label, x, [p.samples_per_s for p in curve],
+                                            style, str(width), flagged))
+    return plots.line_panels(
+        [
+            {"series": series_time, "xlabel": "batch size (samples)",
+             "ylabel": "time per training step (ms)", "subtitle": "Step time (lower is better)"},
+            {"series": series_rate, "xlabel": "batch size (samples)",
+             "ylabel": "throughput (samples/s)", "eng": True, "subtitle": "Throughput (higher is better)"},
+        ],
+        title=f"One training step of a 512→H→10 MLP on {machine.label}",
+        alt=(f"Training-step time and throughput versus batch size on {machine.label}; "
+             "the same numbers are in the table below."),
+    )
+
+
+@section
+def training_step(data: Dataset) -> str:
+    """The measured result of the training-step experiment for every machine that has it."""
+    machines = data.with_experiment(STEP)
+    if not machines:
+        return missing("No machine has measured this experiment yet.")
+    parts = []
+    for machine in machines:
+        parts.append(f"<h3>{esc(machine.label)}</h3>")
+        has_gpu = "cuda" in machine.devices(STEP)
+        if not has_gpu:
+            parts.append(missing("GPU: not measured on this machine (it has no CUDA device). "
+                                 "Only the CPU is shown."))
+        lines = "Solid lines: CPU; dashed: GPU. " if has_gpu else ""
+        caption = f"<figcaption>{lines}A ring marks a noisy point ({stats.noise_rule()}).</figcaption>"
+        parts += [f'<figure class="crossover-figure">{step_plot(machine)}{caption}</figure>',
+                  step_table(machine), provenance(machine, data.host)]
+    return "\n".join(parts)
+
+
+@section
+def crossover_table(data: Dataset) -> str:
+    """The crossover batch per width for every machine that measured a GPU."""
+    rows = []
+    for m in data.with_experiment(STEP):
+        if "cuda" not in m.devices(STEP):
+            continue
+        for width in analysis.widths(m):
+            batch = analysis.crossover_batch(m, width)
+            rows.append([esc(m.label), str(width), f"from batch {batch}" if batch else "never in the measured range"])
+    if not rows:
+        return missing("No GPU was measured for this build, so there is no measured crossover "
+                       "batch. Add a GPU machine's results to <code>results/</code> to fill this in.")
+    return table(["machine", "hidden width", "GPU training step faster"], rows)
+
+
+@fact
+def host_cpu(data: Dataset) -> str:
+    machine = first_with(data, STEP)
+    return f"{untrusted.text(machine.cpu['brand'])} ({machine.cpu['threads_used']} threads)"
+
+
+@fact
+def cpu_best_step_rate(data: Dataset) -> str:
+    best = analysis.best_rate(first_with(data, STEP), "cpu")
+    if best is None:
+        raise MissingData("no CPU training-step point with a FLOP count")
+    point, width = best
+    return f"{si(point.flops_per_s, 'FLOP/s')} (batch {point.batch}, width {width})"
+
+
+@fact
+def cpu_best_step_fraction_of_peak(data: Dataset) -> str:
+    machine = first_with(data, STEP)
+    best = analysis.best_rate(machine, "cpu")
+    if best is None:
+        raise MissingData("no CPU training-step rate")
+    return versus_peak(best[0].flops_per_s, machine)
+
+
+@fact
+def crossover_summary(data: Dataset) -> str:
+    sentences = []
+    for machine in data.with_experiment(STEP):
+        if "cuda" not in machine.devices(STEP):
+            continue
+        parts = []
+        for width in analysis.widths(machine):
+            batch = analysis.crossover_batch(machine, width)
+            parts.append(f"width {width}: " + (f"from batch {batch}" if batch else "never, in the measured range"))
+        sentences.append(f"On {untrusted.text(machine.label)} the GPU step is faster " + "; ".join(parts) + ".")
+    if not sentences:
+        return ("No GPU has been measured for this build, so no crossover is measured here: "
+                "the CPU curves stand alone.")
+    return " ".join(sentences)

@@ -1,0 +1,62 @@
+"""Host↔device copies: bandwidth by size, pinned against pageable memory."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, plots, untrusted
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import esc, figure, gpu_with, missing, per_machine, si, table
+from snippets import transfer_arithmetic as arithmetic  # plain arithmetic, no torch
+
+GROUP = "transfer"
+
+
+@section
+def transfer(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        if not m.benchmarks(GROUP):
+            return missing("Not applicable on this machine: it has no GPU, so there is no "
+                           "host↔device bus to measure.")
+        series, rows = [], []
+        for direction in ("host_to_device", "device_to_host"):
+            for memory in ("pageable", "pinned"):
+                bw = analysis.transfer_bandwidth(m, direction, memory)
+                label = f"{direction.replace('_', ' ')}, {memory}"
+                series.append(plots.Series(label, list(bw), [v / 1e9 for v in bw.values()],
+                                           "-" if memory == "pinned" else "--", label))
+                rows += [[direction.replace("_", " "), memory, si(n, "B"), si(v, "B/s")] for n, v in bw.items()]
+        svg = plots.line_panels([{"series": series, "xlabel": "copy size (bytes)",
+                                  "ylabel": "bandwidth (GB/s)", "subtitle": "Higher is better"}],
+                                title="Host↔device copy bandwidth",
+                                alt="Copy bandwidth versus size, pinned and pageable, both directions; the table below has the numbers.")
+        return figure(svg, "Pinned host memory lets the GPU copy directly.") + table(
+            ["direction", "host memory", "size", "bandwidth"], rows)
+    return per_machine(data, GROUP, one)
+
+
+@section
+def transfer_arithmetic(data: Dataset) -> str:
+    """Copy times at the published link rates and at every measured pinned rate."""
+    rates = {f"{esc(name)} (published)": rate for name, rate in arithmetic.PUBLISHED.items()}
+    for machine in data.with_experiment(GROUP):
+        measured = analysis.transfer_bandwidth(machine, "host_to_device", "pinned")
+        if measured:
+            rates[f"measured: {esc(machine.label)}, pinned"] = measured[max(measured)]
+    rows = [[f"{mb} MB"] + [f"{arithmetic.transfer_ms(mb, rate):.3g} ms" for rate in rates.values()]
+            for mb in arithmetic.SIZES_MB]
+    return table(["size", *rates], rows)
+
+
+@fact
+def transfer_summary(data: Dataset) -> str:
+    gpu = gpu_with(data, GROUP)
+    if gpu is None:
+        return ("This build has no GPU, so there is no host↔device bus to measure: the transfer "
+                "experiment is not applicable here and records nothing.")
+    pinned = analysis.transfer_bandwidth(gpu, "host_to_device", "pinned")
+    pageable = analysis.transfer_bandwidth(gpu, "host_to_device", "pageable")
+    size = max(pinned)
+    return (f"On {untrusted.text(gpu.label)}, copying {si(size, 'B')} to the GPU reached "
+            f"{si(pinned[size], 'B/s')} from pinned memory and {si(pageable[size], 'B/s')} from "
+            f"pageable memory; a {si(min(pinned), 'B')} copy reached only "
+            f"{si(pinned[min(pinned)], 'B/s')}, because every copy has a fixed cost.")

@@ -1,0 +1,46 @@
+"""Tests for build_hooks.page and build_hooks.views: every name a page uses resolves, without a build."""
+
+import re
+
+import pytest
+
+from build_hooks import markers, page
+from build_hooks.dataset import Dataset, Machine
+from conftest import ROOT, complete_doc
+
+MARKER = re.compile(r"\{\{\s*(fact|section):\s*([a-z0-9_]+)\s*\}\}")
+
+
+def used_names() -> set[tuple[str, str]]:
+    return {m.groups() for path in (ROOT / "docs").rglob("*.md") for m in MARKER.finditer(path.read_text())}
+
+
+@pytest.mark.parametrize("gpu", [None, "Fixture GPU"])
+def test_every_marker_in_docs_resolves_against_synthetic_data(gpu):
+    """Each fact and section a page names renders from a complete synthetic dataset, CPU-only or with a GPU."""
+    data = Dataset([Machine(complete_doc(gpu), "fixture", "this build host")])
+    for kind, name in sorted(used_names()):
+        text = page.render_fact(name, data) if kind == "fact" else page.render_section(name, data)
+        assert text.strip(), (kind, name)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "docs").rglob("*.md")), ids=lambda p: p.name)
+def test_every_page_fills_all_its_markers(path):
+    """A whole page's markers fill without error (the same code the build runs)."""
+    data = Dataset([Machine(complete_doc(), "fixture", "this build host")])
+    assert "{{ fact" not in markers.fill(path.read_text(), data)
+
+
+def test_unknown_names_raise_listing_the_known_ones():
+    """A page naming a fact or section nobody registers gets the list of real names."""
+    with pytest.raises(page.UnknownName, match="known: .*crossover_summary"):
+        page.render_fact("crossover_sumary", Dataset([]))
+    with pytest.raises(page.UnknownName, match="known: .*training_step"):
+        page.render_section("training_steps", Dataset([]))
+
+
+def test_every_registered_name_is_used_by_some_page():
+    """No fact or section is dead code: each is named on at least one page."""
+    used = used_names()
+    registered = {("fact", n) for n in page.names()["fact"]} | {("section", n) for n in page.names()["section"]}
+    assert registered - used == set()

@@ -1,0 +1,83 @@
+"""Tests for build_hooks.views: sections and facts follow the data and show untrusted strings as text."""
+
+import pytest
+
+from build_hooks import page
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.views import training_step
+from conftest import synthetic_doc
+
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+
+
+def data(times, gpu=None):
+    return Dataset([Machine(synthetic_doc(gpu=gpu, step_times=times), "f", "t")])
+
+
+def test_crossover_summary_without_gpu_says_not_measured():
+    """With only a CPU measured, the crossover sentence says no GPU was measured."""
+    text = page.render_fact("crossover_summary", data({("cpu", 32, 1): 1e-3}))
+    assert "No GPU has been measured" in text
+
+
+def test_crossover_summary_follows_the_data():
+    """Changing which device is faster changes the sentence: it never repeats a stale claim."""
+    base = {("cpu", 32, b): b * 1e-4 for b in (1, 8, 64)}
+    gpu_wins_from_8 = base | {("cuda", 32, 1): 1.0, ("cuda", 32, 8): 1e-5, ("cuda", 32, 64): 1e-5}
+    gpu_never = base | {("cuda", 32, b): 1.0 for b in (1, 8, 64)}
+    assert "from batch 8" in page.render_fact("crossover_summary", data(gpu_wins_from_8, "G"))
+    assert "never" in page.render_fact("crossover_summary", data(gpu_never, "G"))
+
+
+def test_fraction_of_peak_is_computed_from_rate_and_peak():
+    """The fraction of peak equals best achieved FLOP/s over the recorded peak."""
+    times = {("cpu", 32, 512): 6 * 512 * 512 * 32 / 3.84e11 * 2}  # exactly half the fixture peak
+    assert page.render_fact("cpu_best_step_fraction_of_peak", data(times)).startswith("50% of")
+
+
+def test_rate_above_nominal_peak_is_not_reported_as_a_fraction():
+    """A rate above the peak from the reported clock says the clock is boosting, never '120%'."""
+    times = {("cpu", 32, 512): 6 * 512 * 512 * 32 / 3.84e11 / 1.2}
+    text = page.render_fact("cpu_best_step_fraction_of_peak", data(times))
+    assert text.startswith("more than") and "%" not in text
+
+
+def test_unknown_fact_raises():
+    """An unknown fact name raises KeyError listing the known ones."""
+    with pytest.raises(page.UnknownName, match="known:"):
+        page.render_fact("no_such_fact", Dataset([]))
+
+
+def test_missing_data_raises_instead_of_inventing():
+    """A fact whose data is absent raises MissingData rather than printing a placeholder."""
+    with pytest.raises(page.MissingData):
+        page.render_fact("cpu_best_step_rate", Dataset([]))
+
+
+def test_hostile_machine_name_is_escaped_everywhere():
+    """A machine name with HTML in it appears only escaped in the section, table and plot."""
+    doc = synthetic_doc(brand=HOSTILE, gpu=HOSTILE, step_times={
+        ("cpu", 32, 1): 1e-3, ("cuda", 32, 1): 2e-3})
+    data = Dataset([Machine(doc, "fixture", "test")])
+    html = page.render_section("training_step", data) + page.render_section("machines", data)
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_cpu_only_machine_says_gpu_not_measured():
+    """Without a GPU curve the section states that the GPU was not measured."""
+    html = page.render_section("training_step", Dataset([Machine(synthetic_doc(), "f", "t")]))
+    assert "GPU: not measured" in html
+
+
+def test_plot_is_inline_svg_with_text_alternative_and_page_colours():
+    """The plot is an inline SVG with role=img, an aria-label and colours bound to currentColor."""
+    svg = training_step.step_plot(Machine(synthetic_doc(), "f", "t"))
+    assert svg.startswith("<svg role=\"img\" aria-label=")
+    assert "currentColor" in svg and "#010203" not in svg
+    assert "batch size (samples)" in svg and "time per training step (ms)" in svg
+
+
+def test_empty_dataset_says_so():
+    """No machine with the experiment renders an explicit 'not measured' message."""
+    assert "No machine has measured" in page.render_section("training_step", Dataset([]))
