@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,17 +94,34 @@ class Dataset:
 
 
 def _display_path(path: Path, root: Path) -> str:
+    """`path` relative to the project; outside it, only its name (never the build machine's layout)."""
     try:
-        return str(path.resolve().relative_to(root))
+        return str(Path(os.path.abspath(path)).relative_to(root))
+    except ValueError:
+        return path.name
+
+
+def _error_path(path: Path, root: Path) -> str:
+    """How an error names a file: relative to the project when it is inside it."""
+    try:
+        return str(Path(os.path.abspath(path)).relative_to(root))
     except ValueError:
         return str(path)
+
+
+def _load_named(path: Path, project_root: Path) -> dict:
+    """store.load, with errors naming the file relative to the project."""
+    try:
+        return store.load(path)
+    except store.ResultsError as exc:
+        raise store.ResultsError(_error_path(path, project_root), exc.field, exc.problem) from None
 
 
 def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Dataset:
     """Validate and merge the committed results and the host's own file."""
     machines = {m.id: m for m in load_committed(results_dir, project_root)}
     if host_file is not None:
-        doc = store.load(host_file)
+        doc = _load_named(host_file, project_root)
         # The host's fresh measurement of its own hardware wins over a committed copy.
         machines[doc["machine_id"]] = Machine(doc, _display_path(host_file, project_root),
                                               "this build host")
@@ -114,8 +132,11 @@ def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Datas
 def load_committed(results_dir: Path, project_root: Path) -> list[Machine]:
     """Validate every committed results file; one machine id may appear only once."""
     machines: dict[str, Machine] = {}
+    if results_dir.exists() and not results_dir.is_dir():
+        raise store.ResultsError(_error_path(results_dir, project_root), "$",
+                                 "should be a directory of results files, but is a file")
     for path in sorted(results_dir.glob("*.json")):
-        doc = store.load(path)
+        doc = _load_named(path, project_root)
         if doc["machine_id"] in machines:
             raise store.ResultsError(path, "$.machine_id",
                                      f"'{doc['machine_id']}' is also in {machines[doc['machine_id']].source}")

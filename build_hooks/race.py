@@ -107,7 +107,8 @@ def _crossovers(machine: Machine) -> dict[str, int | None]:
 
 def data_script(data: Dataset) -> str:
     """The race data as an inert JSON script element (no `<` survives, so no `</script>`)."""
-    payload = json.dumps(race_data(data), sort_keys=True).replace("<", "\\u003c")
+    # allow_nan=False: an Infinity would pass here and kill the page's script.
+    payload = json.dumps(race_data(data), sort_keys=True, allow_nan=False).replace("<", "\\u003c")
     return f'<script type="application/json" id="race-data">{payload}</script>'
 
 

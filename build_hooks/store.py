@@ -6,9 +6,11 @@ after pytest-benchmark's JSON). Nothing here measures or renders.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from functools import lru_cache
@@ -20,6 +22,11 @@ from filelock import FileLock
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 MAX_FILE_BYTES = 64 * 1024 * 1024
+# Sane bounds for what a point can be: a timing between a picosecond and a day, a byte
+# count up to a petabyte. Outside them a file is broken or hostile, not a measurement.
+BOUNDS = {"s": (1e-12, 86_400.0), "bytes": (0.0, 1e15)}
+MAX_NUMBER = 1e18  # any other number (FLOP counts, sizes) in a results file
+QUOTE_LIMIT = 80  # characters of a bad value quoted back in an error
 
 
 class ResultsError(ValueError):
@@ -28,6 +35,13 @@ class ResultsError(ValueError):
     def __init__(self, path: Path | str, field: str, problem: str):
         self.path, self.field, self.problem = str(path), field, problem
         super().__init__(f"{path}: field {field}: {problem}")
+
+
+def quote(value: object) -> str:
+    """A bad value as an error shows it: short, and with no control characters."""
+    text = repr(value)
+    text = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+    return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text)} characters)"
 
 
 @lru_cache(maxsize=1)
@@ -40,12 +54,31 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not a valid JSON number")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 parses as inf; the field is named by later checks otherwise
+        raise ValueError(f"the number {quote(text)} is out of range")
+    return value
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    # Python keeps the last of two equal keys; a reviewer reading the file sees the first.
+    keys = [k for k, _ in pairs]
+    duplicate = next((k for k in keys if keys.count(k) > 1), None)
+    if duplicate is not None:
+        raise ValueError(f"the key {quote(duplicate)} appears twice in one object")
+    return dict(pairs)
+
+
 def parse(text: str, path: Path | str) -> dict:
     """Parse and validate a results document; raise ResultsError naming the field."""
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                         object_pairs_hook=_no_duplicate_keys)
+    except RecursionError:
+        raise ResultsError(path, "$", "not a results file (nested too deeply)") from None
     except ValueError as exc:
-        raise ResultsError(path, "$", f"not valid JSON ({exc})") from None
+        raise ResultsError(path, "$", f"not valid JSON ({str(exc)[:200]})") from None
     validate(doc, path)
     return doc
 
@@ -65,8 +98,38 @@ def validate(doc: object, path: Path | str) -> None:
         jsonschema.Draft202012Validator(schema()).iter_errors(doc)
     )
     if error is not None:
-        raise ResultsError(path, error.json_path, error.message)
+        message = error.message if len(error.message) <= 2 * QUOTE_LIMIT else (
+            f"{quote(error.instance)} fails the schema's '{error.validator}' rule")
+        raise ResultsError(path, error.json_path, message)
+    _check_numbers(doc, "$", path)
+    _check_times(doc, path)
     _check_consistency(doc, path)
+
+
+def _check_numbers(value: object, where: str, path: Path | str) -> None:
+    """Every number anywhere in the file is finite and within MAX_NUMBER (ints included)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_numbers(item, f"{where}.{key}", path)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_numbers(item, f"{where}[{i}]", path)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+            raise ResultsError(path, where, f"{quote(value)} is out of range (|x| <= {MAX_NUMBER:g})")
+
+
+def _check_times(doc: dict, path: Path | str) -> None:
+    """Date-times are real ISO 8601 instants with a time zone (the schema cannot check this)."""
+    stamps = [("$.datetime", doc["datetime"])] + [
+        (f"$.experiments.{name}.measured_at", meta["measured_at"]) for name, meta in doc["experiments"].items()]
+    for where, value in stamps:
+        try:
+            parsed = dt.datetime.fromisoformat(value)
+        except ValueError:
+            parsed = None
+        if parsed is None or parsed.tzinfo is None:
+            raise ResultsError(path, where, f"{quote(value)} is not an ISO 8601 date-time with a time zone")
 
 
 def _check_consistency(doc: dict, path: Path | str) -> None:
@@ -80,9 +143,15 @@ def _check_consistency(doc: dict, path: Path | str) -> None:
         stats = bench.get("stats")
         if stats is None:  # an out-of-memory point: recorded, with no timing to check
             continue
-        for key in ("median", "q1", "q3", "mean"):
-            if not math.isfinite(stats[key]):
-                raise ResultsError(path, f"{where}.stats.{key}", "not a finite number")
+        low, high = BOUNDS.get(bench["unit"], (0.0, MAX_NUMBER))
+        for key in ("median", "q1", "q3", "mean", "min", "max"):
+            if not low <= stats[key] <= high:
+                raise ResultsError(path, f"{where}.stats.{key}",
+                                   f"{quote(stats[key])} is outside [{low:g}, {high:g}] {bench['unit']}")
+        for i_sample, sample in enumerate(stats["data"]):
+            if not low <= sample <= high:
+                raise ResultsError(path, f"{where}.stats.data[{i_sample}]",
+                                   f"{quote(sample)} is outside [{low:g}, {high:g}] {bench['unit']}")
         if not stats["min"] <= stats["median"] <= stats["max"]:
             raise ResultsError(path, f"{where}.stats.median", "outside [min, max]")
 
@@ -100,15 +169,41 @@ def _check_extra_info(bench: dict, where: str, path: Path | str) -> None:
         raise ResultsError(path, where, f"experiment {group}, point {bench['name']}: {problem}")
 
 
-def load(path: Path) -> dict:
-    """Read and validate one results file."""
+def read_regular_file(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of a regular file at most `limit` long; never follows a link or waits on a pipe.
+
+    A symlink (to /dev/zero, or out of the repository), a FIFO or a directory named
+    *.json is refused before it is opened for reading; the limit is enforced on what is
+    read, not on what stat() claims.
+    """
+    limit = MAX_FILE_BYTES if limit is None else limit
     try:
-        size = path.stat().st_size
+        info = os.lstat(path)
     except OSError as exc:
         raise ResultsError(path, "$", f"cannot read ({exc.strerror})") from None
-    if size > MAX_FILE_BYTES:
-        raise ResultsError(path, "$", f"{size} bytes is larger than the {MAX_FILE_BYTES}-byte limit")
-    return parse(path.read_text(encoding="utf-8"), path)
+    if stat.S_ISLNK(info.st_mode):
+        raise ResultsError(path, "$", "is a symbolic link; results files must be regular files")
+    if not stat.S_ISREG(info.st_mode):
+        raise ResultsError(path, "$", "is not a regular file (a directory, pipe or device)")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise ResultsError(path, "$", f"cannot read ({exc.strerror})") from None
+    if len(data) > limit:
+        raise ResultsError(path, "$", f"larger than the {limit}-byte limit")
+    return data
+
+
+def load(path: Path) -> dict:
+    """Read and validate one results file."""
+    data = read_regular_file(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ResultsError(path, "$", f"not UTF-8 text (byte {exc.start})") from None
+    return parse(text, path)
 
 
 def dumps(doc: dict) -> str:

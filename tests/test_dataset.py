@@ -26,13 +26,13 @@ def test_host_file_replaces_committed_copy_of_same_machine(tmp_path):
 
 
 def test_invalid_committed_file_stops_with_its_name(tmp_path):
-    """A malformed committed file raises ResultsError naming that file."""
+    """A malformed committed file raises ResultsError naming that file relative to the project."""
     doc = synthetic_doc()
     doc["benchmarks"][0]["unit"] = "parsecs"
-    bad = save(tmp_path / "results" / "bad.json", doc)
+    save(tmp_path / "results" / "bad.json", doc)
     with pytest.raises(store.ResultsError) as err:
         dataset.load(tmp_path / "results", None, tmp_path)
-    assert err.value.path == str(bad) and err.value.field == "$.benchmarks[0].unit"
+    assert err.value.path == "results/bad.json" and err.value.field == "$.benchmarks[0].unit"
 
 
 def test_duplicate_committed_machines_are_refused(tmp_path):

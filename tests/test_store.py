@@ -108,3 +108,81 @@ def test_lock_serialises_writers(tmp_path):
     for t in threads:
         t.join()
     assert overlaps == [1, 1, 1, 1]
+
+
+def _set_stat(key, value):
+    def mutate(d):
+        d["benchmarks"][0]["stats"][key] = value
+    return mutate
+
+
+@pytest.mark.parametrize("text_of, field, says", [
+    (lambda d: json.dumps(d).replace('"median": ', '"median": 1.0, "median": ', 1), "$", "appears twice"),
+    (lambda d: json.dumps(d).replace('"median": ', '"median": 1e999, "y": ', 1), "$", "out of range"),
+    (lambda d: "[" * 5000 + "]" * 5000, "$", "nested too deeply"),
+], ids=["duplicate key", "1e999", "deep nesting"])
+def test_hostile_json_text_is_refused_naming_the_problem(tmp_path, doc, text_of, field, says):
+    """Duplicate keys, an infinite literal and absurd nesting are refused with a message, not a crash."""
+    path = tmp_path / "m.json"
+    path.write_text(text_of(doc))
+    with pytest.raises(store.ResultsError, match=says) as err:
+        store.load(path)
+    assert err.value.field == field
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (_set_stat("median", 0.0), "$.benchmarks[0].stats.median"),
+    (_set_stat("median", -0.0), "$.benchmarks[0].stats.median"),
+    (_set_stat("median", 1e308), "$.benchmarks[0].stats.median"),
+    (_set_stat("data", [1e-4, 1e300]), "$.benchmarks[0].stats"),
+    (lambda d: d.__setitem__("datetime", "yesterday"), "$.datetime"),
+    (lambda d: d.__setitem__("datetime", "2026-11-30T00:00:00"), "$.datetime"),
+    (lambda d: d["benchmarks"][0]["extra_info"].__setitem__("flops", "12"), "$.benchmarks[0].extra_info"),
+    (lambda d: d["benchmarks"][0]["extra_info"].pop("flops"), "$.benchmarks[0].extra_info"),
+], ids=["zero time", "negative zero", "1e308 s", "huge sample", "not a date", "no time zone",
+        "flops as text", "flops missing"])
+def test_schema_valid_but_absurd_values_are_refused_at_load(tmp_path, doc, mutate, field):
+    """Times must be positive and sane, dates real, extra_info as the experiment declares: checked before rendering."""
+    mutate(doc)
+    with pytest.raises(store.ResultsError) as err:
+        store.load(write(tmp_path / "m.json", doc))
+    assert err.value.field.startswith(field)
+
+
+def test_extra_info_error_names_experiment_and_point(tmp_path, doc):
+    """A malformed extra_info names file, experiment, point and key."""
+    doc["benchmarks"][0]["extra_info"].pop("flops")
+    with pytest.raises(store.ResultsError, match=r"m\.json.*extra_info.*training_step, point training_step\[.*'flops' is missing"):
+        store.load(write(tmp_path / "m.json", doc))
+
+
+def test_long_values_are_not_echoed_whole(tmp_path, doc):
+    """A megabyte string in a bad field is quoted short in the error."""
+    doc["benchmarks"][0]["unit"] = "x" * 1_000_000
+    with pytest.raises(store.ResultsError) as err:
+        store.load(write(tmp_path / "m.json", doc))
+    assert len(str(err.value)) < 500
+
+
+def test_non_utf8_bytes_are_refused(tmp_path, doc):
+    """A byte that is not UTF-8 gives a ResultsError, not a UnicodeDecodeError."""
+    path = tmp_path / "m.json"
+    path.write_bytes(json.dumps(doc).encode().replace(b"Fixture CPU", b"Fixture \xff CPU"))
+    with pytest.raises(store.ResultsError, match="not UTF-8"):
+        store.load(path)
+
+
+@pytest.mark.parametrize("make", ["symlink to /dev/zero", "symlink to a file", "fifo", "directory"])
+def test_only_regular_files_are_read(tmp_path, doc, make):
+    """Symlinks, FIFOs and directories named *.json are refused before reading (no hang, no endless read)."""
+    path = tmp_path / "m.json"
+    if make == "symlink to /dev/zero":
+        path.symlink_to("/dev/zero")
+    elif make == "symlink to a file":
+        path.symlink_to(write(tmp_path / "real.txt", doc))
+    elif make == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    with pytest.raises(store.ResultsError, match="symbolic link|not a regular file"):
+        store.load(path)
