@@ -3,10 +3,13 @@
 CROSSOVER_CACHE_DIR  the build host's own measurements (default: .cache/crossover)
 CROSSOVER_RESULTS_DIR committed reference measurements (default: results/)
 CROSSOVER_QUICK=1    tiny sizes for tests; pages then carry a visible "quick mode" banner
+CROSSOVER_POINT_TIMEOUT  seconds one measured point may take (default: the experiment's own, or 300)
+CROSSOVER_BLOCK_TIMEOUT  seconds one page's exec blocks and markers may take to render (default 300)
 """
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,3 +39,22 @@ def settings() -> Settings:
         results_dir=path("CROSSOVER_RESULTS_DIR", PROJECT_ROOT / "results"),
         quick=os.environ.get("CROSSOVER_QUICK", "0") not in {"", "0", "false", "no"},
     )
+
+
+class SettingError(ValueError):
+    """An environment variable with a value the build cannot use."""
+
+
+def seconds(var: str, default: float) -> float:
+    """A positive, finite number of seconds from `var`, or `default` when it is unset or empty."""
+    raw = os.environ.get(var, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise SettingError(f"{var}={raw!r}: expected a number of seconds greater than 0 "
+                           f"(unset it for the default of {default:g})")
+    return value

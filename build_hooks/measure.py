@@ -37,7 +37,7 @@ class PointTimeout(Exception):
 
 def point_timeout_s(module) -> float:
     """Seconds one point may take: CROSSOVER_POINT_TIMEOUT, else the experiment's own, else 300."""
-    return float(os.environ.get("CROSSOVER_POINT_TIMEOUT") or getattr(module, "POINT_TIMEOUT_S", 300))
+    return config.seconds("CROSSOVER_POINT_TIMEOUT", getattr(module, "POINT_TIMEOUT_S", 300))
 
 
 @contextmanager
@@ -154,6 +154,8 @@ def run(only: list[str] | None = None, force: bool = False,
     # and the keys come from the code that will run (an edit during the run must not
     # label old code's numbers as the new code's).
     modules = {name: experiments.load(name) for name in names}
+    for module in modules.values():
+        point_timeout_s(module)  # a bad CROSSOVER_POINT_TIMEOUT fails now, not mid-run
     keys = {name: experiments.key_of(name, settings.mode) for name in names}
     threads = all_threads()
     prov = provenance.collect(threads)
@@ -241,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         # A broken committed file should stop us before minutes of measuring.
         dataset.load_committed(config.settings().results_dir, config.PROJECT_ROOT)
         path = run(only=args.only, force=args.force)
-    except (MeasurementError, KeyError, store.ResultsError) as exc:
+    except (MeasurementError, KeyError, store.ResultsError, config.SettingError) as exc:
         print(f"crossover: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

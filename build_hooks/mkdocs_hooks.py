@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
+from build_hooks import config as crossover_config
 from build_hooks import measure, site_data, store, untrusted
-from build_hooks.config import settings as config_settings
 
 log = logging.getLogger("mkdocs.crossover")
 
@@ -45,8 +47,10 @@ def on_config(config):
         if _page_names not in exec_logger.filters:
             exec_logger.addFilter(_page_names)
     try:
-        data = site_data.prepare(log=log.warning)
-    except (store.ResultsError, measure.MeasurementError) as exc:
+        # Recovering from a stale or corrupt host cache is routine, not a warning that
+        # would fail a --strict build once: it is logged at INFO.
+        data = site_data.prepare(log=log.info)
+    except (store.ResultsError, measure.MeasurementError, crossover_config.SettingError) as exc:
         raise PluginError(f"crossover: {exc}") from exc
     _isolate_notebook_runs(config, data)
     return config
@@ -62,7 +66,7 @@ def _isolate_notebook_runs(config, data) -> None:
     host = data.host
     if jupyter is None or host is None:
         return
-    folder = config_settings().cache_dir / "notebook" / host.doc["environment_key"]
+    folder = crossover_config.settings().cache_dir / "notebook" / host.doc["environment_key"]
     jupyter.config["cache_dir"] = str(folder)
     # The notebook writes its results file here instead of next to the page source.
     os.environ["CROSSOVER_LAB_OUTPUT"] = str(folder / "results")
@@ -74,9 +78,38 @@ def on_files(files, config):
     return files
 
 
+class PageTimeout(Exception):
+    """A page's exec blocks or sections did not finish within CROSSOVER_BLOCK_TIMEOUT."""
+
+
 def on_page_markdown(markdown, page, config, files):
     _page_names.page = page.file.src_uri  # exec blocks of this page run next
+    _start_deadline(page.file.src_uri)
     return markdown
+
+
+def on_page_content(html, page, config, files):
+    _stop_deadline()
+    return html
+
+
+def _start_deadline(page: str) -> None:
+    """Interrupt a page whose blocks never return: an endless loop must not hang the build."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    seconds = crossover_config.seconds("CROSSOVER_BLOCK_TIMEOUT", 600)
+
+    def expire(signum, frame):
+        raise PageTimeout(f"{page} took more than {seconds:g} s to render "
+                          "(CROSSOVER_BLOCK_TIMEOUT): an exec block or section never returned")
+
+    signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def _stop_deadline() -> None:
+    if threading.current_thread() is threading.main_thread():
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def on_post_page(output, page, config):

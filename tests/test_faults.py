@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from build_hooks import experiments, render, store
+from build_hooks import config, experiments, measure, render, store
 from build_hooks.dataset import Machine
 from conftest import ROOT, build_site, copy_project, quick_env, synthetic_doc
 
@@ -189,3 +189,39 @@ def test_no_gpu_is_shown_as_not_measured(built_site):
         pytest.skip("this build has GPU results")
     assert "GPU: not measured" in html
     assert "not applicable" in (built_site / "transfer" / "index.html").read_text()
+
+
+@pytest.mark.slow
+def test_endless_exec_block_is_stopped_naming_block_and_page(tmp_path, quick_cache):
+    """An exec block that never returns is interrupted after CROSSOVER_BLOCK_TIMEOUT; the build names it."""
+    project = copy_project(tmp_path / "project")
+    page = project / "docs" / "faq.md"
+    page.write_text(page.read_text() + '\n```python exec="1" id="endless-block"\nwhile True:\n    pass\n```\n')
+    cache = tmp_path / "cache"
+    shutil.copytree(quick_cache, cache)
+    env = quick_env(cache) | {"PYTHONPATH": str(project), "CROSSOVER_BLOCK_TIMEOUT": "3"}
+    result = build_site(tmp_path / "site", env, cwd=project)
+    assert result.returncode != 0
+    assert "'endless-block' exited with errors on page faq.md" in result.stderr
+    assert "CROSSOVER_BLOCK_TIMEOUT" in result.stderr
+
+
+@pytest.mark.slow
+def test_recovering_from_a_corrupt_host_cache_passes_a_strict_build(tmp_path, quick_cache):
+    """A corrupt host cache is set aside and re-measured without a warning that fails --strict."""
+    cache = tmp_path / "cache"
+    shutil.copytree(quick_cache, cache)
+    next(cache.glob("*.quick.json")).write_text("{ not json")
+    result = build_site(tmp_path / "site", quick_env(cache))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "host cache is unusable" in result.stderr and list((cache / "archive").glob("*.invalid.json"))
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", "nan", "0", "inf"])
+def test_bad_point_timeout_is_a_clear_error_before_measuring(tmp_path, snippets, monkeypatch, value):
+    """CROSSOVER_POINT_TIMEOUT must be seconds > 0; anything else stops the run naming the variable."""
+    monkeypatch.setenv("CROSSOVER_POINT_TIMEOUT", value)
+    settings = config.Settings(cache_dir=tmp_path / "cache", results_dir=tmp_path / "results", quick=True)
+    with pytest.raises(config.SettingError, match="CROSSOVER_POINT_TIMEOUT"):
+        measure.run(only=["call_overhead"], settings=settings, log=lambda msg: None)
+    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").glob("*.json"))
