@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -147,6 +148,7 @@ def run(only: list[str] | None = None, force: bool = False,
         current = current_without_torch(settings)
         if current is not None:
             return current
+    usable_cache_dir(settings.cache_dir)
     from snippets.benchmarking import all_threads, devices  # imports torch: only from here on
 
     names = only or experiments.REGISTRY
@@ -161,7 +163,7 @@ def run(only: list[str] | None = None, force: bool = False,
     prov = provenance.collect(threads)
     env_key = experiments.environment_key(prov, settings.mode)
     path = cache_path(settings, prov["machine_id"])
-    with store.locked(path):
+    with _locked(path, log):
         store.remove_stale_temporaries(path)  # left by a writer that was killed mid-write
         doc = _open_cache(path, prov, env_key, settings.mode, log)
         todo = names if force else stale_experiments(doc, keys)
@@ -189,6 +191,29 @@ def run(only: list[str] | None = None, force: bool = False,
                 store.save_atomic(path, doc)  # one experiment done = one durable save
         _write_stamp(settings, path, doc)
     return path
+
+
+@contextmanager
+def _locked(path: Path, log):
+    try:
+        with store.locked(path, timeout_s=config.seconds("CROSSOVER_LOCK_TIMEOUT", 3 * 3600), log=log):
+            yield
+    except store.LockTimeout as exc:
+        raise MeasurementError(str(exc)) from None
+
+
+def usable_cache_dir(directory: Path) -> None:
+    """Make sure the host cache can be written, or say plainly why not."""
+    if directory.exists() and not directory.is_dir():
+        raise MeasurementError(f"the cache directory {directory} is a file; remove it or set "
+                               "CROSSOVER_CACHE_DIR to a folder")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise MeasurementError(f"cannot write the cache directory {directory} ({exc.strerror}); "
+                               "set CROSSOVER_CACHE_DIR to a writable folder") from None
 
 
 def _stamp_path(settings: config.Settings) -> Path:

@@ -30,7 +30,13 @@ def publish(settings: config.Settings | None = None) -> Path:
     missing = [name for name in experiments.REGISTRY if name not in doc["experiments"]]
     if missing:
         raise ValueError(f"{source} lacks {', '.join(missing)}: run `make measure` to complete it")
+    current = {name: experiments.key_of(name, settings.mode) for name in experiments.REGISTRY}
+    stale = measure.stale_experiments(doc, current)
+    if stale:
+        raise ValueError(f"{source} holds results of older code for {', '.join(stale)}: "
+                         "run `make site` (or `make measure`) before publishing")
     target = settings.results_dir / f"{machine_id}.json"
+    store.remove_stale_temporaries(target)  # left by a publish that was killed mid-write
     store.save_atomic(target, doc)
     return target
 

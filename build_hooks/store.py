@@ -11,13 +11,14 @@ import json
 import math
 import os
 import stat
+import sys
 import tempfile
+import time
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 import jsonschema
-from filelock import FileLock
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
@@ -241,9 +242,60 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     return stale
 
 
+class LockTimeout(RuntimeError):
+    """Another process held the measurement lock for longer than we were willing to wait."""
+
+
+LOCK_HOLDER = ".lock-holder"  # not *.json: no results file
+
+
 @contextmanager
-def locked(path: Path, timeout_s: float = 600):
-    """Hold an exclusive lock for a read-modify-write of `path` (two builds at once)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path) + ".lock", timeout=timeout_s):
-        yield
+def locked(path: Path, timeout_s: float = 3 * 3600, log=print):
+    """Hold an exclusive lock on `path`'s folder for a read-modify-write (two builds at once).
+
+    The lock is flock() on the folder itself, which cannot be deleted while it holds
+    results, so removing a lock file by hand cannot let two builds measure at once. The
+    holder writes who it is and since when; a waiter says whom it waits for, and gives
+    up with that name after `timeout_s` (a full measurement can take many minutes).
+    """
+    import fcntl
+
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        if not _try_lock(fd, fcntl):
+            holder = _holder(folder)
+            log(f"crossover: waiting for another measurement of this machine to finish ({holder})")
+            deadline = time.monotonic() + timeout_s
+            while not _try_lock(fd, fcntl):
+                if time.monotonic() > deadline:
+                    raise LockTimeout(f"gave up after {timeout_s:g} s waiting for the lock on {folder} "
+                                      f"({_holder(folder)}); if that process is gone, run again")
+                time.sleep(0.5)
+        (folder / LOCK_HOLDER).write_text(json.dumps({
+            "pid": os.getpid(), "command": " ".join(sys.argv)[:200],
+            "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}))
+        try:
+            yield
+        finally:
+            (folder / LOCK_HOLDER).unlink(missing_ok=True)
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _try_lock(fd: int, fcntl) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def _holder(folder: Path) -> str:
+    """Who holds the lock, as its holder recorded it."""
+    try:
+        info = json.loads((folder / LOCK_HOLDER).read_text())
+        return f"process {info['pid']} ({info['command']}) since {info['since']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "holder unknown"

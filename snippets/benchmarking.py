@@ -9,6 +9,10 @@ Two things make a CPU-vs-GPU comparison unfair if forgotten:
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 from typing import Callable
 
@@ -62,3 +66,40 @@ def synchronize(device: str) -> None:
     """Wait for queued GPU work; a no-op on the CPU, where work is already done."""
     if device == "cuda":
         torch.cuda.synchronize()
+
+
+def run_process_group(command: list[str], *, env: dict, timeout: float) -> subprocess.CompletedProcess:
+    """Run `command` and everything it starts as one process group; nothing outlives it.
+
+    torchrun starts worker processes of its own. If the run times out, is interrupted or
+    fails, killing only torchrun would leave its workers running (adopted by init),
+    busy on the same cores as the next measurement. So the command gets its own process
+    group, the whole group is killed on the way out, and on Linux each process is told
+    to die with its parent, which covers a build that is itself killed.
+    """
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env, start_new_session=True, preexec_fn=die_with_parent)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except BaseException:  # timeout, Ctrl-C, the runner's own deadline
+        kill_group(process)
+        raise
+    kill_group(process)  # workers a finished torchrun left behind
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already gone
+    process.wait()
+
+
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent dies (a no-op elsewhere)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from datetime import timedelta
@@ -23,10 +22,10 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 try:
-    from snippets.benchmarking import all_threads
+    from snippets.benchmarking import all_threads, die_with_parent, run_process_group
     from snippets.training_step import CLASSES, INPUTS, make_model, train_step
 except ImportError:
-    from benchmarking import all_threads
+    from benchmarking import all_threads, die_with_parent, run_process_group
     from training_step import CLASSES, INPUTS, make_model, train_step
 
 NAME = "data_parallel"
@@ -39,6 +38,7 @@ RESULT = "crossover-result: "
 
 def worker(task: str, threads: int, steps: int) -> list[float] | None:
     """One process of the run (launched by torchrun, which sets RANK and WORLD_SIZE)."""
+    die_with_parent()  # if torchrun is killed, so is this worker
     torch.set_num_threads(threads)
     dist.init_process_group("gloo", timeout=timedelta(seconds=120))
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -73,7 +73,7 @@ def run(task: str, world: int, threads: int, steps: int) -> list[float]:
                f"--nproc-per-node={world}", __file__,
                "--worker", task, str(threads), str(steps)]
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "PYTHONWARNINGS": "ignore"}
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    done = run_process_group(command, env=env, timeout=300)
     for line in done.stdout.splitlines():
         if line.startswith(RESULT):
             return json.loads(line[len(RESULT):])

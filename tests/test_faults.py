@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -225,3 +226,26 @@ def test_bad_point_timeout_is_a_clear_error_before_measuring(tmp_path, snippets,
     with pytest.raises(config.SettingError, match="CROSSOVER_POINT_TIMEOUT"):
         measure.run(only=["call_overhead"], settings=settings, log=lambda msg: None)
     assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").glob("*.json"))
+
+
+def test_timed_out_process_group_leaves_no_orphans(tmp_path):
+    """A command that starts its own children (as torchrun does) is killed whole on timeout."""
+    from snippets.benchmarking import run_process_group
+
+    pid_file = tmp_path / "grandchild.pid"
+    spawner = ("import subprocess, sys, time; "
+               f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+               f"open({str(pid_file)!r}, 'w').write(str(p.pid)); time.sleep(60)")
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_process_group([sys.executable, "-c", spawner], env=dict(os.environ), timeout=2)
+    grandchild = int(pid_file.read_text())
+    time.sleep(0.2)
+    assert not alive(grandchild)
+
+
+def alive(pid: int) -> bool:
+    """True if `pid` is a running (not zombie) process."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -1,6 +1,7 @@
 """Tests for build_hooks.measure: quick runs, reuse, invalidation and failures."""
 
 import json
+import os
 import shutil
 
 import pytest
@@ -167,3 +168,28 @@ def test_cli_reports_failure_without_traceback(snippets, settings, monkeypatch, 
     monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(settings.cache_dir))
     assert measure.main(["--only", "nope"]) == 1
     assert "unknown experiment" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("make", ["file", "read-only"])
+def test_unusable_cache_dir_is_a_clear_error(tmp_path, make):
+    """A cache directory that is a file, or cannot be written, gives a crossover message, not a traceback."""
+    directory = tmp_path / "cache"
+    if make == "file":
+        directory.write_text("not a folder")
+    else:
+        directory.mkdir()
+        directory.chmod(0o500)
+        if os.access(directory, os.W_OK):  # root ignores permissions
+            pytest.skip("running as root: permissions are not enforced")
+    with pytest.raises(measure.MeasurementError, match="cache directory"):
+        measure.usable_cache_dir(directory)
+
+
+def test_lock_waiter_names_the_holder_and_gives_up_with_a_message(tmp_path):
+    """A second measurement says whom it waits for; past its timeout it fails naming the holder."""
+    path, messages = tmp_path / "cache" / "m.json", []
+    with store.locked(path):
+        with pytest.raises(store.LockTimeout, match="process .* since"):
+            with store.locked(path, timeout_s=0.6, log=messages.append):
+                pass
+    assert messages and "waiting for another measurement" in messages[0] and "process" in messages[0]

@@ -25,3 +25,38 @@ def test_refuses_missing_or_incomplete_measurement(tmp_path, monkeypatch, doc):
     with pytest.raises(ValueError, match="lacks"):
         publish.publish(settings)
     assert not (tmp_path / "results").exists()
+
+
+def _complete_host_file(settings, doc):
+    """A full-mode host file holding every experiment, as `make measure` would leave it."""
+    from build_hooks import experiments, provenance
+    from snippets.benchmarking import all_threads
+
+    machine_id = provenance.collect(all_threads())["machine_id"]
+    meta = doc["experiments"]["training_step"]
+    doc = {**doc, "machine_id": machine_id,
+           "experiments": {name: {**meta, "cache_key": experiments.key_of(name, "full")}
+                           for name in experiments.REGISTRY}}
+    store.save_atomic(measure.cache_path(settings, machine_id), doc)
+    return machine_id, doc
+
+
+def test_refuses_results_of_older_code(tmp_path, doc):
+    """A host file whose cache keys no longer match the snippets is not published."""
+    settings = config.Settings(tmp_path / "cache", tmp_path / "results", quick=False)
+    machine_id, complete = _complete_host_file(settings, doc)
+    complete["experiments"]["threads"]["cache_key"] = "from-an-older-snippet"
+    store.save_atomic(measure.cache_path(settings, machine_id), complete)
+    with pytest.raises(ValueError, match="older code for threads"):
+        publish.publish(settings)
+
+
+def test_publish_cleans_what_a_killed_publish_left(tmp_path, doc):
+    """A temporary file left in results/ by an interrupted publish is removed by the next one."""
+    settings = config.Settings(tmp_path / "cache", tmp_path / "results", quick=False)
+    machine_id, _ = _complete_host_file(settings, doc)
+    leftover = tmp_path / "results" / f".{machine_id}.json.abc123.tmp"
+    leftover.parent.mkdir()
+    leftover.write_text("half a file")
+    target = publish.publish(settings)
+    assert target.exists() and not leftover.exists()

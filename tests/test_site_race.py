@@ -94,14 +94,49 @@ def test_guided_step_sets_controls(browser, site_url):
     page.close()
 
 
+PAYLOADS = [HOSTILE, HOSTILE_MARKDOWN, "[x](javascript:alert(3)){: .x onclick=alert(4) }",
+            "$\\mathrm{x}$ <svg onload=alert(5)>", "\u202eevil\u202c **b**"]
+
+
+def poison_every_string(doc: dict) -> dict:
+    """Every free-text string field the schema accepts gets a payload (constrained fields stay valid)."""
+    from build_hooks import store
+
+    def strings(node, path=()):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield from strings(value, (*path, key))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                yield from strings(value, (*path, i))
+        elif isinstance(node, str) and "params" not in path:  # params select points; they stay real
+            yield path
+
+    for n, path in enumerate(list(strings(doc))):
+        *parents, last = path
+        holder = doc
+        for key in parents:
+            holder = holder[key]
+        original = holder[last]
+        holder[last] = PAYLOADS[n % len(PAYLOADS)]
+        try:
+            store.validate(doc, "hostile.json")
+        except store.ResultsError:
+            holder[last] = original  # an enum, pattern or date: the schema already refuses payloads
+    return doc
+
+
 def hostile_doc() -> dict:
-    """A GPU machine whose CPU and GPU names carry HTML, Markdown, attr_list, mathtext and bidi payloads."""
+    """A GPU machine whose every free-text field carries HTML, Markdown, attr_list, mathtext and bidi payloads."""
     steps = {(d, 32, b): t for b in (1, 64) for d, t in (("cpu", 1e-4 * b), ("cuda", 2e-4))}
     doc = synthetic_doc("hostile-fixture", brand=HOSTILE, gpu=HOSTILE_MARKDOWN, step_times=steps,
                         epoch_times={k: t * 10000 / k[2] for k, t in steps.items()})
-    return add_points(doc, "transfer", [
+    add_points(doc, "transfer", [
         ({"device": "cuda", "direction": "host_to_device", "memory": m, "bytes": n}, n / 1e10, {"bytes": n})
         for m in ("pinned", "pageable") for n in (1024, 2**20)])
+    poison_every_string(doc)
+    doc["machine_info"]["cpu"]["brand"], doc["machine_info"]["gpu"]["name"] = HOSTILE, HOSTILE_MARKDOWN
+    return doc
 
 
 def test_hostile_machine_names_are_text_on_every_page(browser, tmp_path, quick_cache):

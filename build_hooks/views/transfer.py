@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import esc, figure, gpu_with, missing, per_machine, si, table
+from build_hooks.render import MissingData, esc, figure, gpu_with, missing, per_machine, si, table
 from snippets import transfer_arithmetic as arithmetic  # plain arithmetic, no torch
 
 GROUP = "transfer"
@@ -55,6 +55,8 @@ def transfer_summary(data: Dataset) -> str:
                 "experiment is not applicable here and records nothing.")
     pinned = analysis.transfer_bandwidth(gpu, "host_to_device", "pinned")
     pageable = analysis.transfer_bandwidth(gpu, "host_to_device", "pageable")
+    if not pinned or max(pinned) not in pageable:
+        raise MissingData(f"{gpu.source} has no pinned and pageable host-to-device copies of one size")
     size = max(pinned)
     return (f"On {untrusted.text(gpu.label)}, copying {si(size, 'B')} to the GPU reached "
             f"{si(pinned[size], 'B/s')} from pinned memory and {si(pageable[size], 'B/s')} from "
