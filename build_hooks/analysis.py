@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from build_hooks import experiments
+from build_hooks import experiments, stats
 from build_hooks.dataset import Machine
 
 STEP = "training_step"
@@ -21,6 +21,13 @@ class Point:
     iqr: float
     noisy: bool
     flops: int | None
+    stats: dict | None = None  # the full summary, for marks and significant figures
+    under_load: bool = False
+
+    @property
+    def shaky(self) -> bool:
+        """Noisy, too few samples or taken under load: not a point to lean on."""
+        return self.noisy or self.under_load or (self.stats is not None and stats.too_few(self.stats))
 
     @property
     def samples_per_s(self) -> float:
@@ -35,7 +42,8 @@ def step_curve(machine: Machine, device: str, width: int) -> list[Point]:
     """Training-step time versus batch for one device and width, sorted by batch."""
     points = [
         Point(b["params"]["batch"], b["stats"]["median"], b["stats"]["iqr"],
-              bool(b["extra_info"].get("noisy")), b["extra_info"].get("flops"))
+              bool(b["extra_info"].get("noisy")), b["extra_info"].get("flops"),
+              b["stats"], bool(b["extra_info"].get("under_load")))
         for b in machine.measured(STEP, device=device, width=width)
     ]
     return sorted(points, key=lambda p: p.batch)

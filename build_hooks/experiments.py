@@ -32,7 +32,7 @@ SNIPPETS = PROJECT_ROOT / "snippets"
 SHARED_SOURCES = [SNIPPETS / "benchmarking.py"]
 UNITS = {"FLOP", "B", "s", "count", "text"}
 TEXT_LIMIT = 200  # characters of a "text" extra_info value (an error message, a label)
-BUILT_IN_EXTRA = {"noisy": "flag"}  # written by the runner for every timed point
+BUILT_IN_EXTRA = {"noisy": "flag", "under_load": "flag"}  # written by the runner for every timed point
 
 
 def source_path(name: str) -> Path:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from build_hooks import config, dataset, experiments, provenance, stats, store
+from build_hooks import conditions, config, dataset, experiments, provenance, stats, store
 
 
 class MeasurementError(RuntimeError):
@@ -106,33 +106,61 @@ def stale_experiments(doc: dict, keys: dict[str, str]) -> list[str]:
     return [name for name, key in keys.items() if doc["experiments"].get(name, {}).get("cache_key") != key]
 
 
-def _benchmark_entry(name: str, point: dict, result: dict) -> dict:
+ROUNDS = {"full": 3, "quick": 2}  # an experiment's points are measured round-robin this often
+
+
+def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: list[float | None]) -> dict:
+    """One point's record from its rounds: samples pooled, so drift between rounds shows as spread."""
     label = "-".join(f"{k}={v}" for k, v in point.items())
-    entry = {"group": name, "name": f"{name}[{label}]", "params": point,
-             "unit": result["unit"], "status": result.get("status", "ok")}
+    first = results[0]
+    entry = {"group": name, "name": f"{name}[{label}]", "params": point, "unit": first["unit"],
+             "status": "oom" if any(r.get("status") == "oom" for r in results) else "ok"}
     if entry["status"] == "oom":  # the device ran out of memory: a fact, not a number
-        return {**entry, "extra_info": result.get("extra", {})}
-    summary = stats.summarise(result["samples"])
-    extra = {**result.get("extra", {}), "noisy": stats.is_noisy(summary)}
+        oom = next(r for r in results if r.get("status") == "oom")
+        return {**entry, "extra_info": oom.get("extra", {})}
+    summary = stats.summarise([s for r in results for s in r["samples"]])
+    loads = [f for f in foreign if f is not None]
+    extra = {**first.get("extra", {}), "noisy": stats.is_noisy(summary),
+             "under_load": bool(loads) and max(loads) > conditions.FOREIGN_CPU_LIMIT}
     return {**entry, "stats": summary, "extra_info": extra}
 
 
-def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar) -> list[dict]:
-    entries = []
+def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar,
+                        canary=None) -> tuple[list[dict], dict]:
+    """Every point of one experiment, in interleaved rounds, with the conditions it ran under.
+
+    Round-robin over the points (A B C, A B C, ...) rather than all of A then all of B:
+    a machine whose speed drifts then shows it as spread within each point instead of as
+    a false difference between points. A canary between rounds records the drift itself.
+    """
+    rounds = getattr(module, "ROUNDS", ROUNDS["quick" if quick else "full"])
     timeout = point_timeout_s(module)
-    for point in plan:
-        bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
-        try:
-            with deadline(timeout):
-                result = module.measure(point, threads, quick)
-            entries.append(_benchmark_entry(module.NAME, point, result))
-        except Exception as exc:
-            raise MeasurementError(
-                f"experiment '{module.NAME}' (snippets/{module.NAME}.py) failed at {point}: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
-        bar.update()
-    return entries
+    results: list[list[dict]] = [[] for _ in plan]
+    foreign: list[list[float | None]] = [[] for _ in plan]
+    canary_s = [canary()] if canary else []
+    start, load_before = conditions.snapshot(), conditions.load_average()
+    for _ in range(rounds):
+        for i, point in enumerate(plan):
+            bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
+            before = conditions.snapshot()
+            try:
+                with deadline(timeout):
+                    results[i].append(module.measure(point, threads, quick))
+            except Exception as exc:
+                raise MeasurementError(
+                    f"experiment '{module.NAME}' (snippets/{module.NAME}.py) failed at {point}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            foreign[i].append(conditions.foreign_cpu(before, conditions.snapshot()))
+            bar.update()
+        if canary:
+            canary_s.append(canary())
+    end = conditions.snapshot()
+    entries = [_benchmark_entry(module.NAME, point, results[i], foreign[i]) for i, point in enumerate(plan)]
+    measured_under = {"rounds": rounds, "canary_s": canary_s, "load_before": load_before,
+                      "load_after": conditions.load_average(),
+                      "foreign_cpu": conditions.foreign_cpu(start, end), "steal": conditions.steal(start, end)}
+    return entries, measured_under
 
 
 def _replace_experiment(doc: dict, name: str, meta: dict, entries: list[dict]) -> dict:
@@ -149,7 +177,7 @@ def run(only: list[str] | None = None, force: bool = False,
         if current is not None:
             return current
     usable_cache_dir(settings.cache_dir)
-    from snippets.benchmarking import all_threads, devices  # imports torch: only from here on
+    from snippets.benchmarking import all_threads, canary, devices  # imports torch: only from here on
 
     names = only or experiments.REGISTRY
     # Loaded once, before anything is measured: an unknown or broken experiment fails fast,
@@ -172,25 +200,48 @@ def run(only: list[str] | None = None, force: bool = False,
             return path
         doc.update(prov)  # commit and date of the newest measurement
         plans = {name: modules[name].plan(devices(), settings.quick) for name in todo}
-        total = sum(len(p) for p in plans.values())
+        default_rounds = ROUNDS["quick" if settings.quick else "full"]
+        total = sum(len(plans[n]) * getattr(modules[n], "ROUNDS", default_rounds) for n in todo)
+        durations = {}
         with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,
                   dynamic_ncols=True) as bar:
             for name in todo:
                 bar.set_description(name)
                 started = time.perf_counter()
-                entries = _measure_experiment(modules[name], plans[name], threads,
-                                              settings.quick, bar)
+                entries, measured_under = _measure_experiment(modules[name], plans[name], threads,
+                                                              settings.quick, bar, canary)
+                durations[name] = time.perf_counter() - started
                 meta = {
                     "bench_version": modules[name].BENCH_VERSION,
                     "cache_key": keys[name],
                     "measured_at": _now(),
-                    "duration_s": round(time.perf_counter() - started, 3),
+                    "duration_s": round(durations[name], 3),
                     "devices": sorted({p["device"] for p in plans[name]}),
+                    "conditions": measured_under,
                 }
                 doc = _replace_experiment(doc, name, meta, entries)
                 store.save_atomic(path, doc)  # one experiment done = one durable save
         _write_stamp(settings, path, doc)
+    log(summary_table(doc, durations))
     return path
+
+
+def summary_table(doc: dict, durations: dict[str, float]) -> str:
+    """Time per experiment of this run, and whether the machine was idle while it ran."""
+    lines = [f"{'experiment':<20} {'time':>8} {'points':>7} {'under load':>11} {'canary spread':>14}"]
+    for name, seconds in durations.items():
+        points = [b for b in doc["benchmarks"] if b["group"] == name]
+        loaded = sum(1 for b in points if b["extra_info"].get("under_load"))
+        canary_s = doc["experiments"][name]["conditions"]["canary_s"]
+        spread = f"{100 * (max(canary_s) / min(canary_s) - 1):.0f}%" if canary_s else "n/a"
+        lines.append(f"{name:<20} {seconds:>7.1f}s {len(points):>7} {loaded:>11} {spread:>14}")
+    lines.append(f"{'total':<20} {sum(durations.values()):>7.1f}s")
+    loaded = sum(1 for b in doc["benchmarks"] if b["extra_info"].get("under_load"))
+    if loaded:
+        lines.append(f"crossover: WARNING: the machine was not idle: other processes used more than "
+                     f"{100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU during {loaded} points, which "
+                     "are marked 'under load'. Re-measure on an idle machine for numbers to keep.")
+    return "\n".join(lines)
 
 
 @contextmanager

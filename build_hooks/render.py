@@ -97,13 +97,44 @@ def missing(text: str) -> str:
     return f'<p class="crossover-missing">{text}</p>'
 
 
-def noise_mark(median: float, iqr: float) -> str:
-    """The dagger that marks a noisy point, with its spread as a tooltip."""
-    return f'<sup title="IQR is {100 * iqr / median:.0f}% of the median">†</sup>'
+MARKS = {  # symbol, and what it means in words (the note under a table)
+    "noisy": ("†", lambda: f"noisy: {stats.noise_rule()}"),
+    "few": ("‡", lambda: f"too few samples: fewer than {stats.MIN_SAMPLES}, so the spread is unknown"),
+    "load": ("*", lambda: "measured while other processes used the CPU: treat with care"),
+}
 
 
-def noise_note() -> str:
-    return f'<p class="crossover-note">† noisy: {stats.noise_rule()}.</p>'
+def point_marks(point_stats: dict, extra: dict) -> list[str]:
+    """Which caveats apply to a point: noisy, too few samples, under load."""
+    kinds = []
+    if extra.get("noisy"):
+        kinds.append("noisy")
+    if stats.too_few(point_stats):
+        kinds.append("few")
+    if extra.get("under_load"):
+        kinds.append("load")
+    return kinds
+
+
+def mark(point_stats: dict, extra: dict) -> str:
+    """Superscript symbols for a point's caveats, each with a tooltip."""
+    titles = {"noisy": f"IQR is {100 * point_stats['iqr'] / point_stats['median']:.0f}% of the median"
+              if point_stats["median"] else "noisy",
+              "few": f"only {point_stats['rounds']} samples", "load": "taken under load"}
+    return "".join(f'<sup title="{titles[k]}">{MARKS[k][0]}</sup>' for k in point_marks(point_stats, extra))
+
+
+def marks_note(kinds: set[str]) -> str:
+    """The legend for the symbols that appear in a table (nothing when none do)."""
+    if not kinds:
+        return ""
+    return ('<p class="crossover-note">'
+            + "; ".join(f"{MARKS[k][0]} {MARKS[k][1]()}" for k in MARKS if k in kinds) + ".</p>")
+
+
+def measured_value(point_stats: dict, extra: dict, unit: str) -> str:
+    """A median with the digits its spread supports, and its caveat marks."""
+    return si(point_stats["median"], unit, stats.significant_figures(point_stats)) + mark(point_stats, extra)
 
 
 def provenance(machine: Machine, host: Machine | None = None) -> str:
@@ -145,11 +176,9 @@ def per_machine(data: Dataset, group: str, render: Callable[[Machine], str]) -> 
 def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]]) -> str:
     """A plain table of an experiment's medians with the given (param, heading) columns."""
     def one(m: Machine) -> str:
-        rows = []
-        for b in m.measured(group):
-            mark = noise_mark(b["stats"]["median"], b["stats"]["iqr"]) if b["extra_info"].get("noisy") else ""
-            rows.append([esc(str(b["params"].get(p, ""))) for p, _ in columns]
-                        + [si(b["stats"]["median"], "s") + mark])
-        noisy = any(b["extra_info"].get("noisy") for b in m.measured(group))
-        return table([h for _, h in columns] + ["median time"], rows) + (noise_note() if noisy else "")
+        points = m.measured(group)
+        rows = [[esc(str(b["params"].get(p, ""))) for p, _ in columns]
+                + [measured_value(b["stats"], b["extra_info"], "s")] for b in points]
+        kinds = {k for b in points for k in point_marks(b["stats"], b["extra_info"])}
+        return table([h for _, h in columns] + ["median time"], rows) + marks_note(kinds)
     return per_machine(data, group, one)

@@ -9,6 +9,8 @@ NOISY_IQR_RATIO = 0.10  # a point whose IQR exceeds 10% of its median is flagged
 # Two medians are called different only when one is at least this many times the other;
 # closer than that, pages say "about the same".
 MEANINGFUL_RATIO = 1.1
+MIN_SAMPLES = 5  # fewer and a point is "too few samples", never called quiet
+MAX_FIGURES = 4
 
 
 def summarise(samples: list[float]) -> dict:
@@ -37,6 +39,24 @@ def summarise(samples: list[float]) -> dict:
 
 def is_noisy(stats: dict) -> bool:
     return stats["median"] > 0 and stats["iqr"] / stats["median"] > NOISY_IQR_RATIO
+
+
+def too_few(stats: dict) -> bool:
+    return stats["rounds"] < MIN_SAMPLES
+
+
+def significant_figures(stats: dict) -> int:
+    """How many digits the spread supports, as torch.utils.benchmark estimates it.
+
+    A 90% confidence interval of the median from the interquartile samples
+    (1.645 * std / sqrt(n)); the digits are those of median / interval, from 1 to 4.
+    """
+    data = sorted(stats["data"])
+    middle = data[len(data) // 4: math.ceil(3 * len(data) / 4)] or data
+    if len(middle) < 2 or stats["median"] <= 0:
+        return 2 if len(data) < MIN_SAMPLES else 3
+    interval = max(1.645 * statistics.pstdev(middle) / math.sqrt(len(middle)), stats["median"] * 1e-4)
+    return max(1, min(MAX_FIGURES, math.floor(math.log10(stats["median"] / interval))))
 
 
 def noise_rule() -> str:

@@ -21,6 +21,7 @@ except ImportError:
 
 NAME = "activation_memory"
 BENCH_VERSION = 1
+ROUNDS = 1  # byte counts, not timings: one round is exact
 EXTRA_INFO = {"weight_bytes": "B"}
 EXTRA_INFO_OPTIONAL = {"peak_allocated_bytes": "B", "error": "text"}  # CUDA only; out of memory
 IMAGE = (3, 64, 64)

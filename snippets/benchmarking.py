@@ -30,14 +30,36 @@ def devices() -> list[str]:
     return ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
 
 
+MIN_SAMPLES_PER_ROUND = 3  # the runner pools rounds: 2-3 rounds give 6-9 samples per point
+
+
+def budget(quick: bool) -> float:
+    """Seconds of timing per point and round (the runner measures each point in rounds)."""
+    return 0.02 if quick else 0.1
+
+
 def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
-            warmup: int = 3) -> list[float]:
-    """Seconds per call of `fn`: one sample per timed block, raw samples returned."""
+            warmup: int = 3, min_samples: int = MIN_SAMPLES_PER_ROUND) -> list[float]:
+    """Seconds per call of `fn`: one sample per timed block, at least `min_samples` blocks."""
     for _ in range(warmup):  # first calls pay for allocator growth, cuBLAS handles, caches
         fn()
     timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=threads)
     measurement = timer.blocked_autorange(min_run_time=min_run_time)
-    return list(measurement.times)
+    samples = list(measurement.times)
+    while len(samples) < min_samples:  # a slow call fills the budget in one block
+        samples += timer.timeit(measurement.number_per_run).times
+    return samples
+
+
+def canary(side: int = 128, seconds: float = 0.05) -> float:
+    """Seconds per call of a fixed small fp32 matrix product: the machine's speed right now.
+
+    Timed between rounds of every experiment; if it varies over a run, so did the
+    machine (another process, a VM neighbour, a clock change), whatever the experiment.
+    """
+    a = torch.ones(side, side)
+    samples = time_it(lambda: a @ a, threads=1, min_run_time=seconds, warmup=2)
+    return sorted(samples)[len(samples) // 2]
 
 
 def time_repeats(fn: Callable[[], object], *, device: str, threads: int, repeats: int) -> list[float]:

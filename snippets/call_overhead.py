@@ -12,9 +12,9 @@ from __future__ import annotations
 import torch
 
 try:
-    from snippets.benchmarking import all_threads, devices, time_it
+    from snippets.benchmarking import all_threads, budget, devices, time_it
 except ImportError:
-    from benchmarking import all_threads, devices, time_it
+    from benchmarking import all_threads, budget, devices, time_it
 
 NAME = "call_overhead"
 BENCH_VERSION = 1
@@ -35,7 +35,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
         for _ in range(CALLS):
             x.add_(1)
 
-    samples = time_it(many_calls, threads=threads, min_run_time=0.05 if quick else 0.3)
+    samples = time_it(many_calls, threads=threads, min_run_time=budget(quick))
     return {"unit": "s", "samples": [s / CALLS for s in samples], "extra": {"calls_per_sample": CALLS}}
 
 

@@ -30,6 +30,7 @@ except ImportError:
 
 NAME = "data_parallel"
 BENCH_VERSION = 1
+ROUNDS = 1  # each launch already times 30 steps; starting torchrun costs seconds
 DEPENDS = ["training_step"]
 EXTRA_INFO_OPTIONAL = {"threads_per_process": "count"}
 GLOBAL_BATCH, WIDTH, STEPS, PROCESSES = 256, 1024, 30, 2

@@ -12,9 +12,9 @@ from __future__ import annotations
 import torch
 
 try:
-    from snippets.benchmarking import all_threads, devices, time_it
+    from snippets.benchmarking import all_threads, budget, devices, time_it
 except ImportError:
-    from benchmarking import all_threads, devices, time_it
+    from benchmarking import all_threads, budget, devices, time_it
 
 NAME = "gemm_rate"
 BENCH_VERSION = 1
@@ -33,7 +33,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     a, b = (torch.randn(n, n, device=device) for _ in range(2))
     out = torch.empty(n, n, device=device)
     samples = time_it(lambda: torch.mm(a, b, out=out), threads=threads,
-                      min_run_time=0.05 if quick else 0.4, warmup=2)
+                      min_run_time=budget(quick), warmup=2)
     return {"unit": "s", "samples": samples, "extra": {"flops": 2 * n**3}}
 
 

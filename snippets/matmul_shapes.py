@@ -13,9 +13,9 @@ from __future__ import annotations
 import torch
 
 try:
-    from snippets.benchmarking import all_threads, devices, time_it
+    from snippets.benchmarking import all_threads, budget, devices, time_it
 except ImportError:
-    from benchmarking import all_threads, devices, time_it
+    from benchmarking import all_threads, budget, devices, time_it
 
 NAME = "matmul_shapes"
 BENCH_VERSION = 1
@@ -26,8 +26,8 @@ QUICK = {"budget": 2**20, "sides": [8, 64]}
 
 
 def plan(device_list: list[str], quick: bool) -> list[dict]:
-    sides, budget = (QUICK["sides"], QUICK["budget"]) if quick else (SIDES, BUDGET)
-    return [{"device": d, "side": s, "calls": max(1, budget // (2 * s**3))}
+    sides, flops = (QUICK["sides"], QUICK["budget"]) if quick else (SIDES, BUDGET)
+    return [{"device": d, "side": s, "calls": max(1, flops // (2 * s**3))}
             for d in device_list for s in sides]
 
 
@@ -40,7 +40,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
         for _ in range(calls):
             torch.mm(a, b, out=out)
 
-    samples = time_it(spend_budget, threads=threads, min_run_time=0.05 if quick else 0.3, warmup=1)
+    samples = time_it(spend_budget, threads=threads, min_run_time=budget(quick), warmup=1)
     return {"unit": "s", "samples": samples, "extra": {"flops": calls * 2 * side**3}}
 
 

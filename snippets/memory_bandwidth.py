@@ -12,9 +12,9 @@ from __future__ import annotations
 import torch
 
 try:
-    from snippets.benchmarking import all_threads, devices, time_it
+    from snippets.benchmarking import all_threads, budget, devices, time_it
 except ImportError:
-    from benchmarking import all_threads, devices, time_it
+    from benchmarking import all_threads, budget, devices, time_it
 
 NAME = "memory_bandwidth"
 BENCH_VERSION = 1
@@ -30,7 +30,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     n = point["bytes"] // 4
     src = torch.ones(n, device=point["device"])
     dst = torch.empty(n, device=point["device"])
-    samples = time_it(lambda: dst.copy_(src), threads=threads, min_run_time=0.05 if quick else 0.3, warmup=2)
+    samples = time_it(lambda: dst.copy_(src), threads=threads, min_run_time=budget(quick), warmup=2)
     return {"unit": "s", "samples": samples, "extra": {"bytes": 2 * point["bytes"]}}
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import torch
 
 try:
-    from snippets.benchmarking import all_threads, devices, time_it
+    from snippets.benchmarking import all_threads, budget, devices, time_it
     from snippets.training_step import CLASSES, INPUTS, make_model, train_step
 except ImportError:
-    from benchmarking import all_threads, devices, time_it
+    from benchmarking import all_threads, budget, devices, time_it
     from training_step import CLASSES, INPUTS, make_model, train_step
 
 NAME = "sync_cost"
@@ -52,7 +52,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     """Seconds per training step within a loop of STEPS steps."""
     steps = 5 if quick else STEPS
     loop = make_loop(point["device"], point["read_loss"] == "every_step", steps)
-    samples = time_it(loop, threads=threads, min_run_time=0.05 if quick else 0.3, warmup=1)
+    samples = time_it(loop, threads=threads, min_run_time=budget(quick), warmup=1)
     return {"unit": "s", "samples": [s / steps for s in samples], "extra": {"steps": steps}}
 
 

@@ -10,10 +10,10 @@ Run it alone:  python snippets/threads.py
 from __future__ import annotations
 
 try:
-    from snippets.benchmarking import all_threads, time_it
+    from snippets.benchmarking import all_threads, budget, time_it
     from snippets.training_step import make_step
 except ImportError:
-    from benchmarking import all_threads, time_it
+    from benchmarking import all_threads, budget, time_it
     from training_step import make_step
 
 NAME = "threads"
@@ -30,7 +30,7 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
 
 def measure(point: dict, threads: int, quick: bool) -> dict:
     step = make_step(point["batch"], point["width"], "cpu")
-    samples = time_it(step, threads=point["threads"], min_run_time=0.05 if quick else 0.3)
+    samples = time_it(step, threads=point["threads"], min_run_time=budget(quick))
     return {"unit": "s", "samples": samples}
 
 

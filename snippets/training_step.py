@@ -17,9 +17,9 @@ from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import FlopCounterMode
 
 try:  # imported as part of the project
-    from snippets.benchmarking import all_threads, devices, time_it
+    from snippets.benchmarking import all_threads, budget, devices, time_it
 except ImportError:  # run as a script: python snippets/training_step.py
-    from benchmarking import all_threads, devices, time_it
+    from benchmarking import all_threads, budget, devices, time_it
 
 NAME = "training_step"
 BENCH_VERSION = 3  # bump whenever what or how this measures changes
@@ -68,7 +68,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     """Time one point: seconds per training step, plus what the step does (exact counts)."""
     step = make_step(point["batch"], point["width"], point["device"])
     counts = count_work(step)
-    samples = time_it(step, threads=threads, min_run_time=0.02 if quick else 0.25)
+    samples = time_it(step, threads=threads, min_run_time=budget(quick))
     return {"unit": "s", "samples": samples, "extra": counts}
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import torch
 
 try:
-    from snippets.benchmarking import all_threads, devices, time_it
+    from snippets.benchmarking import all_threads, budget, devices, time_it
 except ImportError:
-    from benchmarking import all_threads, devices, time_it
+    from benchmarking import all_threads, budget, devices, time_it
 
 NAME = "transfer"
 BENCH_VERSION = 1
@@ -40,7 +40,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     device = torch.empty(n, dtype=torch.uint8, device="cuda")
     src, dst = (host, device) if point["direction"] == "host_to_device" else (device, host)
     samples = time_it(lambda: dst.copy_(src), threads=threads,
-                      min_run_time=0.05 if quick else 0.2, warmup=2)
+                      min_run_time=budget(quick), warmup=2)
     return {"unit": "s", "samples": samples, "extra": {"bytes": n}}
 
 

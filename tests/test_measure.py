@@ -40,9 +40,9 @@ def measured(monkeypatch):
     """Names of the experiments actually measured during the test."""
     names, real = [], measure._measure_experiment
 
-    def spy(module, plan, threads, quick, bar):
+    def spy(module, plan, threads, quick, bar, canary=None):
         names.append(module.NAME)
-        return real(module, plan, threads, quick, bar)
+        return real(module, plan, threads, quick, bar, canary)
 
     monkeypatch.setattr(measure, "_measure_experiment", spy)
     return names

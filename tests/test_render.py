@@ -14,10 +14,25 @@ def test_si_formatting(value, unit, text):
     assert render.si(value, unit) == text
 
 
-def test_noise_note_states_the_threshold_the_code_uses(monkeypatch):
-    """The words about noisy points come from stats.NOISY_IQR_RATIO, never typed separately."""
+def test_marks_note_states_the_thresholds_the_code_uses(monkeypatch):
+    """The words about noisy points and sample counts come from stats, never typed separately."""
     monkeypatch.setattr(stats, "NOISY_IQR_RATIO", 0.25)
-    assert "above 25% of the median" in render.noise_note()
+    monkeypatch.setattr(stats, "MIN_SAMPLES", 7)
+    note = render.marks_note({"noisy", "few"})
+    assert "above 25% of the median" in note and "fewer than 7" in note
+
+
+def test_a_single_sample_is_never_shown_as_quiet():
+    """A point with one sample carries the 'too few samples' mark, whatever its IQR of zero says."""
+    one = stats.summarise([1e-3])
+    assert "‡" in render.mark(one, {"noisy": False}) and "only 1 samples" in render.mark(one, {})
+
+
+def test_digits_follow_the_spread():
+    """A tight point shows more digits than a spread-out one."""
+    tight = stats.summarise([1.0, 1.0001, 0.9999, 1.0, 1.0002, 0.9998])
+    loose = stats.summarise([1.0, 1.4, 0.7, 1.2, 0.8, 1.1])
+    assert len(render.measured_value(tight, {}, "s")) > len(render.measured_value(loose, {}, "s"))
 
 
 def test_bidi_controls_are_removed_and_html_escaped():

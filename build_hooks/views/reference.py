@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, experiments, stats
+from build_hooks import analysis, cost_model, experiments
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
-from build_hooks.render import esc, missing, noise_mark, provenance, si, table
+from build_hooks.render import esc, marks_note, measured_value, missing, point_marks, provenance, si, table
 
 
 @section
@@ -71,9 +71,10 @@ def all_measurements(data: Dataset) -> str:
             meta = machine.experiment(group)
             parts.append(f"<h3>{esc(machine.label)}</h3>")
             parts.append(f'<p class="crossover-note">bench_version {meta["bench_version"]}, '
-                         f"measured {esc(meta['measured_at'][:16])} in {meta['duration_s']:.1f} s; "
-                         f"† marks a noisy point ({stats.noise_rule()}).</p>")
+                         f"measured {esc(meta['measured_at'][:16])} in {meta['duration_s']:.1f} s.</p>")
             parts.append(experiment_table(machine, group))
+            kinds = {k for b in machine.measured(group) for k in point_marks(b["stats"], b["extra_info"])}
+            parts.append(marks_note(kinds))
     return "\n".join(parts)
 
 
@@ -111,9 +112,4 @@ def _derived(bench: dict) -> str:
 def _value(bench: dict) -> str:
     if bench.get("status", "ok") == "oom":
         return "<strong>out of memory</strong>"
-    point_stats = bench["stats"]
-    unit = "B" if bench["unit"] == "bytes" else bench["unit"]
-    text = si(point_stats["median"], unit)
-    if bench["extra_info"].get("noisy"):
-        text += noise_mark(point_stats["median"], point_stats["iqr"])
-    return text
+    return measured_value(bench["stats"], bench["extra_info"], "B" if bench["unit"] == "bytes" else bench["unit"])

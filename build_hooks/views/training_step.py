@@ -5,8 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, MissingData, esc, first_with, missing, noise_mark,
-                                noise_note, provenance, si, table, versus_peak)
+from build_hooks.render import (DEVICE_NAME, MissingData, esc, first_with, marks_note, measured_value,
+                                missing, point_marks, provenance, si, table, versus_peak)
 
 STEP = analysis.STEP
 
@@ -14,8 +14,10 @@ STEP = analysis.STEP
 def _cell(point: analysis.Point | None) -> str:
     if point is None:
         return "not measured"
-    mark = noise_mark(point.seconds, point.iqr) if point.noisy else ""
-    return f"{si(point.seconds, 's')}{mark}<br><small>{si(point.samples_per_s, 'samples/s')}</small>"
+    extra = {"noisy": point.noisy, "under_load": point.under_load}
+    figures = stats.significant_figures(point.stats)
+    return (f"{measured_value(point.stats, extra, 's')}"
+            f"<br><small>{si(point.samples_per_s, 'samples/s', figures)}</small>")
 
 
 def step_table(machine: Machine) -> str:
@@ -25,8 +27,9 @@ def step_table(machine: Machine) -> str:
     batches = sorted({b for curve in curves.values() for b in curve})
     head = ["batch"] + [f"{DEVICE_NAME[d]}, width {w}" for d, w in columns]
     rows = [[str(b)] + [_cell(curves[c].get(b)) for c in columns] for b in batches]
-    noisy = any(p.noisy for curve in curves.values() for p in curve.values())
-    return table(head, rows) + (noise_note() if noisy else "")
+    kinds = {k for curve in curves.values() for p in curve.values()
+             for k in point_marks(p.stats, {"noisy": p.noisy, "under_load": p.under_load})}
+    return table(head, rows) + marks_note(kinds)
 
 
 def step_plot(machine: Machine) -> str:
@@ -38,7 +41,7 @@ def step_plot(machine: Machine) -> str:
             label = f"{DEVICE_NAME[device]}, width {width}"
             style = "--" if device == "cuda" else "-"
             x = [p.batch for p in curve]
-            flagged = [p.noisy for p in curve]
+            flagged = [p.shaky for p in curve]
             series_time.append(plots.Series(label, x, [p.seconds * 1e3 for p in curve],
                                             style, str(width), flagged))
             series_rate.append(plots.Series(label, x, [p.samples_per_s for p in curve],
@@ -70,7 +73,9 @@ def training_step(data: Dataset) -> str:
             parts.append(missing("GPU: not measured on this machine (it has no CUDA device). "
                                  "Only the CPU is shown."))
         lines = "Solid lines: CPU; dashed: GPU. " if has_gpu else ""
-        caption = f"<figcaption>{lines}A ring marks a noisy point ({stats.noise_rule()}).</figcaption>"
+        caption = (f"<figcaption>{lines}A ring marks a point not to lean on: noisy "
+                   f"({stats.noise_rule()}), fewer than {stats.MIN_SAMPLES} samples, or measured "
+                   "under load.</figcaption>")
         parts += [f'<figure class="crossover-figure">{step_plot(machine)}{caption}</figure>',
                   step_table(machine), provenance(machine, data.host)]
     return "\n".join(parts)
