@@ -77,7 +77,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
             extra["peak_allocated_bytes"] = torch.cuda.max_memory_allocated() - before
             model.zero_grad(set_to_none=True)
         saved = activation_bytes(model, x)
-    except torch.OutOfMemoryError as exc:
+    except torch.cuda.OutOfMemoryError as exc:  # torch.OutOfMemoryError only exists from 2.5
         return {"unit": "bytes", "status": "oom", "extra": {"error": str(exc)[:200]}}
     return {"unit": "bytes", "samples": [saved], "extra": extra}
 
