@@ -69,6 +69,9 @@ class Machine:
 @dataclass
 class Dataset:
     machines: list[Machine] = field(default_factory=list)
+    # A committed file the host's fresh measurement replaced (same machine): kept to
+    # show how much a re-measurement moves the numbers.
+    earlier: dict[str, Machine] = field(default_factory=dict)
 
     @property
     def host(self) -> Machine | None:
@@ -120,13 +123,16 @@ def _load_named(path: Path, project_root: Path) -> dict:
 def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Dataset:
     """Validate and merge the committed results and the host's own file."""
     machines = {m.id: m for m in load_committed(results_dir, project_root)}
+    earlier = {}
     if host_file is not None:
         doc = _load_named(host_file, project_root)
+        if doc["machine_id"] in machines and machines[doc["machine_id"]].doc["mode"] == doc["mode"]:
+            earlier[doc["machine_id"]] = machines[doc["machine_id"]]
         # The host's fresh measurement of its own hardware wins over a committed copy.
         machines[doc["machine_id"]] = Machine(doc, _display_path(host_file, project_root),
                                               "this build host")
     host_first = sorted(machines.values(), key=lambda m: (m.origin != "this build host", m.id))
-    return Dataset(host_first)
+    return Dataset(host_first, earlier)
 
 
 def load_committed(results_dir: Path, project_root: Path) -> list[Machine]:

@@ -186,4 +186,7 @@ def complete_doc(gpu: str | None = None, machine_id: str = "complete-fixture") -
             value = (1 + i) * (4096 if unit == "bytes" else 1e-4)
             points.append((params, value, {"unit": unit, **extra}))
         add_points(doc, name, points)
+        doc["experiments"][name]["conditions"] = {
+            "rounds": 2, "canary_s": [1e-4, 1.1e-4, 1.05e-4], "load_before": [0.1, 0.2, 0.3],
+            "load_after": [0.2, 0.2, 0.3], "foreign_cpu": 0.02, "steal": 0.0}
     return doc

@@ -81,3 +81,26 @@ def test_plot_is_inline_svg_with_text_alternative_and_page_colours():
 def test_empty_dataset_says_so():
     """No machine with the experiment renders an explicit 'not measured' message."""
     assert "No machine has measured" in page.render_section("training_step", Dataset([]))
+
+
+def test_run_to_run_shows_ratios_when_the_host_remeasured_a_committed_machine(tmp_path):
+    """A host that replaces its own committed file gets a table of now/before median ratios."""
+    import json
+
+    from build_hooks import dataset
+    from conftest import complete_doc
+
+    before = complete_doc(machine_id="same-machine")
+    now = complete_doc(machine_id="same-machine")
+    for bench in now["benchmarks"]:
+        if bench["group"] == "gemm_rate":
+            for key in ("median", "q1", "q3", "mean", "min", "max"):
+                bench["stats"][key] *= 2
+            bench["stats"]["data"] = [x * 2 for x in bench["stats"]["data"]]
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "same.json").write_text(json.dumps(before))
+    (tmp_path / "host.json").write_text(json.dumps(now))
+    data = dataset.load(tmp_path / "results", tmp_path / "host.json", tmp_path)
+    html = page.render_section("run_to_run", data)
+    assert "gemm_rate" in html and "2.00" in html and "1.00" in html
+    assert "No results file" not in page.render_section("measurement_conditions", data)

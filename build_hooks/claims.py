@@ -1,0 +1,64 @@
+"""Do two measurements support the same claims?  python -m build_hooks.claims A.json B.json
+
+Renders every fact the pages use from each results file alone and compares the
+sentences with the measured quantities blanked out (times, rates, sizes, ratios,
+percentages), so "2 threads were 1.4× faster" and "2 threads were 1.6× faster" agree
+while "one thread was 1.1× faster" does not; batch sizes and widths are kept, so a
+crossover that moved is a difference. Exit status 1 when any claim differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+import sys
+from pathlib import Path
+
+from build_hooks import page, store, untrusted
+from build_hooks.dataset import Dataset, Machine
+
+MEASURED = re.compile(r"\d[\d,]*(?:\.\d+)?\s?(?:[kMGTmµn]?(?:FLOP/s|B/s|samples/s|s|B|Hz)\b|×|%)")
+TAG = re.compile(r"<[^>]+>")
+
+
+def normalise(text: str) -> str:
+    """A claim with its measured quantities replaced by '#'."""
+    return MEASURED.sub("#", html.unescape(TAG.sub("", untrusted.restore(text))))
+
+
+def claims(doc: dict, source: str) -> dict[str, str]:
+    """Every fact, rendered from this one results file ('(no data)' where it lacks some)."""
+    data = Dataset([Machine(doc, source, "this build host")])
+    rendered = {}
+    for name in page.names()["fact"]:
+        try:
+            rendered[name] = page.render_fact(name, data)
+        except page.MissingData:
+            rendered[name] = "(no data)"
+    return rendered
+
+
+def differences(a: dict[str, str], b: dict[str, str]) -> list[tuple[str, str, str]]:
+    return [(name, a[name], b[name]) for name in sorted(a) if normalise(a[name]) != normalise(b[name])]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("first", type=Path)
+    parser.add_argument("second", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        a, b = (claims(store.load(p), str(p)) for p in (args.first, args.second))
+    except store.ResultsError as exc:
+        print(f"crossover: {exc}", file=sys.stderr)
+        return 2
+    found = differences(a, b)
+    for name, first, second in found:
+        print(f"{name}:\n  {args.first.name}: {normalise(first)}\n  {args.second.name}: {normalise(second)}")
+    print(f"{len(a) - len(found)} of {len(a)} claims agree; {len(found)} differ.")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

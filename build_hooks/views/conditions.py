@@ -1,0 +1,73 @@
+"""How far to trust the numbers: the conditions each run had, and what a re-run changes."""
+
+from __future__ import annotations
+
+import statistics
+
+from build_hooks import conditions, stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import section
+from build_hooks.render import esc, missing, per_machine, table
+
+
+def _percent(value: float | None) -> str:
+    return "not recorded" if value is None else f"{100 * value:.0f}%"
+
+
+@section
+def measurement_conditions(data: Dataset) -> str:
+    """Per machine and experiment: rounds, canary drift, other processes' CPU use, steal, load."""
+    machines = [m for m in data.machines if any("conditions" in meta for meta in m.doc["experiments"].values())]
+    if not machines:
+        return missing("No results file in this build records its measuring conditions "
+                       "(files measured before this was recorded).")
+    parts = []
+    for m in machines:
+        rows = []
+        for name, meta in sorted(m.doc["experiments"].items()):
+            measured_under = meta.get("conditions")
+            if not measured_under:
+                continue
+            canary = measured_under["canary_s"]
+            drift = f"{100 * (max(canary) / min(canary) - 1):.0f}%" if len(canary) > 1 else "one reading"
+            loaded = sum(1 for b in m.measured(name) if b["extra_info"].get("under_load"))
+            load = measured_under.get("load_before")
+            rows.append([esc(name), str(measured_under["rounds"]), drift,
+                         _percent(measured_under.get("foreign_cpu")), _percent(measured_under.get("steal")),
+                         f"{load[0]:.2f}" if load else "not recorded", str(loaded)])
+        parts.append(f"<p><strong>{esc(m.label)}</strong></p>" + table(
+            ["experiment", "rounds", "canary drift (max/min − 1)", "CPU used by other processes",
+             "steal", "load average before", "points under load"], rows))
+    note = (f'<p class="crossover-note">A point is marked under load when other processes used '
+            f"more than {100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.</p>")
+    return "\n".join(parts) + note
+
+
+@section
+def run_to_run(data: Dataset) -> str:
+    """How much a re-measurement of the same machine moved the medians, per experiment."""
+    host = data.host
+    if host is None or host.id not in data.earlier:
+        return missing("This build has no earlier measurement of its own machine to compare with: the "
+                       "comparison appears when a machine whose results are committed in results/ "
+                       "measures itself again.")
+    return _ratios(host, data.earlier[host.id])
+
+
+def _ratios(now: Machine, before: Machine) -> str:
+    rows = []
+    for name in sorted(set(now.doc["experiments"]) & set(before.doc["experiments"])):
+        earlier = {b["name"]: b["stats"]["median"] for b in before.measured(name)}
+        ratios = [b["stats"]["median"] / earlier[b["name"]] for b in now.measured(name)
+                  if b["name"] in earlier and earlier[b["name"]] > 0]
+        if not ratios:
+            continue
+        moved = sum(1 for r in ratios if stats.compare(r, 1.0) != 0)
+        rows.append([esc(name), str(len(ratios)), f"{statistics.median(ratios):.2f}",
+                     f"{min(ratios):.2f} to {max(ratios):.2f}", str(moved)])
+    if not rows:
+        return missing("The two measurements share no points.")
+    return (f"<p>This build ({esc(now.doc['datetime'][:10])}) against {esc(before.source)} "
+            f"({esc(before.doc['datetime'][:10])}): the ratio of each point's median, now over before.</p>"
+            + table(["experiment", "points", "median ratio", "range", "points that moved by more than "
+                     f"{100 * (stats.MEANINGFUL_RATIO - 1):.0f}%"], rows))

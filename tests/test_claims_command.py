@@ -1,0 +1,41 @@
+"""Tests for build_hooks.claims: two measurements agree on claims, or the differences are listed."""
+
+import json
+
+from build_hooks import claims
+from conftest import complete_doc
+
+
+def test_same_verdicts_with_other_numbers_agree(tmp_path, capsys):
+    """Scaling every time by 1.2 changes numbers but no claim."""
+    first, second = complete_doc(), complete_doc()
+    for bench in second["benchmarks"]:
+        if bench["unit"] == "s":
+            for key in ("median", "q1", "q3", "mean", "min", "max"):
+                bench["stats"][key] *= 1.2
+            bench["stats"]["data"] = [x * 1.2 for x in bench["stats"]["data"]]
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path, doc in zip(paths, (first, second)):
+        path.write_text(json.dumps(doc))
+    assert claims.main([str(p) for p in paths]) == 0
+    assert "0 differ" in capsys.readouterr().out
+
+
+def test_a_flipped_verdict_is_reported(tmp_path, capsys):
+    """When one thread becomes faster than two, the threads claim is listed as different."""
+    first, second = complete_doc(), complete_doc()
+    times = {b["params"]["threads"]: b for b in second["benchmarks"] if b["group"] == "threads"}
+    slow, fast = times[1]["stats"], times[max(times)]["stats"]
+    times[1]["stats"], times[max(times)]["stats"] = fast, slow
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path, doc in zip(paths, (first, second)):
+        path.write_text(json.dumps(doc))
+    assert claims.main([str(p) for p in paths]) == 1
+    out = capsys.readouterr().out
+    assert "threads_summary" in out and "1 differ" in out
+
+
+def test_normalise_keeps_batches_and_blanks_measurements():
+    """Batch sizes stay (a moved crossover is a different claim); times and ratios do not."""
+    text = "at batch 64, 2 threads were 1.4× faster; it took 12.3 ms (45%)"
+    assert claims.normalise(text) == "at batch 64, 2 threads were # faster; it took # (#)"
