@@ -55,11 +55,11 @@ class DeviceParams:
 # 4.8 TB/s HBM3e). The per-operation cost is a typical PyTorch eager figure for a
 # kernel launch plus dispatch (a few microseconds), not a datasheet value.
 PUBLISHED_H200 = DeviceParams(
-    name="NVIDIA H200",
+    name="NVIDIA H200 SXM",
     op_seconds=5e-6,
     gemm_rates={64: 67e12, 8192: 67e12},
     bandwidth=4.8e12,
-    source="NVIDIA H200 datasheet (FP32 67 TFLOP/s, HBM3e 4.8 TB/s); ~5 µs per op, typical PyTorch eager",
+    source="NVIDIA H200 SXM datasheet (FP32 67 TFLOP/s, HBM3e 4.8 TB/s); ~5 µs per op, typical PyTorch eager",
 )
 
 
@@ -89,10 +89,14 @@ def predict(params: DeviceParams, work: dict, batch: int, width: int) -> dict:
     return {"seconds": sum(terms.values()), **terms}
 
 
-def step_work(machine: Machine) -> dict[tuple[int, int], dict]:
-    """{(batch, width): counts} from the training-step results (counts are device-independent)."""
+def step_work(machine: Machine, device: str = "cpu") -> dict[tuple[int, int], dict]:
+    """{(batch, width): counts} of one device's training steps.
+
+    Counts differ between devices (CUDA's optimiser runs fused "foreach" kernels), so a
+    CPU model must use the CPU's counts even on a machine that also measured a GPU.
+    """
     work = {}
-    for b in machine.benchmarks("training_step"):
+    for b in machine.benchmarks("training_step", device=device):
         extra = b["extra_info"]
         if {"flops", "ops", "bytes"} <= extra.keys():
             work[(b["params"]["batch"], b["params"]["width"])] = extra
@@ -101,7 +105,7 @@ def step_work(machine: Machine) -> dict[tuple[int, int], dict]:
 
 def calibrated_params(machine: Machine, device: str) -> tuple[DeviceParams, tuple[int, int]] | None:
     """Measured parameters with t_op fitted to the smallest measured step; also that step's (batch, width)."""
-    params, work = measured_params(machine, device), step_work(machine)
+    params, work = measured_params(machine, device), step_work(machine, device)
     curves = {w: {p.batch: p.seconds for p in analysis.step_curve(machine, device, w)} for w in analysis.widths(machine)}
     candidates = [(b, w) for w, curve in curves.items() for b in curve if (b, w) in work]
     if params is None or not candidates:
@@ -148,7 +152,7 @@ def validate(machine: Machine, device: str, calibrated: bool = False) -> Validat
         params, excluded = fit
     else:
         params = measured_params(machine, device)
-    work = step_work(machine)
+    work = step_work(machine, device)
     if params is None or not work:
         return None
     points = []

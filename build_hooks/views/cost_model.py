@@ -5,8 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, cost_model, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, MissingData, esc, figure, first_with, missing,
-                                per_machine, si, table)
+from build_hooks.render import (DEVICE_NAME, MissingData, esc, figure, first_with, gpu_with,
+                                missing, per_machine, si, table)
 
 SHOWN_BATCHES = {1, 8, 64, 512}  # enough rows to see the trend in a summary table
 
@@ -57,6 +57,11 @@ def _parameters_table(params: cost_model.DeviceParams) -> str:
 @section
 def gpu_estimate(data: Dataset) -> str:
     """Estimated step times on a GPU nobody measured here, from published figures, next to the CPU."""
+    measured_gpu = gpu_with(data, analysis.STEP)
+    if measured_gpu is not None:
+        return missing(f"This build measured a GPU ({esc(measured_gpu.device_label('cuda'))}): its "
+                       "measured step times are on the batch-size page, so no published-figure "
+                       "estimate is shown.")
     host = data.host or (data.machines[0] if data.machines else None)
     if host is None or not cost_model.step_work(host):
         return missing("No training-step counts to estimate from.")
