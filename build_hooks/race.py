@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from build_hooks import analysis, cost_model, render
+from build_hooks import analysis, cost_model, render, stats
 from build_hooks.dataset import Dataset, Machine
 
 EPOCH = "epoch_time"
@@ -21,8 +21,13 @@ def _regime(machine: Machine, device: str, width: int, batch: int) -> dict | Non
     curve = {p.batch: p.seconds for p in analysis.step_curve(machine, device, width)}
     if 1 not in curve or batch not in curve:
         return None
-    ratio = curve[batch] / curve[1]
-    return {"ratio": ratio, "kind": "fixed" if ratio < FIXED_COST_RATIO else "throughput"}
+    return _regime_of(curve[batch] / curve[1])
+
+
+def _regime_of(ratio: float) -> dict:
+    """How a batch-B step compares with a 1-sample step; 'same' when within the meaningful ratio."""
+    return {"ratio": ratio, "kind": "fixed" if ratio < FIXED_COST_RATIO else "throughput",
+            "same": stats.compare(ratio, 1.0) == 0}
 
 
 def _lane(index: int, machine: Machine, device: str) -> dict:
@@ -53,7 +58,7 @@ def _estimate_lane(index: int, machine: Machine) -> dict | None:
     Epoch time = steps x predicted step time, using the exact work counts of the host's
     own steps; labelled as an estimate wherever it is shown.
     """
-    gpu = cost_model.PUBLISHED_H200
+    gpu = cost_model.gpu_estimate_params(machine)
     work = cost_model.step_work(machine)
     epochs: dict[str, dict[str, dict]] = {}
     for bench in machine.benchmarks(EPOCH, device="cpu"):
@@ -63,10 +68,8 @@ def _estimate_lane(index: int, machine: Machine) -> dict | None:
         step = cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"]
         single = cost_model.predict(gpu, work[(1, width)], 1, width)["seconds"]
         steps = -(-rows // batch)
-        ratio = step / single
         epochs.setdefault(str(width), {})[str(batch)] = {
-            "seconds": steps * step, "steps": steps, "rows": rows,
-            "regime": {"ratio": ratio, "kind": "fixed" if ratio < FIXED_COST_RATIO else "throughput"},
+            "seconds": steps * step, "steps": steps, "rows": rows, "regime": _regime_of(step / single),
         }
     if not epochs:
         return None
@@ -91,7 +94,7 @@ def race_data(data: Dataset) -> dict:
     machines = [{"id": m.id, "label": m.label, "crossover": _crossovers(m)}
                 for m in data.with_experiment(EPOCH)]
     return {"lanes": lanes, "widths": widths, "batches": batches, "machines": machines,
-            "fixed_cost_ratio": FIXED_COST_RATIO}
+            "fixed_cost_ratio": FIXED_COST_RATIO, "meaningful_ratio": stats.MEANINGFUL_RATIO}
 
 
 def _crossovers(machine: Machine) -> dict[str, int | None]:

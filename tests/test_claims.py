@@ -39,7 +39,11 @@ def test_precision_explanation_switches_with_the_data():
     """The 'why' sentence explains native 16-bit paths only when bf16 measured faster."""
     fast = page.render_fact("precision_cpu_explanation", dataset(precision=precision(2.0, 1.0)))
     slow = page.render_fact("precision_cpu_explanation", dataset(precision=precision(1.0, 2.0)))
+    much_slower = page.render_fact("precision_cpu_explanation", dataset(precision=precision(1.0, 300.0)))
+    same = page.render_fact("precision_cpu_explanation", dataset(precision=precision(1.0, 1.05)))
     assert "native 16-bit" in fast and "converts bf16 to fp32" in slow
+    assert "generic one runs" in much_slower and "not the cost of converting" in much_slower
+    assert "gained nothing" in same
 
 
 def test_mixed_precision_page_wording_changes_with_contradicting_data(monkeypatch):

@@ -28,11 +28,11 @@ def test_prediction_is_the_sum_of_three_terms():
 
 
 def machine_from_model(true_op: float) -> Machine:
-    """A fixture machine whose step times follow the model exactly with per-op cost `true_op`."""
+    """A fixture machine whose step times follow the raw model exactly with per-op cost `true_op`."""
     p = params(op_seconds=true_op)
     steps, work = {}, {}
-    for batch in (1, 8, 64):
-        counts = {"ops": 40, "flops": 3 * 2 * batch * 512 * 32, "bytes": 1000 * batch}
+    for batch in (1, 2, 4, 8, 16, 32):
+        counts = {"ops": 40, "flops": 3 * 2 * batch * 512 * 32, "bytes": 300 * batch**2 + 50_000}
         work[batch] = counts
         steps[("cpu", 32, batch)] = cost_model.predict(p, counts, batch, 32)["seconds"]
     doc = synthetic_doc(step_times=steps)
@@ -45,15 +45,27 @@ def machine_from_model(true_op: float) -> Machine:
     return Machine(doc, "fixture", "test")
 
 
-def test_calibration_recovers_the_per_op_cost_and_excludes_its_point():
-    """Fitting t_op to the smallest step recovers the true value; that step is left out of the error."""
+def test_fit_recovers_the_true_costs_and_is_judged_only_on_held_out_batches():
+    """Fitted on batches 1, 4, 16 the model recovers t_op, c and t_byte; its error counts only 2, 8, 32."""
     machine = machine_from_model(true_op=5e-6)
     raw = cost_model.validate(machine, "cpu")
     fitted = cost_model.validate(machine, "cpu", calibrated=True)
     assert raw.median_error > 0.1  # the tiny op (1 µs) underprices the real 5 µs
-    assert fitted.params.op_seconds == pytest.approx(5e-6)
-    assert fitted.median_error == pytest.approx(0, abs=1e-9)
-    assert len(fitted.points) == len(raw.points) - 1 and all(b != 1 for b, _, _, _ in fitted.points)
+    assert fitted.params.op_seconds == pytest.approx(5e-6, rel=1e-6)
+    assert fitted.fitted.compute_factor == pytest.approx(1, rel=1e-6)
+    assert fitted.fitted.effective_bandwidth == pytest.approx(1e10, rel=1e-6)
+    assert fitted.median_error == pytest.approx(0, abs=1e-6)
+    assert {b for b, _, _, _ in fitted.points} == {2, 8, 32}
+    assert {b for b, _ in fitted.fitted.trained_on} == {1, 4, 16}
+
+
+def test_gpu_estimate_is_never_cheaper_per_operation_than_its_host():
+    """The estimated GPU pays at least the host's own fitted per-operation cost."""
+    machine = machine_from_model(true_op=20e-6)
+    estimate = cost_model.gpu_estimate_params(machine)
+    assert estimate.op_seconds == pytest.approx(20e-6, rel=1e-6) and "this host's measured dispatch" in estimate.source
+    cheap = cost_model.gpu_estimate_params(machine_from_model(true_op=1e-6))
+    assert cheap.op_seconds == cost_model.PUBLISHED_H200.op_seconds
 
 
 def test_published_estimate_is_labelled():

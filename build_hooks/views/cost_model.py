@@ -21,7 +21,7 @@ def cost_model_validation(data: Dataset) -> str:
             if check is None:
                 parts.append(missing(f"{DEVICE_NAME[device]}: not enough measurements for the model."))
                 continue
-            parts.append(_validation_figure(check, device) + _parameters_table(check.params))
+            parts.append(_validation_figure(check, device) + _parameters_table(check.params, check.fitted))
         return "\n".join(parts)
     return per_machine(data, analysis.STEP, one)
 
@@ -44,14 +44,19 @@ def _validation_figure(check: cost_model.Validation, device: str) -> str:
                        f"(batch {batch}, width {width}), over {len(check.points)} points.")
 
 
-def _parameters_table(params: cost_model.DeviceParams) -> str:
-    return table(["parameter", "value", "from"], [
-        ["t_op, one operation", si(params.op_seconds, "s"),
-         "fitted to the smallest step" if "fitted" in params.source else "call_overhead"],
-        ["R(n), matmul rate", f"{si(min(params.gemm_rates.values()), 'FLOP/s')} to "
-                              f"{si(max(params.gemm_rates.values()), 'FLOP/s')}", "gemm_rate"],
-        ["BW, streaming bandwidth", si(params.bandwidth, "B/s"), "memory_bandwidth"],
-    ])
+def _parameters_table(params: cost_model.DeviceParams, fitted: cost_model.Fitted | None) -> str:
+    rows = [["R(n), matmul rate", f"{si(min(params.gemm_rates.values()), 'FLOP/s')} to "
+                                  f"{si(max(params.gemm_rates.values()), 'FLOP/s')}", "gemm_rate (measured)"],
+            ["streaming bandwidth of a large copy", si(params.bandwidth, "B/s"), "memory_bandwidth (measured)"]]
+    if fitted is not None:
+        bandwidth = fitted.effective_bandwidth
+        rows = [["t_op, one operation", si(params.op_seconds, "s"), "fitted"],
+                ["c, compute factor", f"{fitted.compute_factor:.2f}", "fitted"],
+                ["1 / t_byte, bandwidth a step sees", si(bandwidth, "B/s") if bandwidth else "no memory term",
+                 "fitted"]] + rows
+    else:
+        rows.insert(0, ["t_op, one operation", si(params.op_seconds, "s"), "call_overhead (measured)"])
+    return table(["parameter", "value", "from"], rows)
 
 
 @section
@@ -65,7 +70,7 @@ def gpu_estimate(data: Dataset) -> str:
     host = data.host or (data.machines[0] if data.machines else None)
     if host is None or not cost_model.step_work(host):
         return missing("No training-step counts to estimate from.")
-    gpu = cost_model.PUBLISHED_H200
+    gpu = cost_model.gpu_estimate_params(host)
     work = cost_model.step_work(host)
     rows = []
     for width in analysis.widths(host):
@@ -87,21 +92,22 @@ def cost_model_error(data: Dataset) -> str:
     if raw is None:
         raise MissingData("the cost model lacks call_overhead, gemm_rate or memory_bandwidth results")
 
-    def describe(check: cost_model.Validation) -> str:
+    def describe(check: cost_model.Validation, points: str) -> str:
         batch, width, worst = check.worst
         return (f"a median error of {100 * check.median_error:.0f}% and a worst of {100 * worst:.0f}% "
-                f"(batch {batch}, width {width}) over {len(check.points)} measured CPU points")
+                f"(batch {batch}, width {width}) over {len(check.points)} {points}")
 
-    text = f"with t_op from the tiny operation, {describe(raw)}"
+    text = f"raw, {describe(raw, 'measured CPU steps')}"
     if fitted is not None:
-        text += (f"; with t_op calibrated on the smallest step ({si(fitted.params.op_seconds, 's')} per "
-                 f"operation instead of {si(raw.params.op_seconds, 's')}), {describe(fitted)}")
+        text += (f"; fitted on {len(fitted.fitted.trained_on)} steps, "
+                 f"{describe(fitted, 'held-out steps the fit never saw')}")
     return text
 
 
 @fact
 def cost_model_small_batch_bias(data: Dataset) -> str:
-    check = cost_model.validate(first_with(data, analysis.STEP), "cpu")
+    machine = first_with(data, analysis.STEP)
+    check = cost_model.validate(machine, "cpu")
     if check is None:
         raise MissingData("no cost-model validation")
     ratios = {width: predicted / measured for batch, width, measured, predicted in check.points if batch == 1}
@@ -110,8 +116,12 @@ def cost_model_small_batch_bias(data: Dataset) -> str:
             f"{100 * ratios[high]:.0f}% (width {high}) of the measured time.")
     if stats.compare(1.0, ratios[low]) > 0:
         text += (" Where it predicts too little, a real step's operations carry autograd and optimiser "
-                 "bookkeeping that one bare tiny addition does not: hence the calibration.")
-    if stats.compare(ratios[high], 1.0) > 0:
-        text += (" Where it predicts too much, the three terms overlap in practice and the model "
-                 "adds them.")
+                 "bookkeeping that one bare tiny addition does not.")
+    fitted = cost_model.fit(machine, "cpu")
+    if stats.compare(ratios[high], 1.0) > 0 and fitted and fitted.effective_bandwidth:
+        seen, streaming = fitted.effective_bandwidth, check.params.bandwidth
+        if stats.compare(seen, streaming) > 0:
+            text += (f" Where it predicts too much, it charges every byte at the {si(streaming, 'B/s')} of a "
+                     f"large copy from main memory, but a step's weights and activations largely stay in "
+                     f"cache: the fitted model sees {si(seen, 'B/s')}.")
     return text

@@ -54,13 +54,26 @@ def precision_cpu_summary(data: Dataset) -> str:
             f"{_bf16_versus_fp32(step, 'the mixed-precision training step')}.")
 
 
+GENERIC_KERNEL_RATIO = 3.0  # converting formats costs a few times at most; beyond, a slow kernel runs
+
+
 @fact
 def precision_cpu_explanation(data: Dataset) -> str:
     matmul = precision_times(first_with(data, GROUP), "cpu", "matmul")
-    if stats.compare(matmul["fp32"], matmul["bf16"]) > 0:
+    verdict = stats.compare(matmul["fp32"], matmul["bf16"])
+    if verdict > 0:
         return ("That speed-up means this CPU has native 16-bit dot-product instructions "
                 "(such as AVX-512 BF16 or AMX): it multiplies bf16 pairs directly and moves half "
                 "the bytes. Many CPUs lack them.")
+    if verdict == 0:
+        return ("Equal times mean the 16-bit path gained nothing here: without native 16-bit "
+                "matrix instructions the arithmetic still runs at fp32 speed, and only the memory "
+                "saving remains.")
+    if matmul["bf16"] / matmul["fp32"] >= GENERIC_KERNEL_RATIO:
+        return ("A slowdown this large is not the cost of converting formats (that costs a few "
+                "times at most): without native 16-bit matrix instructions (AVX-512 BF16 or AMX) "
+                "there is no tuned bf16 matrix kernel for this CPU, so a generic one runs while "
+                "fp32 uses the tuned BLAS. Only the memory saving remains.")
     return ("A CPU without native 16-bit matrix instructions converts bf16 to fp32 to multiply "
             "and back to store, so the 16-bit path does extra work for no arithmetic gain; only "
             "the memory saving remains.")

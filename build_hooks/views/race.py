@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from build_hooks import race
+from build_hooks import race, stats, untrusted
 from build_hooks.dataset import Dataset
-from build_hooks.page import section
+from build_hooks.page import MissingData, fact, section
+from build_hooks.render import si, times
+
+PREFERRED_WIDTH = 32  # the small network the lessons use, when it was measured
 
 
 @section
@@ -15,3 +18,54 @@ def race_data(data: Dataset) -> str:
 @section
 def race_table(data: Dataset) -> str:
     return race.static_table(data)
+
+
+def _lane_name(lane: dict) -> str:
+    return untrusted.text(lane["label"]) + (" (estimate)" if lane["estimate"] else "")
+
+
+def _verdict(data: Dataset, which: str) -> str:
+    """Who finishes an epoch first at the smallest or largest raced batch, at the small width."""
+    race_data = race.race_data(data)
+    if not race_data["lanes"]:
+        raise MissingData("no epoch times to race")
+    widths = race_data["widths"]
+    width = str(PREFERRED_WIDTH if PREFERRED_WIDTH in widths else widths[0])
+    lanes = [lane for lane in race_data["lanes"] if width in lane["epochs"]]
+    batches = sorted({int(b) for lane in lanes for b in lane["epochs"][width]})
+    batch = str(batches[0] if which == "smallest" else batches[-1])
+    timed = sorted(((lane["epochs"][width][batch]["seconds"], lane) for lane in lanes
+                    if batch in lane["epochs"][width]), key=lambda pair: pair[0])
+    where = f"at batch {batch} and width {width}"
+    if len(timed) == 1:
+        seconds, lane = timed[0]
+        return f"{where}, {_lane_name(lane)} takes {si(seconds, 's')} per epoch; no other device was raced"
+    (fast, winner), (slow, runner_up) = timed[0], timed[1]
+    if stats.compare(slow, fast) == 0:
+        return (f"{where}, {_lane_name(winner)} and {_lane_name(runner_up)} finish within "
+                f"{100 * (slow / fast - 1):.0f}% of each other: about the same")
+    return (f"{where}, {_lane_name(winner)} finishes first, {times(slow / fast)} ahead of "
+            f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')})")
+
+
+@fact
+def race_smallest_batch(data: Dataset) -> str:
+    return _verdict(data, "smallest")
+
+
+@fact
+def race_largest_batch(data: Dataset) -> str:
+    return _verdict(data, "largest")
+
+
+@fact
+def race_lanes_kind(data: Dataset) -> str:
+    """What the lanes are: all measured, or measured CPU with an estimated GPU."""
+    lanes = race.race_data(data)["lanes"]
+    if any(lane["estimate"] for lane in lanes):
+        return ("The CPU lanes replay this build's measured epochs; this build measured no GPU, so the "
+                "GPU lane is an estimate from published figures and this host's own per-operation "
+                "cost, and is labelled as one everywhere")
+    if not lanes:
+        return "No epoch times were measured in this build"
+    return "Every lane replays an epoch this build measured; nothing here is estimated"

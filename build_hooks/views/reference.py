@@ -45,7 +45,8 @@ def machines(data: Dataset) -> str:
     rows = []
     for m in data.machines:
         measured = ", ".join(
-            f"{esc(name)} (v{meta['bench_version']}, {'+'.join(map(esc, meta['devices']))})"
+            f"{esc(name)} (v{meta['bench_version']}, "
+            f"{'+'.join(map(esc, meta['devices'])) or 'not applicable here'})"
             for name, meta in sorted(m.doc["experiments"].items())
         )
         rows.append([esc(m.label), esc(m.origin), esc(m.doc["mode"]), measured or "none"])

@@ -81,11 +81,21 @@
       if (batch() === 1) {
         return "one sample per step: " + point.steps + " steps, each paying the full fixed cost of a step";
       }
+      var step = article(batch()) + " " + batch() + "-sample step";
+      if (point.regime.same) {
+        return "fixed costs dominate: " + step + " costs about the same as a 1-sample step";
+      }
       var ratio = point.regime.ratio.toFixed(1) + "×";
       return point.regime.kind === "fixed"
-        ? "fixed costs dominate: a " + batch() + "-sample step costs only " + ratio + " a 1-sample step"
-        : "throughput-bound: a " + batch() + "-sample step costs " + ratio + " a 1-sample step";
+        ? "fixed costs dominate: " + step + " costs only " + ratio + " a 1-sample step"
+        : "throughput-bound: " + step + " costs " + ratio + " a 1-sample step";
     }
+
+    function article(n) {  // "an 8-sample step", "a 16-sample step"
+      return /^(8|11|18)/.test(String(n)) && !/^1[18]\d\d$/.test(String(n)) ? "an" : "a";
+    }
+
+    function tag(lane) { return lane.label + (lane.estimate ? " (estimate)" : ""); }
 
     function buildLanes() {
       lanesBox.textContent = "";
@@ -122,7 +132,10 @@
         ? (reducedMotion ? "Reduced motion: results appear at once. "
           : "Animation scale: the slowest lane takes " + SCREEN_SECONDS + " s on screen (1 s on screen = " +
             formatSeconds(slowest / SCREEN_SECONDS) + " measured). ")
-          + "Times are measured epochs of " + (pointFor(lanes[0]) || {}).rows + " rows."
+          + (lanes.some(function (l) { return l.estimate; })
+            ? "Times are epochs of " + (pointFor(lanes[0]) || {}).rows + " rows: measured for measured lanes, "
+              + "estimated for lanes marked (estimate)."
+            : "Times are measured epochs of " + (pointFor(lanes[0]) || {}).rows + " rows.")
         : "";
       result.textContent = "";
       drawChart();
@@ -148,9 +161,13 @@
           ". Only one device was measured, so there is no opponent.";
       } else {
         var ratio = timed[1].point.seconds / winner.point.seconds;
-        var tag = function (lane) { return lane.label + (lane.estimate ? " (estimate)" : ""); };
-        result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
-          tag(timed[1].lane) + " (" + regimeText(winner.lane, winner.point) + ").";
+        if (ratio < data.meaningful_ratio) {  // closer than that is noise, not a win
+          result.textContent = "About the same: " + tag(winner.lane) + " and " + tag(timed[1].lane) +
+            " finished within " + Math.round(100 * (ratio - 1)) + "% of each other.";
+        } else {
+          result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
+            tag(timed[1].lane) + " (" + regimeText(winner.lane, winner.point) + ").";
+        }
       }
     }
 
@@ -228,9 +245,11 @@
         y: H - m.b - 6, "text-anchor": batch() > data.batches[data.batches.length - 2] ? "end" : "start" });
       curLabel.textContent = "batch " + batch();
       svg.appendChild(curLabel);
+      var crossing = false;
       data.machines.forEach(function (machine) {
         var c = machine.crossover && machine.crossover[width()];
         if (!c || (machineSelect.value && machineSelect.value !== machine.id)) return;
+        crossing = true;
         svg.appendChild(svgEl("line", { x1: X(c), x2: X(c), y1: m.t, y2: H - m.b, "class": "race-chart__crossover" }));
         var label = svgEl("text", { x: X(c) + 3, y: m.t + 12 });
         label.textContent = "crossover: batch " + c;
@@ -238,9 +257,9 @@
       });
       var legend = $("#race-chart-caption");
       legend.textContent = "Epoch time versus batch size at width " + width() +
-        " (log scales). Lines: " + series.map(function (s) { return s.lane.label; }).join("; ") +
+        " (log scales). Lines: " + series.map(function (s) { return tag(s.lane); }).join("; ") +
         ". The vertical bar marks the chosen batch" +
-        (series.some(function (s) { return s.lane.kind === "GPU"; }) ? "; a dashed bar marks the crossover." : ".");
+        (crossing ? "; a dashed bar marks the measured crossover." : ".");
     }
 
     function update() { batchOut.textContent = String(batch()); reset(); }
