@@ -52,14 +52,27 @@ def snapshot() -> Snapshot:
                     *(stat if stat else (None, None, None)))
 
 
+# /proc/stat counts in ticks (10 ms): over a short window one tick is a large share, so a
+# verdict needs at least this much CPU capacity (seconds x cores) behind it.
+MIN_CAPACITY_S = 1.0
+
+
 def foreign_cpu(before: Snapshot, after: Snapshot) -> float | None:
     """Share of the machine's CPU capacity (0..1) other processes used between two snapshots."""
-    if before.busy is None or after.busy is None or after.total == before.total:
+    return foreign_cpu_over([(before, after)])
+
+
+def foreign_cpu_over(windows: list[tuple[Snapshot, Snapshot]]) -> float | None:
+    """Like foreign_cpu, pooled over several windows (a point's rounds); None if too short to tell."""
+    if not windows or any(b.busy is None or a.busy is None for b, a in windows):
         return None
     tick = os.sysconf("SC_CLK_TCK")
-    busy_s = (after.busy - before.busy) / tick
-    capacity_s = (after.total - before.total) / tick
-    return max(0.0, min(1.0, (busy_s - (after.own_cpu - before.own_cpu)) / capacity_s))
+    busy_s = sum(a.busy - b.busy for b, a in windows) / tick
+    capacity_s = sum(a.total - b.total for b, a in windows) / tick
+    own_s = sum(a.own_cpu - b.own_cpu for b, a in windows)
+    if capacity_s < MIN_CAPACITY_S:
+        return None
+    return max(0.0, min(1.0, (busy_s - own_s) / capacity_s))
 
 
 def steal(before: Snapshot, after: Snapshot) -> float | None:

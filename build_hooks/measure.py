@@ -112,7 +112,7 @@ def stale_experiments(doc: dict, keys: dict[str, str]) -> list[str]:
 ROUNDS = {"full": 3, "quick": 2}  # an experiment's points are measured round-robin this often
 
 
-def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: list[float | None]) -> dict:
+def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float | None) -> dict:
     """One point's record from its rounds: samples pooled, so drift between rounds shows as spread."""
     label = "-".join(f"{k}={v}" for k, v in point.items())
     first = results[0]
@@ -122,9 +122,8 @@ def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: list[
         oom = next(r for r in results if r.get("status") == "oom")
         return {**entry, "extra_info": oom.get("extra", {})}
     summary = stats.summarise([s for r in results for s in r["samples"]])
-    loads = [f for f in foreign if f is not None]
     extra = {**first.get("extra", {}), "noisy": stats.is_noisy(summary),
-             "under_load": bool(loads) and max(loads) > conditions.FOREIGN_CPU_LIMIT}
+             "under_load": foreign is not None and foreign > conditions.FOREIGN_CPU_LIMIT}
     return {**entry, "stats": summary, "extra_info": extra}
 
 
@@ -139,7 +138,7 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
     rounds = getattr(module, "ROUNDS", ROUNDS["quick" if quick else "full"])
     timeout = point_timeout_s(module)
     results: list[list[dict]] = [[] for _ in plan]
-    foreign: list[list[float | None]] = [[] for _ in plan]
+    windows: list[list[tuple]] = [[] for _ in plan]  # (before, after) snapshots of each round
     canary_s = [canary()] if canary else []
     start, load_before = conditions.snapshot(), conditions.load_average()
     for _ in range(rounds):
@@ -154,12 +153,13 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
                     f"experiment '{module.NAME}' (snippets/{module.NAME}.py) failed at {point}: "
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
-            foreign[i].append(conditions.foreign_cpu(before, conditions.snapshot()))
+            windows[i].append((before, conditions.snapshot()))
             bar.update()
         if canary:
             canary_s.append(canary())
     end = conditions.snapshot()
-    entries = [_benchmark_entry(module.NAME, point, results[i], foreign[i]) for i, point in enumerate(plan)]
+    entries = [_benchmark_entry(module.NAME, point, results[i], conditions.foreign_cpu_over(windows[i]))
+               for i, point in enumerate(plan)]
     measured_under = {"rounds": rounds, "canary_s": canary_s, "load_before": load_before,
                       "load_after": conditions.load_average(),
                       "foreign_cpu": conditions.foreign_cpu(start, end), "steal": conditions.steal(start, end)}

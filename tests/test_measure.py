@@ -222,3 +222,28 @@ def test_measuring_needs_only_torch_and_numpy(tmp_path):
     assert "measuring call_overhead" in result.stderr
     doc = store.load(next((tmp_path / "cache").glob("*.quick.json")))
     assert {"call_overhead", "gemm_rate"} <= set(doc["experiments"])
+
+
+def test_other_processes_cpu_use_is_detected_and_short_windows_are_not_judged():
+    """A busy neighbour process is seen as foreign CPU; a window too short to tell gives no verdict."""
+    import subprocess
+    import sys
+    import time
+
+    from build_hooks import conditions
+
+    if conditions.snapshot().busy is None:
+        pytest.skip("no /proc/stat on this system")
+    quick = conditions.snapshot()
+    assert conditions.foreign_cpu(quick, conditions.snapshot()) is None  # microseconds: no verdict
+    neighbour = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        before = conditions.snapshot()
+        time.sleep(1.5)
+        after = conditions.snapshot()
+    finally:
+        neighbour.kill()
+        neighbour.wait()
+    cores = len(os.sched_getaffinity(0))
+    assert conditions.foreign_cpu(before, after) > 0.5 / cores  # one busy core out of `cores`
