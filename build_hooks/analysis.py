@@ -90,6 +90,11 @@ def medians(machine: Machine, group: str, key: str, **params) -> dict:
     return {b["params"][key]: b["stats"]["median"] for b in machine.measured(group, **params)}
 
 
+def point_stats(machine: Machine, group: str, key: str, **params) -> dict:
+    """{params[key]: stats} for the matching successful points of one experiment."""
+    return {b["params"][key]: b["stats"] for b in machine.measured(group, **params)}
+
+
 def tiny_op_seconds(machine: Machine, device: str) -> float | None:
     """Seconds per call of the call_overhead experiment's one tiny operation."""
     op = experiments.declared("call_overhead")["OP"]

@@ -35,7 +35,7 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
     for bench in machine.measured(EPOCH, device=device):
         width, batch = bench["params"]["width"], bench["params"]["batch"]
         epochs.setdefault(str(width), {})[str(batch)] = {
-            "seconds": bench["stats"]["median"],
+            "seconds": bench["stats"]["median"], "q1": bench["stats"]["q1"], "q3": bench["stats"]["q3"],
             "steps": bench["extra_info"].get("steps"),
             "rows": bench["params"]["rows"],
             "regime": _regime(machine, device, width, batch),
@@ -69,7 +69,8 @@ def _estimate_lane(index: int, machine: Machine) -> dict | None:
         single = cost_model.predict(gpu, work[(1, width)], 1, width)["seconds"]
         steps = -(-rows // batch)
         epochs.setdefault(str(width), {})[str(batch)] = {
-            "seconds": steps * step, "steps": steps, "rows": rows, "regime": _regime_of(step / single),
+            "seconds": steps * step, "q1": steps * step, "q3": steps * step,  # a model has no spread
+            "steps": steps, "rows": rows, "regime": _regime_of(step / single),
         }
     if not epochs:
         return None

@@ -104,24 +104,25 @@ MARKS = {  # symbol, and what it means in words (the note under a table)
 }
 
 
-def point_marks(point_stats: dict, extra: dict) -> list[str]:
-    """Which caveats apply to a point: noisy, too few samples, under load."""
+def point_marks(point_stats: dict, extra: dict, timing: bool = True) -> list[str]:
+    """Which caveats apply to a point: noisy, too few samples (timings only: a count is exact), under load."""
     kinds = []
     if extra.get("noisy"):
         kinds.append("noisy")
-    if stats.too_few(point_stats):
+    if timing and stats.too_few(point_stats):
         kinds.append("few")
     if extra.get("under_load"):
         kinds.append("load")
     return kinds
 
 
-def mark(point_stats: dict, extra: dict) -> str:
+def mark(point_stats: dict, extra: dict, timing: bool = True) -> str:
     """Superscript symbols for a point's caveats, each with a tooltip."""
     titles = {"noisy": f"IQR is {100 * point_stats['iqr'] / point_stats['median']:.0f}% of the median"
               if point_stats["median"] else "noisy",
               "few": f"only {point_stats['rounds']} samples", "load": "taken under load"}
-    return "".join(f'<sup title="{titles[k]}">{MARKS[k][0]}</sup>' for k in point_marks(point_stats, extra))
+    return "".join(f'<sup title="{titles[k]}">{MARKS[k][0]}</sup>'
+                   for k in point_marks(point_stats, extra, timing))
 
 
 def marks_note(kinds: set[str]) -> str:
@@ -134,7 +135,9 @@ def marks_note(kinds: set[str]) -> str:
 
 def measured_value(point_stats: dict, extra: dict, unit: str) -> str:
     """A median with the digits its spread supports, and its caveat marks."""
-    return si(point_stats["median"], unit, stats.significant_figures(point_stats)) + mark(point_stats, extra)
+    timing = unit == "s"
+    digits = stats.significant_figures(point_stats) if timing else 3
+    return si(point_stats["median"], unit, digits) + mark(point_stats, extra, timing)
 
 
 def provenance(machine: Machine, host: Machine | None = None) -> str:

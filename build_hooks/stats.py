@@ -71,3 +71,17 @@ def compare(a: float, b: float) -> int:
     if a * MEANINGFUL_RATIO <= b:
         return -1
     return 0
+
+
+def compare_points(a: dict, b: dict) -> int:
+    """Like compare() for two measured points, and only when their spreads do not overlap.
+
+    +1 when `a`'s median is meaningfully larger than `b`'s and a's lower quartile lies
+    above b's upper quartile; -1 the other way round; 0 otherwise ("about the same").
+    """
+    verdict = compare(a["median"], b["median"])
+    if verdict > 0 and a["q1"] > b["q3"]:
+        return 1
+    if verdict < 0 and a["q3"] < b["q1"]:
+        return -1
+    return 0

@@ -51,7 +51,12 @@ def run_to_run(data: Dataset) -> str:
         return missing("This build has no earlier measurement of its own machine to compare with: the "
                        "comparison appears when a machine whose results are committed in results/ "
                        "measures itself again.")
-    return _ratios(host, data.earlier[host.id])
+    earlier = data.earlier[host.id]
+    if earlier.doc["datetime"] == host.doc["datetime"]:
+        return missing(f"The committed {esc(earlier.source)} is this build's own measurement (the same "
+                       "run), so there is nothing to compare yet: the comparison appears when this machine "
+                       "measures itself again.")
+    return _ratios(host, earlier)
 
 
 def _ratios(now: Machine, before: Machine) -> str:

@@ -18,10 +18,10 @@ def data_parallel(data: Dataset) -> str:
 
 @fact
 def ddp_summary(data: Dataset) -> str:
-    took = analysis.medians(first_with(data, GROUP), GROUP, "setup")
-    one, ddp, reduce = took["one_process"], took["ddp"], took["all_reduce"]
+    points = analysis.point_stats(first_with(data, GROUP), GROUP, "setup")
+    one, ddp, reduce = (points[k]["median"] for k in ("one_process", "ddp", "all_reduce"))
     verdict = {1: f"{times(one / ddp)} faster than", -1: f"{times(ddp / one)} slower than",
-               0: "about as fast as"}[stats.compare(one, ddp)]
+               0: "within the measurements' spread of"}[stats.compare_points(points["one_process"], points["ddp"])]
     return (f"one process with every thread took {si(one, 's')} per step; two DDP processes "
             f"sharing the same cores took {si(ddp, 's')}, {verdict} the single process. "
             f"The all-reduce of one model's gradients alone took {si(reduce, 's')}, "

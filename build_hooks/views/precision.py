@@ -36,20 +36,25 @@ def precision(data: Dataset) -> str:
     return per_machine(data, GROUP, one)
 
 
-def _bf16_versus_fp32(took: dict[str, float], what: str) -> str:
-    verdict = stats.compare(took["fp32"], took["bf16"])
+def precision_stats(machine: Machine, device: str, op: str) -> dict[str, dict]:
+    return analysis.point_stats(machine, GROUP, "dtype", device=device, op=op)
+
+
+def _bf16_versus_fp32(took: dict[str, dict], what: str) -> str:
+    fp32, bf16 = took["fp32"]["median"], took["bf16"]["median"]
+    verdict = stats.compare_points(took["fp32"], took["bf16"])
     if verdict > 0:
-        return f"{what} ran {times(took['fp32'] / took['bf16'])} faster in bf16 than in fp32"
+        return f"{what} ran {times(fp32 / bf16)} faster in bf16 than in fp32"
     if verdict < 0:
-        return f"{what} ran {times(took['bf16'] / took['fp32'])} slower in bf16 than in fp32"
-    return f"{what} took about the same time in bf16 and fp32"
+        return f"{what} ran {times(bf16 / fp32)} slower in bf16 than in fp32"
+    return f"{what} took the same time in bf16 and fp32 within the measurements' spread"
 
 
 @fact
 def precision_cpu_summary(data: Dataset) -> str:
     machine = first_with(data, GROUP)
-    matmul = precision_times(machine, "cpu", "matmul")
-    step = precision_times(machine, "cpu", "train_step")
+    matmul = precision_stats(machine, "cpu", "matmul")
+    step = precision_stats(machine, "cpu", "train_step")
     return (f"On this CPU, {_bf16_versus_fp32(matmul, 'a matrix product')} and "
             f"{_bf16_versus_fp32(step, 'the mixed-precision training step')}.")
 
@@ -59,8 +64,9 @@ GENERIC_KERNEL_RATIO = 3.0  # converting formats costs a few times at most; beyo
 
 @fact
 def precision_cpu_explanation(data: Dataset) -> str:
-    matmul = precision_times(first_with(data, GROUP), "cpu", "matmul")
-    verdict = stats.compare(matmul["fp32"], matmul["bf16"])
+    matmul_stats = precision_stats(first_with(data, GROUP), "cpu", "matmul")
+    matmul = {dtype: point["median"] for dtype, point in matmul_stats.items()}
+    verdict = stats.compare_points(matmul_stats["fp32"], matmul_stats["bf16"])
     if verdict > 0:
         return ("That speed-up means this CPU has native 16-bit dot-product instructions "
                 "(such as AVX-512 BF16 or AMX): it multiplies bf16 pairs directly and moves half "

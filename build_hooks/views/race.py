@@ -34,16 +34,18 @@ def _verdict(data: Dataset, which: str) -> str:
     lanes = [lane for lane in race_data["lanes"] if width in lane["epochs"]]
     batches = sorted({int(b) for lane in lanes for b in lane["epochs"][width]})
     batch = str(batches[0] if which == "smallest" else batches[-1])
-    timed = sorted(((lane["epochs"][width][batch]["seconds"], lane) for lane in lanes
-                    if batch in lane["epochs"][width]), key=lambda pair: pair[0])
+    timed = sorted(((lane["epochs"][width][batch], lane) for lane in lanes
+                    if batch in lane["epochs"][width]), key=lambda pair: pair[0]["seconds"])
     where = f"at batch {batch} and width {width}"
     if len(timed) == 1:
-        seconds, lane = timed[0]
-        return f"{where}, {_lane_name(lane)} takes {si(seconds, 's')} per epoch; no other device was raced"
-    (fast, winner), (slow, runner_up) = timed[0], timed[1]
-    if stats.compare(slow, fast) == 0:
+        point, lane = timed[0]
+        return f"{where}, {_lane_name(lane)} takes {si(point['seconds'], 's')} per epoch; no other device was raced"
+    (first, winner), (second, runner_up) = timed[0], timed[1]
+    fast, slow = first["seconds"], second["seconds"]
+    spreads = [{"median": p["seconds"], "q1": p["q1"], "q3": p["q3"]} for p in (second, first)]
+    if stats.compare_points(*spreads) == 0:
         return (f"{where}, {_lane_name(winner)} and {_lane_name(runner_up)} finish within "
-                f"{100 * (slow / fast - 1):.0f}% of each other: about the same")
+                f"{100 * (slow / fast - 1):.0f}% of each other, inside the measurements' spread: about the same")
     return (f"{where}, {_lane_name(winner)} finishes first, {times(slow / fast)} ahead of "
             f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')})")
 

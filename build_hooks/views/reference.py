@@ -74,7 +74,8 @@ def all_measurements(data: Dataset) -> str:
             parts.append(f'<p class="crossover-note">bench_version {meta["bench_version"]}, '
                          f"measured {esc(meta['measured_at'][:16])} in {meta['duration_s']:.1f} s.</p>")
             parts.append(experiment_table(machine, group))
-            kinds = {k for b in machine.measured(group) for k in point_marks(b["stats"], b["extra_info"])}
+            kinds = {k for b in machine.measured(group)
+                     for k in point_marks(b["stats"], b["extra_info"], b["unit"] == "s")}
             parts.append(marks_note(kinds))
     return "\n".join(parts)
 

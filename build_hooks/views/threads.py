@@ -17,7 +17,7 @@ def threads(data: Dataset) -> str:
 
 @fact
 def threads_summary(data: Dataset) -> str:
-    took = {(b["params"]["batch"], b["params"]["threads"]): b["stats"]["median"]
+    took = {(b["params"]["batch"], b["params"]["threads"]): b["stats"]
             for b in first_with(data, GROUP).measured(GROUP)}
     most = max(t for _, t in took)
     if most == 1:
@@ -25,8 +25,9 @@ def threads_summary(data: Dataset) -> str:
     parts = []
     for batch in sorted({b for b, _ in took}):
         one, all_ = took[(batch, 1)], took[(batch, most)]
-        verdict = {1: f"{most} threads were {times(one / all_)} faster",
-                   -1: f"one thread was {times(all_ / one)} faster",
-                   0: "one thread and all of them took about the same time"}[stats.compare(one, all_)]
+        verdict = {1: f"{most} threads were {times(one['median'] / all_['median'])} faster",
+                   -1: f"one thread was {times(all_['median'] / one['median'])} faster",
+                   0: "one thread and all of them took the same time within the measurements' spread"
+                   }[stats.compare_points(one, all_)]
         parts.append(f"at batch {batch}, {verdict}")
     return "; ".join(parts) + "."

@@ -161,7 +161,8 @@
           ". Only one device was measured, so there is no opponent.";
       } else {
         var ratio = timed[1].point.seconds / winner.point.seconds;
-        if (ratio < data.meaningful_ratio) {  // closer than that is noise, not a win
+        // Closer than the meaningful ratio, or with overlapping spreads, is noise, not a win.
+        if (ratio < data.meaningful_ratio || winner.point.q3 >= timed[1].point.q1) {
           result.textContent = "About the same: " + tag(winner.lane) + " and " + tag(timed[1].lane) +
             " finished within " + Math.round(100 * (ratio - 1)) + "% of each other.";
         } else {
