@@ -92,6 +92,7 @@ def test_run_to_run_shows_ratios_when_the_host_remeasured_a_committed_machine(tm
 
     before = complete_doc(machine_id="same-machine")
     now = complete_doc(machine_id="same-machine")
+    now["datetime"] = "2026-12-01T00:00:00+00:00"  # a later run
     for bench in now["benchmarks"]:
         if bench["group"] == "gemm_rate":
             for key in ("median", "q1", "q3", "mean", "min", "max"):
@@ -104,3 +105,7 @@ def test_run_to_run_shows_ratios_when_the_host_remeasured_a_committed_machine(tm
     html = page.render_section("run_to_run", data)
     assert "gemm_rate" in html and "2.00" in html and "1.00" in html
     assert "No results file" not in page.render_section("measurement_conditions", data)
+    now["datetime"] = before["datetime"]  # the committed file is this very run
+    (tmp_path / "host.json").write_text(json.dumps(now))
+    same = dataset.load(tmp_path / "results", tmp_path / "host.json", tmp_path)
+    assert "nothing to compare yet" in page.render_section("run_to_run", same)
