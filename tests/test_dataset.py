@@ -50,3 +50,10 @@ def test_merged_json_lists_every_machine_with_origin(tmp_path):
     assert merged["format"] == dataset.MERGED_FORMAT
     assert merged["machines"][0]["origin"] == "committed reference"
     store.validate({k: v for k, v in merged["machines"][0].items() if k not in {"origin", "source"}}, "m")
+
+
+def test_results_path_that_is_a_file_is_a_clear_error(tmp_path):
+    """A file where the results folder should be is reported as such, naming it relative to the project."""
+    (tmp_path / "results").write_text("not a folder")
+    with pytest.raises(store.ResultsError, match="should be a directory"):
+        dataset.load(tmp_path / "results", None, tmp_path)
