@@ -169,14 +169,20 @@ def test_committed_results_from_other_library_versions_are_flagged():
     assert "different library versions" not in render.provenance(host, host)
 
 
-def test_failing_snippet_fails_the_strict_build_naming_block_and_page(tmp_path, quick_cache):
-    """An exec block that raises stops the strict build; the message names its id and its page."""
+def build_faq_with_block(tmp_path, quick_cache, block: str, **env):
+    """A strict build of a project copy whose FAQ page ends with the exec block `block`."""
     project = copy_project(tmp_path / "project")
     page = project / "docs" / "faq.md"
-    page.write_text(page.read_text() + '\n```python exec="1" id="broken-block"\nraise ValueError("kaput")\n```\n')
+    page.write_text(page.read_text() + f"\n{block}\n")
     cache = tmp_path / "cache"
     shutil.copytree(quick_cache, cache)
-    result = build_site(tmp_path / "site", quick_env(cache) | {"PYTHONPATH": str(project)}, cwd=project)
+    return build_site(tmp_path / "site", quick_env(cache) | {"PYTHONPATH": str(project), **env}, cwd=project)
+
+
+def test_failing_snippet_fails_the_strict_build_naming_block_and_page(tmp_path, quick_cache):
+    """An exec block that raises stops the strict build; the message names its id and its page."""
+    result = build_faq_with_block(tmp_path, quick_cache,
+                                  '```python exec="1" id="broken-block"\nraise ValueError("kaput")\n```')
     assert result.returncode != 0
     assert "'broken-block' exited with errors on page faq.md" in result.stderr
     assert "kaput" in result.stderr
@@ -195,13 +201,9 @@ def test_no_gpu_is_shown_as_not_measured(built_site):
 @pytest.mark.slow
 def test_endless_exec_block_is_stopped_naming_block_and_page(tmp_path, quick_cache):
     """An exec block that never returns is interrupted after CROSSOVER_BLOCK_TIMEOUT; the build names it."""
-    project = copy_project(tmp_path / "project")
-    page = project / "docs" / "faq.md"
-    page.write_text(page.read_text() + '\n```python exec="1" id="endless-block"\nwhile True:\n    pass\n```\n')
-    cache = tmp_path / "cache"
-    shutil.copytree(quick_cache, cache)
-    env = quick_env(cache) | {"PYTHONPATH": str(project), "CROSSOVER_BLOCK_TIMEOUT": "3"}
-    result = build_site(tmp_path / "site", env, cwd=project)
+    result = build_faq_with_block(tmp_path, quick_cache,
+                                  '```python exec="1" id="endless-block"\nwhile True:\n    pass\n```',
+                                  CROSSOVER_BLOCK_TIMEOUT="3")
     assert result.returncode != 0
     assert "'endless-block' exited with errors on page faq.md" in result.stderr
     assert "CROSSOVER_BLOCK_TIMEOUT" in result.stderr
