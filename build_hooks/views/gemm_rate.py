@@ -6,6 +6,7 @@ from build_hooks import analysis, plots
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import DEVICE_NAME, esc, figure, first_with, per_machine, si, table, versus_peak
+from snippets import flop_count  # plain arithmetic, no torch
 
 GROUP = "gemm_rate"
 
@@ -30,6 +31,25 @@ def gemm_rate(data: Dataset) -> str:
                                 alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; the table below has the numbers.")
         return figure(svg, f"Formula: peak = {esc(m.cpu['peak_formula'])}.") + table(["device", "n", "achieved"], rows)
     return per_machine(data, GROUP, one)
+
+
+@section
+def flop_table(data: Dataset) -> str:
+    """The worked example's FLOP counts, timed at a published GPU rate and this build's measured CPU."""
+    rates = {f"at {flop_count.GPU_RATE:.0e} FLOP/s (a data-centre GPU, published)": flop_count.GPU_RATE}
+    machines = data.with_experiment(GROUP)
+    if machines:
+        machine = machines[0]
+        best = max(analysis.gemm_rates(machine, "cpu").values())
+        rates[f"at {si(best, 'FLOP/s')} (this build's whole CPU, {machine.cpu['threads_used']} threads, "
+              "measured)"] = best
+    rows = []
+    for b, d, h in flop_count.SHAPES:
+        forward, backward = flop_count.layer_flops(b, d, h)
+        total = forward + backward
+        rows.append([f"{b}, {d}, {h}", f"{forward:.3g}", f"{backward:.3g}", f"{total:.3g}"]
+                    + [si(total / rate, "s") for rate in rates.values()])
+    return table(["B, D, H", "forward FLOPs", "backward FLOPs", "total", *map(esc, rates)], rows)
 
 
 @fact
