@@ -80,8 +80,9 @@ def gpu_estimate_params(host: Machine) -> DeviceParams:
     from build_hooks.render import si  # formatting only; the model itself stays numeric
 
     return replace(published, op_seconds=dispatch,
-                   source=f"{DATASHEET}; {si(dispatch, 's')} per operation: this host's measured "
-                          "dispatch cost, which is above the ~5 µs published kernel launch latency")
+                   source=f"{DATASHEET}; {si(dispatch, 's')} per operation: this host's own "
+                          "per-operation cost (dispatch and autograd bookkeeping, fitted to its "
+                          "steps), which is above the ~5 µs published kernel launch latency")
 
 
 def measured_params(machine: Machine, device: str) -> DeviceParams | None:

@@ -18,16 +18,19 @@ FIXED_COST_RATIO = 2.0
 
 
 def _regime(machine: Machine, device: str, width: int, batch: int) -> dict | None:
-    curve = {p.batch: p.seconds for p in analysis.step_curve(machine, device, width)}
+    curve = {p.batch: p for p in analysis.step_curve(machine, device, width)}
     if 1 not in curve or batch not in curve:
         return None
-    return _regime_of(curve[batch] / curve[1])
+    # 'Same' unless the batch-B step is slower beyond both points' spread: a noisy
+    # 1-sample step must not make a bigger step look cheaper than a single sample.
+    same = stats.compare_points(curve[batch].stats, curve[1].stats) <= 0
+    return _regime_of(curve[batch].seconds / curve[1].seconds, same)
 
 
-def _regime_of(ratio: float) -> dict:
+def _regime_of(ratio: float, same: bool | None = None) -> dict:
     """How a batch-B step compares with a 1-sample step; 'same' when within the meaningful ratio."""
     return {"ratio": ratio, "kind": "fixed" if ratio < FIXED_COST_RATIO else "throughput",
-            "same": stats.compare(ratio, 1.0) == 0}
+            "same": stats.compare(ratio, 1.0) <= 0 if same is None else same}
 
 
 def _lane(index: int, machine: Machine, device: str) -> dict:

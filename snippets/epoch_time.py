@@ -1,4 +1,4 @@
-"""Who finishes an epoch first? Time one pass over a fixed 10,000-row dataset.
+"""Who finishes an epoch first? Time one pass over a fixed dataset of ROWS rows.
 
 The same MLP as the training-step experiment. Small batches mean many steps, each
 paying the fixed costs; large batches mean few, fuller steps. The dataset already

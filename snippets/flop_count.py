@@ -10,7 +10,8 @@ Run it alone:  python snippets/flop_count.py
 """
 
 SHAPES = [(1, 512, 512), (32, 512, 512), (512, 512, 512), (512, 4096, 4096)]
-# Order of magnitude (published, rounded): a modern data-centre GPU's dense 16-bit tensor rate.
+# Order of magnitude (published, rounded): a modern data-centre GPU's dense FP32/TF32 rate
+# (its 16-bit tensor rate is about ten times higher).
 GPU_RATE = 1e14
 
 

@@ -1,7 +1,7 @@
 """Why GradScaler exists: small gradients vanish in float16 but survive in bfloat16.
 
 float16 has 5 exponent bits: its smallest positive (subnormal) value is 2**-24, about
-6e-8, and anything much smaller rounds to zero. bfloat16 keeps float32's 8 exponent
+6e-8, and anything below half of that rounds to zero. bfloat16 keeps float32's 8 exponent
 bits (range down to ~1e-38) and gives up mantissa bits instead: it is simply the top
 16 bits of a float32, which is how it is computed here. Scaling the loss by 2**16
 before backward lifts small gradients into float16's range; the optimiser divides by

@@ -7,7 +7,7 @@ Three measurements per device and dtype:
 - the bytes autograd saves for the backward pass during that step.
 Sizes adapt to the hardware: a short probe picks the largest n (and step width) whose
 slowest dtype still fits a time budget per call. A CPU without native bf16 instructions
-runs bf16 products through a generic kernel hundreds of times slower than fp32, so a
+may run bf16 products through a generic kernel many times slower than fp32, so a
 fixed 2048 x 2048 product could take a minute there and milliseconds on an H200. The
 size chosen is recorded with every point; fp32 and 16 bit always share it.
 On the CPU, numpy's float64/float32/float16 products are timed too: numpy has no

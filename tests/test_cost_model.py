@@ -63,7 +63,7 @@ def test_gpu_estimate_is_never_cheaper_per_operation_than_its_host():
     """The estimated GPU pays at least the host's own fitted per-operation cost."""
     machine = machine_from_model(true_op=20e-6)
     estimate = cost_model.gpu_estimate_params(machine)
-    assert estimate.op_seconds == pytest.approx(20e-6, rel=1e-6) and "this host's measured dispatch" in estimate.source
+    assert estimate.op_seconds == pytest.approx(20e-6, rel=1e-6) and "this host's own per-operation cost" in estimate.source
     cheap = cost_model.gpu_estimate_params(machine_from_model(true_op=1e-6))
     assert cheap.op_seconds == cost_model.PUBLISHED_H200.op_seconds
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import figure, first_with, per_machine, si, table, times
+from build_hooks.render import (figure, first_with, mark, marks_note, per_machine, point_marks, si, table,
+                                times)
 
 GROUP = "data_loader"
 
@@ -15,45 +16,55 @@ def rates(machine: Machine, pin_memory: bool = False) -> dict[int, float]:
     return {w: 1 / s for w, s in analysis.medians(machine, GROUP, "workers", pin_memory=pin_memory).items()}
 
 
-def useful_workers(by_workers: dict[int, float]) -> int | None:
-    """The largest worker count that still beat every smaller count meaningfully."""
-    best_count, best_rate = None, 0.0
-    for workers in sorted(by_workers):
-        if best_count is None or stats.compare(by_workers[workers], best_rate) > 0:
-            best_count, best_rate = workers, by_workers[workers]
+def useful_workers(seconds: dict[int, dict]) -> int | None:
+    """The largest worker count that beat every smaller count beyond the spread of both.
+
+    `seconds` maps worker counts to the stats of seconds per sample.
+    """
+    best_count = None
+    for workers in sorted(seconds):
+        if best_count is None or stats.compare_points(seconds[best_count], seconds[workers]) > 0:
+            best_count = workers
     return best_count
 
 
 @section
 def data_loader(data: Dataset) -> str:
     def one(m: Machine) -> str:
-        series, rows = [], []
+        series, rows, kinds = [], [], set()
         for pin in sorted({b["params"]["pin_memory"] for b in m.benchmarks(GROUP)}):
             by_workers = rates(m, pin)
+            points = {b["params"]["workers"]: b for b in m.measured(GROUP, pin_memory=pin)}
             label = "pinned memory" if pin else "pageable memory"
             series.append(plots.Series(label, list(by_workers), list(by_workers.values()), "-", label))
-            rows += [[str(w), label, si(r, "samples/s")] for w, r in by_workers.items()]
+            rows += [[str(w), label, si(r, "samples/s") + mark(points[w]["stats"], points[w]["extra_info"])]
+                     for w, r in by_workers.items()]
+            kinds |= {k for b in points.values() for k in point_marks(b["stats"], b["extra_info"])}
         svg = plots.line_panels([{"series": series, "xlabel": "DataLoader num_workers",
                                   "ylabel": "throughput (samples/s)", "subtitle": "Higher is better", "eng": True,
                                   "xscale": "linear", "yscale": "linear",
                                   "xticks": sorted({w for s in series for w in s.x})}],
                                 title="Data loading with a CPU-heavy augmentation",
                                 alt="Samples per second versus number of DataLoader workers; the table below has the numbers.")
-        return figure(svg, "Worker start-up excluded.") + table(["num_workers", "host memory", "throughput"], rows)
+        return (figure(svg, "Worker start-up excluded.")
+                + table(["num_workers", "host memory", "throughput"], rows) + marks_note(kinds))
     return per_machine(data, GROUP, one)
 
 
 @fact
 def loader_summary(data: Dataset) -> str:
-    by_workers = rates(first_with(data, GROUP))
+    machine = first_with(data, GROUP)
+    by_workers = rates(machine)
+    seconds = analysis.point_stats(machine, GROUP, "workers", pin_memory=False)
     base = by_workers[0]
     best = max(by_workers, key=by_workers.get)
-    useful = useful_workers(by_workers)
+    useful = useful_workers(seconds)
     text = (f"in the training process itself (num_workers=0) the pipeline delivered "
             f"{si(base, 'samples/s')}; the best was {si(by_workers[best], 'samples/s')} with "
             f"{best} worker{'s' if best != 1 else ''} ({times(by_workers[best] / base)})")
-    if 1 in by_workers and stats.compare(by_workers[1], base) < 0:
+    if 1 in seconds and stats.compare_points(seconds[1], seconds[0]) > 0:
         text += (f". A single worker was slower than none ({si(by_workers[1], 'samples/s')}): it does the "
                  "same work on one core and adds the cost of sending batches between processes")
-    text += f". Adding workers helped up to {useful} on this machine" if useful else ""
+    text += (f". Adding workers helped up to {useful} on this machine, beyond the measurements' spread"
+             if useful else ". No worker count beat the main process beyond the measurements' spread")
     return text + "."

@@ -5,7 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, MissingData, figure, first_with, per_machine, si, table, times
+from build_hooks.render import (DEVICE_NAME, MissingData, figure, first_with, marks_note, measured_value,
+                                per_machine, point_marks, si, table, times)
 
 GROUP = "precision"
 DTYPES = ["fp64", "fp32", "bf16", "fp16"]
@@ -28,12 +29,25 @@ def precision(data: Dataset) -> str:
                              title=f"{DEVICE_NAME[device]}: time per operation by precision",
                              ylabel="time per operation (log scale)", log=True, unit="s",
                              alt=f"Time of a matrix product, a training step and numpy's product in each precision on the {DEVICE_NAME[device]}; the table below has the numbers.")
-            rows = [[op.replace("_", " "), dt, si(t, "s")] for op in ops for dt, t in took[op].items()]
+            points = [b for op in ops for b in m.measured(GROUP, device=device, op=op)]
+            rows = [[b["params"]["op"].replace("_", " "), b["params"]["dtype"],
+                     measured_value(b["stats"], b["extra_info"], "s"), _size(b)] for b in points]
+            kinds = {k for b in points for k in point_marks(b["stats"], b["extra_info"])}
             parts.append(figure(svg, "Lower is better. Torch matmul and training step use "
-                                     "torch.autocast for 16-bit; numpy's product is plain numpy.")
-                         + table(["operation", "precision", "median time"], rows))
+                                     "torch.autocast for 16-bit; numpy's product is plain numpy. Sizes "
+                                     "are chosen by a probe so the slowest precision fits the time budget.")
+                         + table(["operation", "precision", "median time", "size"], rows) + marks_note(kinds))
         return "\n".join(parts)
     return per_machine(data, GROUP, one)
+
+
+def _size(bench: dict) -> str:
+    extra = bench["extra_info"]
+    if "n" in extra:
+        return f"{extra['n']}×{extra['n']}"
+    if "width" in extra:
+        return f"batch {extra.get('batch', '?')}, width {extra['width']}"
+    return ""
 
 
 def precision_stats(machine: Machine, device: str, op: str) -> dict[str, dict]:
