@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import re
 from dataclasses import dataclass
 
 import matplotlib
@@ -96,6 +97,8 @@ def line_panels(panels: list[dict], title: str, alt: str) -> str:
 def _inline_svg(svg: str, alt: str) -> str:
     """Strip the XML prologue, make colours follow the page and attach the text alternative."""
     svg = svg[svg.index("<svg"):]
+    # Matplotlib's <metadata> (tool name, version, date) would show up as text in search results.
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
     svg = svg.replace(INK, "currentColor")
     label = untrusted.escape(alt)
     return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" class="crossover-plot" ', 1)

@@ -175,3 +175,13 @@ def test_hostile_machine_names_are_text_on_every_page(browser, tmp_path, quick_c
         page.close()
     finally:
         server.shutdown()
+
+
+def test_race_bars_have_width_on_a_320_px_phone(browser, site_url):
+    """On the narrowest phone the finished bars are visible, not collapsed to 0 px."""
+    page, errors = open_race(browser, site_url, viewport={"width": 320, "height": 700}, reduced_motion="reduce")
+    page.get_by_role("button", name="Start").click()
+    widths = page.locator(".race-lane__bar").evaluate_all("bars => bars.map(b => b.getBoundingClientRect().width)")
+    assert widths and min(widths) > 40 and not errors
+    assert page.locator("#race-batch").get_attribute("aria-valuetext").startswith("batch ")
+    page.close()

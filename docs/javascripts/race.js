@@ -53,7 +53,8 @@
     var defaultBatch = data.batches.indexOf(64) >= 0 ? data.batches.indexOf(64) : 0;
     batchInput.value = String(defaultBatch);
     data.widths.forEach(function (w) { widthSelect.appendChild(el("option", { value: String(w) }, String(w))); });
-    widthSelect.value = String(data.widths.indexOf(512) >= 0 ? 512 : data.widths[0]);
+    // The small network of the lessons (and of the guide's computed sentences) by default.
+    widthSelect.value = String(data.widths.indexOf(32) >= 0 ? 32 : data.widths[0]);
     if (data.machines.length > 1) {
       machineSelect.appendChild(el("option", { value: "" }, "All machines"));
       data.machines.forEach(function (m) { machineSelect.appendChild(el("option", { value: m.id }, m.label)); });
@@ -263,7 +264,12 @@
         (crossing ? "; a dashed bar marks the measured crossover." : ".");
     }
 
-    function update() { batchOut.textContent = String(batch()); reset(); }
+    function update() {
+      batchOut.textContent = String(batch());
+      // Assistive technology announces the batch size, not the slider's index.
+      batchInput.setAttribute("aria-valuetext", "batch " + batch());
+      reset();
+    }
 
     batchInput.addEventListener("input", update);
     widthSelect.addEventListener("change", update);
@@ -278,10 +284,12 @@
         var widths = data.widths.map(String);
         if (w === "max") widthSelect.value = widths[widths.length - 1];
         else if (w === "min") widthSelect.value = widths[0];
+        else widthSelect.value = initialWidth;  // steps 1-4 race the default width, whatever step 5 chose
         update();
         start();
       });
     });
+    var initialWidth = widthSelect.value;
     root.hidden = false;
     update();
   }
