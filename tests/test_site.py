@@ -106,7 +106,7 @@ def test_browser_makes_no_request_beyond_localhost(built_site):
             assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
             page.keyboard.press("/")  # open search: its worker and index load locally too
             page.keyboard.type("batch")
-            page.wait_for_selector(".md-search-result__item")
+            page.wait_for_selector(".md-search-result__item", timeout=90_000)  # the index builds in a worker
             browser.close()
     finally:
         server.shutdown()
