@@ -204,6 +204,18 @@ def _non_negative_least_squares(rows: list[list[float]], target: list[float]) ->
     return best
 
 
+def estimate_error(machine: Machine) -> float | None:
+    """Median relative error of the published-figure GPU estimate against this machine's
+    measured CUDA steps, when the measured GPU is the one the estimate describes."""
+    if not machine.gpu or "H200" not in machine.gpu["name"] or "cuda" not in machine.devices("training_step"):
+        return None
+    estimate, work = gpu_estimate_params(machine), step_work(machine, "cuda")
+    errors = [abs(predict(estimate, work[(p.batch, w)], p.batch, w)["seconds"] - p.seconds) / p.seconds
+              for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cuda", w)
+              if (p.batch, w) in work]
+    return statistics.median(errors) if errors else None
+
+
 @dataclass(frozen=True)
 class Validation:
     points: list[tuple[int, int, float, float]]  # batch, width, measured, predicted

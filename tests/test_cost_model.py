@@ -71,3 +71,13 @@ def test_gpu_estimate_is_never_cheaper_per_operation_than_its_host():
 def test_published_estimate_is_labelled():
     """The stand-in for an unmeasured GPU names the published source of its figures."""
     assert "datasheet" in cost_model.PUBLISHED_H200.source
+
+
+def test_estimate_error_is_measured_against_a_real_h200_only():
+    """The H200 estimate's error is computed where an H200 was measured, and nowhere else."""
+    steps = {(d, 32, b): t for b in (1, 16) for d, t in (("cpu", 1e-4 * b), ("cuda", 3e-4))}
+    doc = synthetic_doc(gpu="NVIDIA H200", step_times=steps)
+    for bench in doc["benchmarks"]:
+        bench["extra_info"].update({"ops": 40, "bytes": 10_000})
+    assert cost_model.estimate_error(Machine(doc, "f", "t")) > 0
+    assert cost_model.estimate_error(Machine(synthetic_doc(gpu="Other GPU", step_times=steps), "f", "t")) is None

@@ -15,7 +15,7 @@ def gallery(data: Dataset) -> str:
         return missing("No results files were found.")
     rows = [_gallery_row(m) for m in data.machines]
     return (table(["machine", "fp32 peak", "best fp32 matmul", "memory bandwidth",
-                   "host→device (pinned)", "crossover batch"], rows)
+                   "host→device (pinned)", "crossover batch", "GPU estimate's error"], rows)
             + "\n".join(provenance(m, data.host) for m in data.machines))
 
 
@@ -34,7 +34,17 @@ def _gallery_row(m: Machine) -> list[str]:
         + (f"<br>GPU {si(gpu_params.bandwidth, 'B/s')}" if gpu_params else ""),
         si(transfer[max(transfer)], "B/s") if transfer else "not applicable (no GPU)",
         "<br>".join(crossings) if "cuda" in m.devices(analysis.STEP) else "no GPU measured",
+        _estimate_error(m),
     ]
+
+
+def _estimate_error(m: Machine) -> str:
+    """How far the published-figure estimate was from this machine's measured GPU steps."""
+    error = cost_model.estimate_error(m)
+    if error is None:
+        return ("not applicable (no measured H200 to check it against)" if not m.gpu
+                else "not applicable (the estimate describes an H200)")
+    return f"median {100 * error:.0f}% over the measured GPU steps"
 
 
 @section

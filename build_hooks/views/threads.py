@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import stats
+from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
 from build_hooks.render import first_with, medians_table, times
@@ -12,7 +12,28 @@ GROUP = "threads"
 
 @section
 def threads(data: Dataset) -> str:
-    return medians_table(data, GROUP, [("batch", "batch"), ("width", "width"), ("threads", "threads")])
+    table_html = medians_table(data, GROUP, [("batch", "batch"), ("width", "width"), ("threads", "threads")])
+    return table_html + "".join(_same_configuration_note(m) for m in data.with_experiment(GROUP)[:1])
+
+
+def _same_configuration_note(machine) -> str:
+    """One configuration, one number: the all-thread points against the training-step ones."""
+    most = max((b["params"]["threads"] for b in machine.measured(GROUP)), default=1)
+    pairs = []
+    for b in machine.measured(GROUP, threads=most):
+        twin = machine.measured(analysis.STEP, device="cpu", batch=b["params"]["batch"], width=b["params"]["width"])
+        if twin and most == machine.cpu["threads_used"]:
+            pairs.append((b["stats"], twin[0]["stats"]))
+    if not pairs:
+        return ""
+    apart = [stats.compare_points(a, b) != 0 for a, b in pairs]
+    ratios = [a["median"] / b["median"] for a, b in pairs]
+    verdict = ("agree with them within the measurements' spread" if not any(apart) else
+               f"differ from them by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%, "
+               "beyond the spread: the same step, timed at another moment of the run, on a machine "
+               "whose speed drifts (see About the data)")
+    return (f'<p class="crossover-note">The {most}-thread points repeat training-step configurations '
+            f"measured by the training-step experiment; they {verdict}.</p>")
 
 
 @fact
