@@ -111,14 +111,19 @@ def cost_model_small_batch_bias(data: Dataset) -> str:
     if check is None:
         raise MissingData("no cost-model validation")
     ratios = {width: predicted / measured for batch, width, measured, predicted in check.points if batch == 1}
+    predicted = {width: p for batch, width, _, p in check.points if batch == 1}
+    spread = {width: point.stats for width in analysis.widths(machine)
+              for point in analysis.step_curve(machine, "cpu", width) if point.batch == 1}
     low, high = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
     text = (f"At batch 1 the raw model predicts from {100 * ratios[low]:.0f}% (width {low}) to "
             f"{100 * ratios[high]:.0f}% (width {high}) of the measured time.")
-    if stats.compare(1.0, ratios[low]) > 0:
+    # "Too little" only when the prediction lies below the measured point's whole spread.
+    if stats.compare(1.0, ratios[low]) > 0 and predicted[low] < spread[low]["q1"]:
         text += (" Where it predicts too little, a real step's operations carry autograd and optimiser "
                  "bookkeeping that one bare tiny addition does not.")
     fitted = cost_model.fit(machine, "cpu")
-    if stats.compare(ratios[high], 1.0) > 0 and fitted and fitted.effective_bandwidth:
+    if (stats.compare(ratios[high], 1.0) > 0 and predicted[high] > spread[high]["q3"]
+            and fitted and fitted.effective_bandwidth):
         seen, streaming = fitted.effective_bandwidth, check.params.bandwidth
         if stats.compare(seen, streaming) > 0:
             text += (f" Where it predicts too much, it charges every byte at the {si(streaming, 'B/s')} of a "

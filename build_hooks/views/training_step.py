@@ -109,7 +109,17 @@ def cpu_best_step_rate(data: Dataset) -> str:
     if best is None:
         raise MissingData("no CPU training-step point with a FLOP count")
     point, width = best
-    return f"{si(point.flops_per_s, 'FLOP/s')} (batch {point.batch}, width {width})"
+    machine = first_with(data, STEP)
+    # Other points whose rate is not below the best's beyond both spreads are tied with it.
+    rate = lambda p, key: p.flops / p.stats[key]  # noqa: E731 (FLOP/s at a time quartile)
+    tied = sorted((p.batch, w) for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", w)
+                  if p.flops and p.stats and rate(p, "q1") >= rate(point, "q3"))
+    where = f"batch {point.batch}, width {width}"
+    if len(tied) > 1:
+        where += (f"; {len(tied) - 1} other point{'s' if len(tied) > 2 else ''} "
+                  f"({', '.join(f'batch {b} at width {w}' for b, w in tied if (b, w) != (point.batch, width))}) "
+                  "reached the same rate within the spread")
+    return f"{si(point.flops_per_s, 'FLOP/s')} ({where})"
 
 
 @fact
