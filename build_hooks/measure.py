@@ -121,7 +121,7 @@ def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float
     if entry["status"] == "oom":  # the device ran out of memory: a fact, not a number
         oom = next(r for r in results if r.get("status") == "oom")
         return {**entry, "extra_info": oom.get("extra", {})}
-    summary = stats.summarise([s for r in results for s in r["samples"]])
+    summary = stats.summarise([s for r in results for s in r["samples"]], [r["samples"] for r in results])
     extra = {**first.get("extra", {}), "noisy": stats.is_noisy(summary),
              "under_load": foreign is not None and foreign > conditions.FOREIGN_CPU_LIMIT}
     return {**entry, "stats": summary, "extra_info": extra}

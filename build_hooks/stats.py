@@ -13,8 +13,12 @@ MIN_SAMPLES = 5  # fewer and a point is "too few samples", never called quiet
 MAX_FIGURES = 4
 
 
-def summarise(samples: list[float]) -> dict:
-    """Median, quartiles and friends of `samples`, in pytest-benchmark's field names."""
+def summarise(samples: list[float], rounds: list[list[float]] | None = None) -> dict:
+    """Median, quartiles and friends of `samples`, in pytest-benchmark's field names.
+
+    With `rounds` (the samples of each interleaved round), each round's median is kept
+    too, so two points of one experiment can be compared round by round.
+    """
     if not samples:
         raise ValueError("no samples to summarise")
     if any(not math.isfinite(s) or s < 0 for s in samples):
@@ -34,7 +38,7 @@ def summarise(samples: list[float]) -> dict:
         "mean": statistics.fmean(data),
         "rounds": len(data),
         "data": list(samples),
-    }
+    } | ({"round_medians": [statistics.median(r) for r in rounds]} if rounds and len(rounds) > 1 else {})
 
 
 def is_noisy(stats: dict) -> bool:
@@ -74,11 +78,19 @@ def compare(a: float, b: float) -> int:
 
 
 def compare_points(a: dict, b: dict) -> int:
-    """Like compare() for two measured points, and only when their spreads do not overlap.
+    """Like compare() for two measured points, beyond their spread.
 
-    +1 when `a`'s median is meaningfully larger than `b`'s and a's lower quartile lies
-    above b's upper quartile; -1 the other way round; 0 otherwise ("about the same").
+    When both points carry per-round medians from the same interleaved run, they are
+    compared pair by pair (round i of a against round i of b, measured moments apart, so
+    the machine's drift cancels): +1 only if a is meaningfully larger than b in every
+    round, -1 only if meaningfully smaller in every round. Otherwise +1 when a's median is
+    meaningfully larger and a's lower quartile lies above b's upper quartile; -1 the other
+    way round; 0 otherwise ("about the same").
     """
+    pairs = list(zip(a.get("round_medians", []), b.get("round_medians", [])))
+    if len(pairs) >= 2 and len(a["round_medians"]) == len(b["round_medians"]):
+        verdicts = {compare(x, y) for x, y in pairs}
+        return verdicts.pop() if len(verdicts) == 1 else 0
     verdict = compare(a["median"], b["median"])
     if verdict > 0 and a["q1"] > b["q3"]:
         return 1

@@ -154,9 +154,10 @@ def _check_consistency(doc: dict, path: Path | str) -> None:
             if not low <= stats[key] <= high:
                 raise ResultsError(path, f"{where}.stats.{key}",
                                    f"{quote(stats[key])} is outside [{low:g}, {high:g}] {bench['unit']}")
-        for i_sample, sample in enumerate(stats["data"]):
+        for key, i_sample, sample in [("data", i, x) for i, x in enumerate(stats["data"])] + [
+                ("round_medians", i, x) for i, x in enumerate(stats.get("round_medians", []))]:
             if not low <= sample <= high:
-                raise ResultsError(path, f"{where}.stats.data[{i_sample}]",
+                raise ResultsError(path, f"{where}.stats.{key}[{i_sample}]",
                                    f"{quote(sample)} is outside [{low:g}, {high:g}] {bench['unit']}")
         if not stats["min"] <= stats["median"] <= stats["max"]:
             raise ResultsError(path, f"{where}.stats.median", "outside [min, max]")

@@ -29,3 +29,19 @@ def test_noisy_flag_uses_ten_percent_of_median():
     """A point is flagged when its IQR exceeds 10% of its median, and only then."""
     assert stats.is_noisy({"median": 1.0, "iqr": 0.11})
     assert not stats.is_noisy({"median": 1.0, "iqr": 0.09})
+
+
+def test_paired_rounds_cancel_drift():
+    """Two points whose every round differs by 1.5x are different, although drift makes their IQRs overlap."""
+    a = stats.summarise([1.5, 1.5, 3.0, 3.0, 6.0, 6.0], [[1.5, 1.5], [3.0, 3.0], [6.0, 6.0]])
+    b = stats.summarise([1.0, 1.0, 2.0, 2.0, 4.0, 4.0], [[1.0, 1.0], [2.0, 2.0], [4.0, 4.0]])
+    assert a["round_medians"] == [1.5, 3.0, 6.0]
+    assert stats.compare_points(a, b) == 1 and stats.compare_points(b, a) == -1
+    assert stats.compare_points({k: v for k, v in a.items() if k != "round_medians"}, b) == 0  # IQRs overlap
+
+
+def test_paired_rounds_that_disagree_are_about_the_same():
+    """If one round says faster and another slower, the verdict is 'about the same'."""
+    a = stats.summarise([1.0, 2.0, 1.0], [[1.0], [2.0], [1.0]])
+    b = stats.summarise([1.5, 1.0, 1.5], [[1.5], [1.0], [1.5]])
+    assert stats.compare_points(a, b) == 0
