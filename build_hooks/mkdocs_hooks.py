@@ -75,7 +75,18 @@ def _isolate_notebook_runs(config, data) -> None:
 def on_files(files, config):
     files.append(File.generated(config, "data/results.json",
                                 content=site_data.current().to_json()))
+    files.append(File.generated(config, "lab/crossover_lab.ipynb", content=_notebook_download(config)))
     return files
+
+
+def _notebook_download(config) -> str:
+    """The lab notebook as .ipynb (readers expect one for Jupyter or Colab), from its jupytext source."""
+    import jupytext
+
+    source = os.path.join(config["docs_dir"], "lab", "crossover_lab.py")
+    with open(source, encoding="utf-8") as handle:
+        notebook = jupytext.reads(handle.read(), fmt="py:percent")
+    return jupytext.writes(notebook, fmt="ipynb")
 
 
 class PageTimeout(Exception):

@@ -44,3 +44,13 @@ def test_lab_page_is_rendered_with_a_download_link(built_site):
     html = page.read_text()
     assert 'href="crossover_lab.py"' in html and (page.parent / "crossover_lab.py").exists()
     assert "per step" in html  # outputs come from executing it during the build
+
+
+def test_lab_notebook_is_offered_as_ipynb(built_site):
+    """Next to the page, the notebook is downloadable as .ipynb with the same cells as its source."""
+    import json
+
+    notebook = json.loads((built_site / "lab" / "crossover_lab.ipynb").read_text())
+    source = jupytext.read(NOTEBOOK)
+    assert notebook["nbformat"] == 4 and len(notebook["cells"]) == len(source.cells)
+    assert "crossover_lab.ipynb" in (built_site / "lab" / "crossover_lab" / "index.html").read_text()

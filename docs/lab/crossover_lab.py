@@ -19,7 +19,9 @@
 #
 # It needs only `torch`, `numpy` and `matplotlib` (`pip install torch numpy matplotlib`)
 # and takes under two minutes on a laptop CPU. The page you are reading was produced by
-# running it on the machine that built the site.
+# running it on the machine that built the site. Download it as a notebook for Jupyter or
+# Colab ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain Python script (the
+# download button above).
 
 # %%
 import datetime
