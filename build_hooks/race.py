@@ -58,19 +58,23 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
 def _estimate_lane(index: int, machine: Machine) -> dict | None:
     """A GPU lane from the cost model on published figures, for builds that measured no GPU.
 
-    Epoch time = steps x predicted step time, using the exact work counts of the host's
-    own steps; labelled as an estimate wherever it is shown.
+    Epoch time = steps x (predicted step time + the host's own loop cost per step), using
+    the exact work counts of the host's steps. The loop cost (slicing the next batch,
+    Python's loop) is what the host's measured epoch spends beyond its measured steps: a
+    GPU's host pays it too. Labelled as an estimate wherever it is shown.
     """
     gpu = cost_model.gpu_estimate_params(machine)
     work = cost_model.step_work(machine)
     epochs: dict[str, dict[str, dict]] = {}
-    for bench in machine.benchmarks(EPOCH, device="cpu"):
+    for bench in machine.measured(EPOCH, device="cpu"):
         width, batch, rows = bench["params"]["width"], bench["params"]["batch"], bench["params"]["rows"]
         if (batch, width) not in work or (1, width) not in work:
             continue
-        step = cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"]
-        single = cost_model.predict(gpu, work[(1, width)], 1, width)["seconds"]
         steps = -(-rows // batch)
+        host_step = {p.batch: p.seconds for p in analysis.step_curve(machine, "cpu", width)}.get(batch)
+        loop = max(0.0, bench["stats"]["median"] / steps - host_step) if host_step else 0.0
+        step = cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"] + loop
+        single = cost_model.predict(gpu, work[(1, width)], 1, width)["seconds"] + loop
         epochs.setdefault(str(width), {})[str(batch)] = {
             "seconds": steps * step, "q1": steps * step, "q3": steps * step,  # a model has no spread
             "steps": steps, "rows": rows, "regime": _regime_of(step / single),

@@ -82,15 +82,20 @@ def compare_points(a: dict, b: dict) -> int:
 
     When both points carry per-round medians from the same interleaved run, they are
     compared pair by pair (round i of a against round i of b, measured moments apart, so
-    the machine's drift cancels): +1 only if a is meaningfully larger than b in every
-    round, -1 only if meaningfully smaller in every round. Otherwise +1 when a's median is
+    the machine's drift cancels): +1 only if a is larger than b in every round and the
+    median of the round ratios is meaningful, -1 the other way round. Otherwise +1 when a's median is
     meaningfully larger and a's lower quartile lies above b's upper quartile; -1 the other
     way round; 0 otherwise ("about the same").
     """
     pairs = list(zip(a.get("round_medians", []), b.get("round_medians", [])))
     if len(pairs) >= 2 and len(a["round_medians"]) == len(b["round_medians"]):
-        verdicts = {compare(x, y) for x, y in pairs}
-        return verdicts.pop() if len(verdicts) == 1 else 0
+        ratios = [x / y for x, y in pairs]
+        typical = compare(statistics.median(ratios), 1.0)
+        if typical > 0 and all(r > 1 for r in ratios):
+            return 1
+        if typical < 0 and all(r < 1 for r in ratios):
+            return -1
+        return 0
     verdict = compare(a["median"], b["median"])
     if verdict > 0 and a["q1"] > b["q3"]:
         return 1

@@ -109,3 +109,13 @@ def test_run_to_run_shows_ratios_when_the_host_remeasured_a_committed_machine(tm
     (tmp_path / "host.json").write_text(json.dumps(now))
     same = dataset.load(tmp_path / "results", tmp_path / "host.json", tmp_path)
     assert "nothing to compare yet" in page.render_section("run_to_run", same)
+
+
+def test_no_fraction_of_peak_when_matrix_products_beat_the_computed_peak():
+    """If the GEMM benchmark exceeds the peak from the reported clock, the step's share of it is not stated."""
+    from conftest import add_points
+
+    doc = synthetic_doc(step_times={("cpu", 32, 512): 6 * 512 * 512 * 32 / 3.84e11 * 2})
+    add_points(doc, "gemm_rate", [({"n": 1024}, 2 * 1024**3 / 4e11, {"flops": 2 * 1024**3})])
+    text = page.render_fact("cpu_best_step_fraction_of_peak", Dataset([Machine(doc, "f", "t")]))
+    assert text.startswith("a share of peak that cannot be stated") and "%" not in text

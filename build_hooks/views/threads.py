@@ -26,12 +26,12 @@ def _same_configuration_note(machine) -> str:
             pairs.append((b["stats"], twin[0]["stats"]))
     if not pairs:
         return ""
-    apart = [stats.compare_points(a, b) != 0 for a, b in pairs]
-    ratios = [a["median"] / b["median"] for a, b in pairs]
-    verdict = ("agree with them within the measurements' spread" if not any(apart) else
-               f"differ from them by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%, "
-               "beyond the spread: the same step, timed at another moment of the run, on a machine "
-               "whose speed drifts (see About the data)")
+    ratios = [a["median"] / b["median"] for a, b in pairs if stats.compare_points(a, b) != 0]
+    verdict = ("agree with them within the measurements' spread" if not ratios else
+               f"agree within the spread for {len(pairs) - len(ratios)} of {len(pairs)} and differ by "
+               f"{100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}% for the others: "
+               "the same step, timed at another moment of the run, on a machine whose speed drifts "
+               "(see About the data)")
     return (f'<p class="crossover-note">The {most}-thread points repeat training-step configurations '
             f"measured by the training-step experiment; they {verdict}.</p>")
 
