@@ -25,9 +25,14 @@ class Point:
     under_load: bool = False
 
     @property
+    def flags(self) -> dict:
+        """The caveat flags of the point, as its extra_info holds them."""
+        return {"noisy": self.noisy, "under_load": self.under_load}
+
+    @property
     def shaky(self) -> bool:
         """Noisy, too few samples or taken under load: not a point to lean on."""
-        return self.noisy or self.under_load or (self.stats is not None and stats.too_few(self.stats))
+        return bool(stats.caveats(self.stats, self.flags)) if self.stats else self.noisy or self.under_load
 
     @property
     def samples_per_s(self) -> float:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import resource
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +26,6 @@ FOREIGN_CPU_LIMIT = 0.15
 
 @dataclass(frozen=True)
 class Snapshot:
-    wall: float
     own_cpu: float  # seconds of CPU this process and its reaped children used
     busy: int | None  # jiffies the whole machine spent busy (steal excluded)
     steal: int | None
@@ -48,7 +46,7 @@ def snapshot() -> Snapshot:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     stat = _proc_stat()
-    return Snapshot(time.monotonic(), own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+    return Snapshot(own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
                     *(stat if stat else (None, None, None)))
 
 

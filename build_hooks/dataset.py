@@ -98,18 +98,19 @@ class Dataset:
 
 def _display_path(path: Path, root: Path) -> str:
     """`path` relative to the project; outside it, only its name (never the build machine's layout)."""
-    try:
-        return str(Path(os.path.abspath(path)).relative_to(root))
-    except ValueError:
-        return path.name
+    return _relative(path, root) or path.name
 
 
 def _error_path(path: Path, root: Path) -> str:
-    """How an error names a file: relative to the project when it is inside it."""
+    """How an error names a file: relative to the project when it is inside it, else in full."""
+    return _relative(path, root) or str(path)
+
+
+def _relative(path: Path, root: Path) -> str | None:
     try:
         return str(Path(os.path.abspath(path)).relative_to(root))
     except ValueError:
-        return str(path)
+        return None
 
 
 def _load_named(path: Path, project_root: Path) -> dict:

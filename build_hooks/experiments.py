@@ -137,6 +137,11 @@ def key_of(name: str, mode: str) -> str:
     return cache_key(name, found["BENCH_VERSION"], mode, found.get("DEPENDS", []))
 
 
+def current_keys(mode: str, names: list[str] | None = None) -> dict[str, str]:
+    """{name: cache key of its code as it is now} for `names` (every experiment by default)."""
+    return {name: key_of(name, mode) for name in (names or REGISTRY)}
+
+
 def cache_key(name: str, bench_version: int, mode: str, depends: list[str] = ()) -> str:
     """Digest of what decides an experiment's result apart from machine and libraries."""
     digest = hashlib.sha256()

@@ -112,6 +112,11 @@ def stale_experiments(doc: dict, keys: dict[str, str]) -> list[str]:
 ROUNDS = {"full": 3, "quick": 2}  # an experiment's points are measured round-robin this often
 
 
+def rounds_of(module, quick: bool) -> int:
+    """How many interleaved rounds an experiment gets (a snippet may set ROUNDS itself)."""
+    return getattr(module, "ROUNDS", ROUNDS["quick" if quick else "full"])
+
+
 def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float | None) -> dict:
     """One point's record from its rounds: samples pooled, so drift between rounds shows as spread."""
     label = "-".join(f"{k}={v}" for k, v in point.items())
@@ -135,7 +140,7 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
     a machine whose speed drifts then shows it as spread within each point instead of as
     a false difference between points. A canary between rounds records the drift itself.
     """
-    rounds = getattr(module, "ROUNDS", ROUNDS["quick" if quick else "full"])
+    rounds = rounds_of(module, quick)
     timeout = point_timeout_s(module)
     results: list[list[dict]] = [[] for _ in plan]
     windows: list[list[tuple]] = [[] for _ in plan]  # (before, after) snapshots of each round
@@ -189,7 +194,7 @@ def run(only: list[str] | None = None, force: bool = False,
     modules = {name: experiments.load(name) for name in names}
     for module in modules.values():
         point_timeout_s(module)  # a bad CROSSOVER_POINT_TIMEOUT fails now, not mid-run
-    keys = {name: experiments.key_of(name, settings.mode) for name in names}
+    keys = experiments.current_keys(settings.mode, names)
     threads = all_threads()
     prov = provenance.collect(threads)
     env_key = experiments.environment_key(prov, settings.mode)
@@ -203,8 +208,7 @@ def run(only: list[str] | None = None, force: bool = False,
             return path
         doc.update(prov)  # commit and date of the newest measurement
         plans = {name: modules[name].plan(devices(), settings.quick) for name in todo}
-        default_rounds = ROUNDS["quick" if settings.quick else "full"]
-        total = sum(len(plans[n]) * getattr(modules[n], "ROUNDS", default_rounds) for n in todo)
+        total = sum(len(plans[n]) * rounds_of(modules[n], settings.quick) for n in todo)
         durations = {}
         with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,
                   dynamic_ncols=True) as bar:
@@ -276,7 +280,7 @@ def _stamp_path(settings: config.Settings) -> Path:
 
 def _write_stamp(settings: config.Settings, path: Path, doc: dict) -> None:
     """Remember that `path` was current for this machine, so a warm build can skip torch."""
-    keys = {name: experiments.key_of(name, settings.mode) for name in experiments.REGISTRY}
+    keys = experiments.current_keys(settings.mode)
     if stale_experiments(doc, keys):
         return  # a partial run (--only): the next build must still check
     stamp = {"fingerprint": provenance.light_fingerprint(), "results": path.name,
@@ -302,7 +306,7 @@ def current_without_torch(settings: config.Settings) -> Path | None:
         doc = store.load(path)
     except (OSError, ValueError, KeyError, TypeError, store.ResultsError):
         return None
-    keys = {name: experiments.key_of(name, settings.mode) for name in experiments.REGISTRY}
+    keys = experiments.current_keys(settings.mode)
     if doc["environment_key"] != stamp["environment_key"] or stale_experiments(doc, keys):
         return None
     return path

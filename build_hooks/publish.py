@@ -30,8 +30,7 @@ def publish(settings: config.Settings | None = None) -> Path:
     missing = [name for name in experiments.REGISTRY if name not in doc["experiments"]]
     if missing:
         raise ValueError(f"{source} lacks {', '.join(missing)}: run `make measure` to complete it")
-    current = {name: experiments.key_of(name, settings.mode) for name in experiments.REGISTRY}
-    stale = measure.stale_experiments(doc, current)
+    stale = measure.stale_experiments(doc, experiments.current_keys(settings.mode))
     if stale:
         raise ValueError(f"{source} holds results of older code for {', '.join(stale)}: "
                          "run `make site` (or `make measure`) before publishing")

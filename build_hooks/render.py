@@ -104,25 +104,19 @@ MARKS = {  # symbol, and what it means in words (the note under a table)
 }
 
 
-def point_marks(point_stats: dict, extra: dict, timing: bool = True) -> list[str]:
-    """Which caveats apply to a point: noisy, too few samples (timings only: a count is exact), under load."""
-    kinds = []
-    if extra.get("noisy"):
-        kinds.append("noisy")
-    if timing and stats.too_few(point_stats):
-        kinds.append("few")
-    if extra.get("under_load"):
-        kinds.append("load")
-    return kinds
-
-
 def mark(point_stats: dict, extra: dict, timing: bool = True) -> str:
     """Superscript symbols for a point's caveats, each with a tooltip."""
     titles = {"noisy": f"IQR is {100 * point_stats['iqr'] / point_stats['median']:.0f}% of the median"
               if point_stats["median"] else "noisy",
               "few": f"only {point_stats['rounds']} samples", "load": "taken under load"}
     return "".join(f'<sup title="{titles[k]}">{MARKS[k][0]}</sup>'
-                   for k in point_marks(point_stats, extra, timing))
+                   for k in stats.caveats(point_stats, extra, timing))
+
+
+def marks_note_for(benches: list[dict]) -> str:
+    """The legend for the caveats of these measured points (nothing when none has any)."""
+    return marks_note({k for b in benches
+                       for k in stats.caveats(b["stats"], b["extra_info"], b["unit"] == "s")})
 
 
 def marks_note(kinds: set[str]) -> str:
@@ -182,6 +176,5 @@ def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]]) -> 
         points = m.measured(group)
         rows = [[esc(str(b["params"].get(p, ""))) for p, _ in columns]
                 + [measured_value(b["stats"], b["extra_info"], "s")] for b in points]
-        kinds = {k for b in points for k in point_marks(b["stats"], b["extra_info"])}
-        return table([h for _, h in columns] + ["median time"], rows) + marks_note(kinds)
+        return table([h for _, h in columns] + ["median time"], rows) + marks_note_for(points)
     return per_machine(data, group, one)

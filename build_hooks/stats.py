@@ -49,6 +49,17 @@ def too_few(stats: dict) -> bool:
     return stats["rounds"] < MIN_SAMPLES
 
 
+def caveats(point: dict, extra: dict, timing: bool = True) -> list[str]:
+    """Which caveats apply to a point: "noisy", "few" samples (timings only: a count is
+    exact) and "load" (measured while other processes used the CPU)."""
+    kinds = ["noisy"] if extra.get("noisy") else []
+    if timing and too_few(point):
+        kinds.append("few")
+    if extra.get("under_load"):
+        kinds.append("load")
+    return kinds
+
+
 def significant_figures(stats: dict) -> int:
     """How many digits the spread supports, as torch.utils.benchmark estimates it.
 

@@ -55,6 +55,3 @@ def restore(rendered: str) -> str:
 
     return _PLACEHOLDER.sub(swap, rendered)
 
-
-def has_placeholder(rendered: str) -> bool:
-    return bool(_PLACEHOLDER.search(rendered))

@@ -13,6 +13,7 @@ SHAPES = [(1, 512, 512), (32, 512, 512), (512, 512, 512), (512, 4096, 4096)]
 # Order of magnitude (published, rounded): a modern data-centre GPU's dense FP32/TF32 rate
 # (its 16-bit tensor rate is about ten times higher).
 GPU_RATE = 1e14
+GPU_LABEL = "at 1e14 FLOP/s (a data-centre GPU, published)"
 
 
 def layer_flops(batch: int, inputs: int, outputs: int) -> tuple[int, int]:
@@ -28,17 +29,24 @@ def seconds_text(seconds: float) -> str:
     return f"{seconds * 1e12:.3g} ps"
 
 
+def counts(rates: list[float]) -> list[tuple[tuple[int, int, int], int, int, list[float]]]:
+    """For every shape: ((B, D, H), forward FLOPs, backward FLOPs, seconds at each rate)."""
+    rows = []
+    for shape in SHAPES:
+        forward, backward = layer_flops(*shape)
+        rows.append((shape, forward, backward, [(forward + backward) / rate for rate in rates]))
+    return rows
+
+
 def table(rates: dict[str, float] | None = None) -> str:
     """Markdown: FLOPs per shape and the time they take at each named rate (FLOP/s)."""
-    rates = rates or {"at 1e14 FLOP/s (a data-centre GPU, published)": GPU_RATE}
-    rows = ["| B, D, H | forward FLOPs | backward FLOPs | total | " + " | ".join(rates) + " |",
-            "|---|---:|---:|---:|" + "---:|" * len(rates)]
-    for b, d, h in SHAPES:
-        forward, backward = layer_flops(b, d, h)
-        total = forward + backward
-        rows.append(f"| {b}, {d}, {h} | {forward:.3g} | {backward:.3g} | {total:.3g} | "
-                    + " | ".join(seconds_text(total / rate) for rate in rates.values()) + " |")
-    return "\n".join(rows)
+    rates = rates or {GPU_LABEL: GPU_RATE}
+    lines = ["| B, D, H | forward FLOPs | backward FLOPs | total | " + " | ".join(rates) + " |",
+             "|---|---:|---:|---:|" + "---:|" * len(rates)]
+    for (b, d, h), forward, backward, seconds in counts(list(rates.values())):
+        lines.append(f"| {b}, {d}, {h} | {forward:.3g} | {backward:.3g} | {forward + backward:.3g} | "
+                     + " | ".join(seconds_text(s) for s in seconds) + " |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -19,14 +19,18 @@ def transfer_ms(megabytes: float, bytes_per_s: float) -> float:
     return megabytes * 1e6 / bytes_per_s * 1e3
 
 
+def times_ms(rates: list[float]) -> list[tuple[int, list[float]]]:
+    """(size in MB, milliseconds at each rate) for every size in SIZES_MB."""
+    return [(mb, [transfer_ms(mb, rate) for rate in rates]) for mb in SIZES_MB]
+
+
 def table(measured: dict[str, float] | None = None) -> str:
     """Markdown table; `measured` adds columns for bandwidths this build measured."""
     rates = {f"{k} (published)": v for k, v in PUBLISHED.items()} | (measured or {})
-    head = "| size | " + " | ".join(rates) + " |"
-    rows = [head, "|---|" + "---:|" * len(rates)]
-    for mb in SIZES_MB:
-        rows.append(f"| {mb} MB | " + " | ".join(f"{transfer_ms(mb, r):.3g} ms" for r in rates.values()) + " |")
-    return "\n".join(rows)
+    lines = ["| size | " + " | ".join(rates) + " |", "|---|" + "---:|" * len(rates)]
+    for mb, times in times_ms(list(rates.values())):
+        lines.append(f"| {mb} MB | " + " | ".join(f"{ms:.3g} ms" for ms in times) + " |")
+    return "\n".join(lines)
 
 
 def example(megabytes: int = 256, link: str = "PCIe 4.0 x16") -> str:

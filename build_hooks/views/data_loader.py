@@ -5,8 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (figure, first_with, mark, marks_note, per_machine, point_marks, si, table,
-                                times)
+from build_hooks.render import figure, first_with, mark, marks_note_for, per_machine, si, table, times
 
 GROUP = "data_loader"
 
@@ -31,7 +30,7 @@ def useful_workers(seconds: dict[int, dict]) -> int | None:
 @section
 def data_loader(data: Dataset) -> str:
     def one(m: Machine) -> str:
-        series, rows, kinds = [], [], set()
+        series, rows, shown = [], [], []
         for pin in sorted({b["params"]["pin_memory"] for b in m.benchmarks(GROUP)}):
             by_workers = rates(m, pin)
             points = {b["params"]["workers"]: b for b in m.measured(GROUP, pin_memory=pin)}
@@ -39,7 +38,7 @@ def data_loader(data: Dataset) -> str:
             series.append(plots.Series(label, list(by_workers), list(by_workers.values()), "-", label))
             rows += [[str(w), label, si(r, "samples/s") + mark(points[w]["stats"], points[w]["extra_info"])]
                      for w, r in by_workers.items()]
-            kinds |= {k for b in points.values() for k in point_marks(b["stats"], b["extra_info"])}
+            shown += points.values()
         svg = plots.line_panels([{"series": series, "xlabel": "DataLoader num_workers",
                                   "ylabel": "throughput (samples/s)", "subtitle": "Higher is better", "eng": True,
                                   "xscale": "linear", "yscale": "linear",
@@ -47,7 +46,7 @@ def data_loader(data: Dataset) -> str:
                                 title="Data loading with a CPU-heavy augmentation",
                                 alt="Samples per second versus number of DataLoader workers; the table below has the numbers.")
         return (figure(svg, "Worker start-up excluded.")
-                + table(["num_workers", "host memory", "throughput"], rows) + marks_note(kinds))
+                + table(["num_workers", "host memory", "throughput"], rows) + marks_note_for(shown))
     return per_machine(data, GROUP, one)
 
 

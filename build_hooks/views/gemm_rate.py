@@ -36,19 +36,16 @@ def gemm_rate(data: Dataset) -> str:
 @section
 def flop_table(data: Dataset) -> str:
     """The worked example's FLOP counts, timed at a published GPU rate and this build's measured CPU."""
-    rates = {f"at {flop_count.GPU_RATE:.0e} FLOP/s (a data-centre GPU, published)": flop_count.GPU_RATE}
+    rates = {flop_count.GPU_LABEL: flop_count.GPU_RATE}
     machines = data.with_experiment(GROUP)
     if machines:
         machine = machines[0]
         best = max(analysis.gemm_rates(machine, "cpu").values())
         rates[f"at {si(best, 'FLOP/s')} (this build's whole CPU, {machine.cpu['threads_used']} threads, "
               "measured)"] = best
-    rows = []
-    for b, d, h in flop_count.SHAPES:
-        forward, backward = flop_count.layer_flops(b, d, h)
-        total = forward + backward
-        rows.append([f"{b}, {d}, {h}", f"{forward:.3g}", f"{backward:.3g}", f"{total:.3g}"]
-                    + [si(total / rate, "s") for rate in rates.values()])
+    rows = [[f"{b}, {d}, {h}", f"{forward:.3g}", f"{backward:.3g}", f"{forward + backward:.3g}"]
+            + [si(s, "s") for s in seconds]
+            for (b, d, h), forward, backward, seconds in flop_count.counts(list(rates.values()))]
     return table(["B, D, H", "forward FLOPs", "backward FLOPs", "total", *map(esc, rates)], rows)
 
 

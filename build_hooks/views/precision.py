@@ -5,8 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, MissingData, figure, first_with, marks_note, measured_value,
-                                per_machine, point_marks, si, table, times)
+from build_hooks.render import (DEVICE_NAME, MissingData, figure, first_with, marks_note_for, measured_value,
+                                per_machine, si, table, times)
 
 GROUP = "precision"
 DTYPES = ["fp64", "fp32", "bf16", "fp16"]
@@ -32,11 +32,10 @@ def precision(data: Dataset) -> str:
             points = [b for op in ops for b in m.measured(GROUP, device=device, op=op)]
             rows = [[b["params"]["op"].replace("_", " "), b["params"]["dtype"],
                      measured_value(b["stats"], b["extra_info"], "s"), _size(b)] for b in points]
-            kinds = {k for b in points for k in point_marks(b["stats"], b["extra_info"])}
             parts.append(figure(svg, "Lower is better. Torch matmul and training step use "
                                      "torch.autocast for 16-bit; numpy's product is plain numpy. Sizes "
                                      "are chosen by a probe so the slowest precision fits the time budget.")
-                         + table(["operation", "precision", "median time", "size"], rows) + marks_note(kinds))
+                         + table(["operation", "precision", "median time", "size"], rows) + marks_note_for(points))
         return "\n".join(parts)
     return per_machine(data, GROUP, one)
 

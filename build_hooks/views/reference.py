@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, cost_model, experiments
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
-from build_hooks.render import esc, marks_note, measured_value, missing, point_marks, provenance, si, table
+from build_hooks.render import esc, marks_note_for, measured_value, missing, provenance, si, table
 
 
 @section
@@ -84,9 +84,7 @@ def all_measurements(data: Dataset) -> str:
             parts.append(f'<p class="crossover-note">bench_version {meta["bench_version"]}, '
                          f"measured {esc(meta['measured_at'][:16])} in {meta['duration_s']:.1f} s.</p>")
             parts.append(experiment_table(machine, group))
-            kinds = {k for b in machine.measured(group)
-                     for k in point_marks(b["stats"], b["extra_info"], b["unit"] == "s")}
-            parts.append(marks_note(kinds))
+            parts.append(marks_note_for(machine.measured(group)))
     return "\n".join(parts)
 
 

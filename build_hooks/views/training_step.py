@@ -6,7 +6,7 @@ from build_hooks import analysis, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, MissingData, esc, first_with, marks_note, measured_value,
-                                missing, point_marks, provenance, si, table, versus_peak)
+                                missing, provenance, si, table, versus_peak)
 
 STEP = analysis.STEP
 
@@ -14,9 +14,8 @@ STEP = analysis.STEP
 def _cell(point: analysis.Point | None) -> str:
     if point is None:
         return "not measured"
-    extra = {"noisy": point.noisy, "under_load": point.under_load}
     figures = stats.significant_figures(point.stats)
-    return (f"{measured_value(point.stats, extra, 's')}"
+    return (f"{measured_value(point.stats, point.flags, 's')}"
             f"<br><small>{si(point.samples_per_s, 'samples/s', figures)}</small>")
 
 
@@ -27,8 +26,7 @@ def step_table(machine: Machine) -> str:
     batches = sorted({b for curve in curves.values() for b in curve})
     head = ["batch"] + [f"{DEVICE_NAME[d]}, width {w}" for d, w in columns]
     rows = [[str(b)] + [_cell(curves[c].get(b)) for c in columns] for b in batches]
-    kinds = {k for curve in curves.values() for p in curve.values()
-             for k in point_marks(p.stats, {"noisy": p.noisy, "under_load": p.under_load})}
+    kinds = {k for curve in curves.values() for p in curve.values() for k in stats.caveats(p.stats, p.flags)}
     return table(head, rows) + marks_note(kinds)
 
 

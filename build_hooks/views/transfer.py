@@ -42,8 +42,8 @@ def transfer_arithmetic(data: Dataset) -> str:
         measured = analysis.transfer_bandwidth(machine, "host_to_device", "pinned")
         if measured:
             rates[f"measured: {esc(machine.label)}, pinned"] = measured[max(measured)]
-    rows = [[f"{mb} MB"] + [f"{arithmetic.transfer_ms(mb, rate):.3g} ms" for rate in rates.values()]
-            for mb in arithmetic.SIZES_MB]
+    rows = [[f"{mb} MB"] + [f"{ms:.3g} ms" for ms in times]
+            for mb, times in arithmetic.times_ms(list(rates.values()))]
     return table(["size", *rates], rows)
 
 
