@@ -112,9 +112,10 @@ def gemm_rates(machine: Machine, device: str) -> dict[int, float]:
             for b in machine.measured("gemm_rate", device=device)}
 
 
-
-
-
+def copy_bandwidths(machine: Machine, device: str) -> dict[int, float]:
+    """Achieved bytes/s of a tensor copy, by the memory it occupies (source + destination)."""
+    return {b["extra_info"]["bytes"]: b["extra_info"]["bytes"] / b["stats"]["median"]
+            for b in machine.measured("memory_bandwidth", device=device)}
 
 
 def transfer_bandwidth(machine: Machine, direction: str, memory: str) -> dict[int, float]:

@@ -24,7 +24,8 @@ TAG = re.compile(r"<[^>]+>")
 
 def normalise(text: str) -> str:
     """A claim with its measured quantities replaced by '#'."""
-    return MEASURED.sub("#", html.unescape(TAG.sub("", untrusted.restore(text))))
+    blanked = MEASURED.sub("#", html.unescape(TAG.sub("", untrusted.restore(text))))
+    return blanked.replace("# to #", "#")  # an interval whose ends round alike prints one number
 
 
 def claims(doc: dict, source: str) -> dict[str, str]:

@@ -1,17 +1,20 @@
 """A transparent cost model of one training step, calibrated from a machine's own results.
 
-    t_step = ops x t_op  +  c x FLOPs / R(n)  +  bytes x t_byte
+    t_step = ops x t_op  +  c x FLOPs / R(n)  +  m x bytes / BW(footprint)
 
-- ops, FLOPs and bytes are exact counts of the step on that device (dispatch counting
-  and FlopCounterMode, recorded by the training_step experiment);
+- ops, FLOPs, bytes and footprint are exact counts of the step on that device (dispatch
+  counting and FlopCounterMode, recorded by the training_step experiment); the
+  footprint is the distinct memory the step's tensors occupy;
 - R(n) is the measured matmul rate at the step's equivalent square size
   n = (B x 512 x H)^(1/3), interpolated on a log scale (gemm_rate);
-- raw: t_op is the measured cost of one tiny operation (call_overhead), c = 1 and
-  t_byte = 1 / the streaming bandwidth of a large copy (memory_bandwidth): nothing fitted;
-- fitted: t_op, c and t_byte are fitted (non-negative least squares on relative error)
+- BW(footprint) is the measured copy bandwidth for that much memory (memory_bandwidth
+  sweeps copy sizes): cache speed while a step's memory fits in a cache, main-memory
+  speed beyond;
+- raw: t_op is the measured cost of one tiny operation (call_overhead), c = m = 1:
+  nothing fitted;
+- fitted: t_op, c and m are fitted (non-negative least squares on relative error)
   to the steps at batches 1, 4, 16, ... and judged only on 2, 8, 32, ..., which the fit
-  never saw. 1 / t_byte is the bandwidth a step actually sees: higher than a large
-  copy's when its weights and activations stay in cache.
+  never saw.
 
 For a device with no measurements, published datasheet figures stand in, driven by the
 host's own per-operation cost, and every use says "estimate".
@@ -35,20 +38,34 @@ class DeviceParams:
     name: str
     op_seconds: float
     gemm_rates: dict[int, float]  # FLOP/s by square side
-    bandwidth: float  # bytes/s
+    bandwidths: dict[int, float]  # bytes/s by footprint (bytes a copy occupies: source + destination)
     source: str
 
     def rate(self, side: float) -> float:
-        """Matmul FLOP/s at an equivalent square side, log-interpolated, clamped at the ends."""
-        sides = sorted(self.gemm_rates)
-        if side <= sides[0]:
-            return self.gemm_rates[sides[0]]
-        if side >= sides[-1]:
-            return self.gemm_rates[sides[-1]]
-        i = bisect.bisect_left(sides, side)
-        lo, hi = sides[i - 1], sides[i]
-        w = (math.log(side) - math.log(lo)) / (math.log(hi) - math.log(lo))
-        return math.exp((1 - w) * math.log(self.gemm_rates[lo]) + w * math.log(self.gemm_rates[hi]))
+        """Matmul FLOP/s at an equivalent square side."""
+        return log_interpolate(self.gemm_rates, side)
+
+    def bandwidth_at(self, footprint: float) -> float:
+        """Bytes/s for work whose memory occupies `footprint` bytes."""
+        return log_interpolate(self.bandwidths, footprint)
+
+    @property
+    def bandwidth(self) -> float:
+        """The streaming bandwidth: the largest copy's, from main memory."""
+        return self.bandwidths[max(self.bandwidths)]
+
+
+def log_interpolate(curve: dict[int, float], x: float) -> float:
+    """curve(x) interpolated on log-log axes, clamped at both ends."""
+    xs = sorted(curve)
+    if x <= xs[0]:
+        return curve[xs[0]]
+    if x >= xs[-1]:
+        return curve[xs[-1]]
+    i = bisect.bisect_left(xs, x)
+    lo, hi = xs[i - 1], xs[i]
+    w = (math.log(x) - math.log(lo)) / (math.log(hi) - math.log(lo))
+    return math.exp((1 - w) * math.log(curve[lo]) + w * math.log(curve[hi]))
 
 
 # Published figures for a device nobody has measured here (NVIDIA H200 SXM datasheet:
@@ -60,7 +77,7 @@ PUBLISHED_H200 = DeviceParams(
     name="NVIDIA H200 SXM",
     op_seconds=5e-6,
     gemm_rates={64: 67e12, 8192: 67e12},
-    bandwidth=4.8e12,
+    bandwidths={2**30: 4.8e12},  # one figure: the datasheet gives no cache bandwidths
     source=f"{DATASHEET}; ~5 µs per kernel launch, typical published figure",
 )
 
@@ -89,11 +106,10 @@ def measured_params(machine: Machine, device: str) -> DeviceParams | None:
     """The model's parameters from one machine's own measurements, if it has them all."""
     overhead = analysis.tiny_op_seconds(machine, device)
     rates = analysis.gemm_rates(machine, device)
-    copies = machine.measured("memory_bandwidth", device=device)
-    if overhead is None or not rates or not copies:
+    bandwidths = analysis.copy_bandwidths(machine, device)
+    if overhead is None or not rates or not bandwidths:
         return None
-    bandwidth = copies[0]["extra_info"]["bytes"] / copies[0]["stats"]["median"]
-    return DeviceParams(machine.device_label(device), overhead, rates, bandwidth,
+    return DeviceParams(machine.device_label(device), overhead, rates, bandwidths,
                         f"measured on {machine.label}")
 
 
@@ -106,9 +122,14 @@ def predict(params: DeviceParams, work: dict, batch: int, width: int) -> dict:
     terms = {
         "overhead": work["ops"] * params.op_seconds,
         "compute": work["flops"] / params.rate(equivalent_side(batch, width)),
-        "memory": work["bytes"] / params.bandwidth,
+        "memory": work["bytes"] / params.bandwidth_at(footprint(work)),
     }
     return {"seconds": sum(terms.values()), **terms}
+
+
+def footprint(work: dict) -> float:
+    """The memory a step occupies; results without the count are charged main-memory speed."""
+    return work.get("footprint", math.inf)
 
 
 def step_work(machine: Machine, device: str = "cpu") -> dict[tuple[int, int], dict]:
@@ -131,24 +152,18 @@ class Fitted:
 
     t_op (seconds per operation: dispatch plus autograd and optimiser bookkeeping), a
     factor on the compute term (a step's products are not the square products gemm_rate
-    times), and a cost per byte touched, whose inverse is the bandwidth the step actually
-    sees: above the streaming bandwidth of a large copy when weights and activations stay
-    in cache. Fitted by non-negative least squares on relative error.
+    times) and a factor on the memory term (a step's elementwise kernels are not a
+    copy). Fitted by non-negative least squares on relative error.
     """
 
-    params: DeviceParams   # measured R(n) and streaming bandwidth; op_seconds is the fitted t_op
+    params: DeviceParams   # measured R(n) and BW(footprint); op_seconds is the fitted t_op
     compute_factor: float
-    byte_seconds: float
+    memory_factor: float
     trained_on: tuple[tuple[int, int], ...]
 
-    @property
-    def effective_bandwidth(self) -> float | None:
-        return 1 / self.byte_seconds if self.byte_seconds > 0 else None
-
     def predict(self, work: dict, batch: int, width: int) -> float:
-        return (work["ops"] * self.params.op_seconds
-                + self.compute_factor * work["flops"] / self.params.rate(equivalent_side(batch, width))
-                + self.byte_seconds * work["bytes"])
+        terms = predict(self.params, work, batch, width)
+        return terms["overhead"] + self.compute_factor * terms["compute"] + self.memory_factor * terms["memory"]
 
 
 def held_out(batch: int) -> bool:
@@ -157,7 +172,7 @@ def held_out(batch: int) -> bool:
 
 
 def fit(machine: Machine, device: str) -> Fitted | None:
-    """Fit t_op, the compute factor and the per-byte cost on the training batches only."""
+    """Fit t_op, the compute factor and the memory factor on the training batches only."""
     params, work = measured_params(machine, device), step_work(machine, device)
     if params is None:
         return None
@@ -167,8 +182,9 @@ def fit(machine: Machine, device: str) -> Fitted | None:
             counts = work.get((point.batch, width))
             if counts is None or held_out(point.batch):
                 continue
-            compute = counts["flops"] / params.rate(equivalent_side(point.batch, width))
-            rows.append([counts["ops"] / point.seconds, compute / point.seconds, counts["bytes"] / point.seconds])
+            terms = predict(params, counts, point.batch, width)
+            rows.append([counts["ops"] / point.seconds, terms["compute"] / point.seconds,
+                         terms["memory"] / point.seconds])
             train.append((point.batch, width))
     if len(rows) < 3:
         return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import faulthandler
 import json
 import os
 import shutil
@@ -44,9 +45,22 @@ def point_timeout_s(module) -> float:
     return config.seconds("CROSSOVER_POINT_TIMEOUT", getattr(module, "POINT_TIMEOUT_S", 300))
 
 
+def hard_limit_s(seconds: float) -> float:
+    """When the process is killed if a point's PointTimeout could not stop it."""
+    return seconds + max(10.0, 0.25 * seconds)
+
+
 @contextmanager
 def deadline(seconds: float):
-    """Raise PointTimeout in the main thread after `seconds` (SIGALRM; a no-op elsewhere)."""
+    """Stop a point after `seconds`: gently if Python gets control back, by force if not.
+
+    SIGALRM raises PointTimeout in the main thread, which names the point and keeps every
+    finished experiment. But a Python signal handler only runs between bytecodes: a hang
+    inside native code (a CUDA call, a deadlocked collective) never reaches it. So a
+    watchdog that needs neither the GIL nor the main thread (faulthandler's, a native
+    thread) ends the whole process a little later, printing where every thread was
+    stuck; experiments saved before are kept, and torchrun workers die with it.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -56,9 +70,13 @@ def deadline(seconds: float):
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
+    # faulthandler prints "Timeout" and each thread's stack (the snippet's file and line
+    # included), then exits with status 1.
+    faulthandler.dump_traceback_later(hard_limit_s(seconds), exit=True)
     try:
         yield
     finally:
+        faulthandler.cancel_dump_traceback_later()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 

@@ -39,6 +39,14 @@ def times(ratio: float) -> str:
     return f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
 
 
+def times_with_interval(ratio: stats.Ratio) -> str:
+    """A measured ratio with its interval: "1.3× (1.2× to 1.4× round by round)"."""
+    where = "round by round" if ratio.paired else "between the quartiles"
+    if times(ratio.low) == times(ratio.high):
+        return f"{times(ratio.value)} ({times(ratio.low)} {where})"
+    return f"{times(ratio.value)} ({times(ratio.low)} to {times(ratio.high)} {where})"
+
+
 def first_with(data: Dataset, group: str) -> Machine:
     """The first machine (the build host when it has it) that measured `group`."""
     machines = data.with_experiment(group)

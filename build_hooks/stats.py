@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from dataclasses import dataclass
 
 NOISY_IQR_RATIO = 0.10  # a point whose IQR exceeds 10% of its median is flagged as noisy
 # Two medians are called different only when one is at least this many times the other;
@@ -88,28 +89,51 @@ def compare(a: float, b: float) -> int:
     return 0
 
 
-def compare_points(a: dict, b: dict) -> int:
-    """Like compare() for two measured points, beyond their spread.
+@dataclass(frozen=True)
+class Ratio:
+    """a / b for two measured points, with the interval the measurements support."""
 
-    When both points carry per-round medians from the same interleaved run, they are
-    compared pair by pair (round i of a against round i of b, measured moments apart, so
-    the machine's drift cancels): +1 only if a is larger than b in every round and the
-    median of the round ratios is meaningful, -1 the other way round. Otherwise +1 when a's median is
-    meaningfully larger and a's lower quartile lies above b's upper quartile; -1 the other
-    way round; 0 otherwise ("about the same").
+    value: float  # median of the round-by-round ratios (or the ratio of medians)
+    low: float
+    high: float
+    paired: bool  # True: round i of a against round i of b, so the machine's drift cancels
+
+    @property
+    def verdict(self) -> int:
+        """+1 when a is meaningfully larger and the whole interval lies above 1; -1 the other way; else 0."""
+        typical = compare(self.value, 1.0)
+        if typical > 0 and self.low > 1:
+            return 1
+        if typical < 0 and self.high < 1:
+            return -1
+        return 0
+
+    def inverted(self) -> "Ratio":
+        return Ratio(1 / self.value, 1 / self.high, 1 / self.low, self.paired)
+
+
+def paired_ratio(a: dict, b: dict) -> Ratio:
+    """The ratio of two points' times, with its interval.
+
+    When both points carry per-round medians from the same interleaved run, the rounds are
+    paired (measured moments apart, so drift cancels) and the interval is the range of the
+    round ratios: with 3 rounds, a 75% interval for the typical ratio by the sign test.
+    Otherwise the interval runs from a's lower quartile over b's upper one to a's upper
+    quartile over b's lower one.
     """
     pairs = list(zip(a.get("round_medians", []), b.get("round_medians", [])))
     if len(pairs) >= 2 and len(a["round_medians"]) == len(b["round_medians"]):
         ratios = [x / y for x, y in pairs]
-        typical = compare(statistics.median(ratios), 1.0)
-        if typical > 0 and all(r > 1 for r in ratios):
-            return 1
-        if typical < 0 and all(r < 1 for r in ratios):
-            return -1
-        return 0
-    verdict = compare(a["median"], b["median"])
-    if verdict > 0 and a["q1"] > b["q3"]:
-        return 1
-    if verdict < 0 and a["q3"] < b["q1"]:
-        return -1
-    return 0
+        return Ratio(statistics.median(ratios), min(ratios), max(ratios), True)
+    return Ratio(a["median"] / b["median"], a["q1"] / b["q3"] if b["q3"] > 0 else math.inf,
+                 a["q3"] / b["q1"] if b["q1"] > 0 else math.inf, False)
+
+
+def compare_points(a: dict, b: dict) -> int:
+    """Like compare() for two measured points, beyond their spread: paired_ratio's verdict.
+
+    +1 only when a is meaningfully larger than b and the interval of a / b lies wholly
+    above 1 (paired: a was larger in every round), -1 the other way round, 0 otherwise
+    ("about the same").
+    """
+    return paired_ratio(a, b).verdict

@@ -1,8 +1,10 @@
-"""How fast can a device stream memory? Copy a large tensor and count the bytes moved.
+"""How fast can a device move memory? Copy tensors of growing size and count the bytes moved.
 
 A copy reads every byte once and writes it once, so it moves 2 x size bytes. Work
 with little arithmetic per byte (activations, optimiser updates, elementwise ops)
-runs at this speed, not at the FLOP rate.
+runs at this speed, not at the FLOP rate. Which speed depends on where the data
+lives: copies small enough to stay in a cache run faster than the largest one,
+which streams from main memory (DRAM, or a GPU's HBM).
 
 Run it alone:  python snippets/memory_bandwidth.py
 """
@@ -17,13 +19,14 @@ except ImportError:
     from benchmarking import all_threads, budget, devices, time_it
 
 NAME = "memory_bandwidth"
-BENCH_VERSION = 1
+BENCH_VERSION = 2
 EXTRA_INFO = {"bytes": "B"}  # read + written per call
-SIZE, QUICK_SIZE = 2**28, 2**22  # 256 MiB (well past any cache), 4 MiB
+SIZES = [2**k for k in range(16, 29, 2)]  # 64 KiB ... 256 MiB per tensor: cache sizes, then past them
+QUICK_SIZES = [2**16, 2**22]
 
 
 def plan(device_list: list[str], quick: bool) -> list[dict]:
-    return [{"device": d, "bytes": QUICK_SIZE if quick else SIZE} for d in device_list]
+    return [{"device": d, "bytes": size} for d in device_list for size in (QUICK_SIZES if quick else SIZES)]
 
 
 def measure(point: dict, threads: int, quick: bool) -> dict:
@@ -37,4 +40,4 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
 if __name__ == "__main__":
     for point in plan(devices(), quick=False):
         seconds = min(measure(point, all_threads(), quick=False)["samples"])
-        print(f"{point['device']:>5}: {2 * point['bytes'] / seconds / 1e9:.1f} GB/s")
+        print(f"{point['device']:>5} {point['bytes'] / 2**20:>8.2f} MiB: {2 * point['bytes'] / seconds / 1e9:.1f} GB/s")

@@ -22,9 +22,9 @@ except ImportError:  # run as a script: python snippets/training_step.py
     from benchmarking import all_threads, budget, devices, time_it
 
 NAME = "training_step"
-BENCH_VERSION = 3  # bump whenever what or how this measures changes
+BENCH_VERSION = 4  # bump whenever what or how this measures changes
 EXTRA_INFO = {"flops": "FLOP"}  # per step, counted exactly
-EXTRA_INFO_OPTIONAL = {"ops": "count", "bytes": "B"}  # for the cost model
+EXTRA_INFO_OPTIONAL = {"ops": "count", "bytes": "B", "footprint": "B"}  # for the cost model
 INPUTS, CLASSES = 512, 10
 BATCHES = [2**k for k in range(11)]  # 1, 2, 4, ... 1024
 WIDTHS = [8, 32, 512, 2048]
@@ -73,29 +73,38 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
 
 
 class OpCounter(TorchDispatchMode):
-    """Counts the ATen operations a step dispatches and the tensor bytes they touch."""
+    """Counts the ATen operations a step dispatches, the tensor bytes they touch, and its
+    footprint: the distinct memory those tensors occupy (what has to fit in a cache)."""
 
     def __init__(self):
         super().__init__()
         self.ops, self.bytes = 0, 0
+        self.storages: dict[int, int] = {}  # storage address -> its size in bytes
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         self.ops += 1
         tensors = [t for t in tree_flatten((args, kwargs, out))[0] if isinstance(t, torch.Tensor)]
         self.bytes += sum(t.numel() * t.element_size() for t in tensors)
+        for t in tensors:  # memory reused by the allocator counts once, as a cache sees it
+            storage = t.untyped_storage()
+            self.storages[storage.data_ptr()] = max(storage.nbytes(), self.storages.get(storage.data_ptr(), 0))
         return out
+
+    @property
+    def footprint(self) -> int:
+        return sum(self.storages.values())
 
 
 def count_work(step) -> dict:
-    """FLOPs (PyTorch's own count, forward and backward), operations and bytes of one step.
+    """FLOPs (PyTorch's own count, forward and backward), operations, bytes and footprint of one step.
 
     Not simply 3x the forward FLOPs: the input batch needs no gradient, so the first
     layer's backward computes only its weight gradient.
     """
     with FlopCounterMode(display=False) as flops, OpCounter() as ops:
         step()
-    return {"flops": flops.get_total_flops(), "ops": ops.ops, "bytes": ops.bytes}
+    return {"flops": flops.get_total_flops(), "ops": ops.ops, "bytes": ops.bytes, "footprint": ops.footprint}
 
 
 if __name__ == "__main__":

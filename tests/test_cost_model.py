@@ -8,7 +8,7 @@ from conftest import add_points, synthetic_doc
 
 
 def params(**overrides):
-    base = dict(name="fixture", op_seconds=1e-6, gemm_rates={64: 1e9, 4096: 1e11}, bandwidth=1e10,
+    base = dict(name="fixture", op_seconds=1e-6, gemm_rates={64: 1e9, 4096: 1e11}, bandwidths={10**4: 1e11, 10**8: 1e10},
                 source="fixture")
     return cost_model.DeviceParams(**(base | overrides))
 
@@ -27,6 +27,14 @@ def test_prediction_is_the_sum_of_three_terms():
     assert out["seconds"] == pytest.approx(out["overhead"] + out["compute"] + out["memory"])
 
 
+def test_memory_term_moves_bytes_at_the_bandwidth_of_the_steps_footprint():
+    """A step that fits in cache moves its bytes at cache speed; one without a footprint at main memory's."""
+    work = {"ops": 0, "flops": 0, "bytes": 1e8}
+    assert cost_model.predict(params(), work | {"footprint": 10**4}, 1, 8)["memory"] == pytest.approx(1e-3)
+    assert cost_model.predict(params(), work | {"footprint": 10**6}, 1, 8)["memory"] == pytest.approx(10**-2.5)
+    assert cost_model.predict(params(), work, 1, 8)["memory"] == pytest.approx(1e-2)
+
+
 def machine_from_model(true_op: float) -> Machine:
     """A fixture machine whose step times follow the raw model exactly with per-op cost `true_op`."""
     p = params(op_seconds=true_op)
@@ -41,19 +49,20 @@ def machine_from_model(true_op: float) -> Machine:
     add_points(doc, "call_overhead", [({"op": "add_"}, 1e-6, {})])  # the tiny op underprices a real op
     add_points(doc, "gemm_rate", [({"n": 64}, 2 * 64**3 / 1e9, {"flops": 2 * 64**3}),
                                   ({"n": 4096}, 2 * 4096**3 / 1e11, {"flops": 2 * 4096**3})])
-    add_points(doc, "memory_bandwidth", [({"bytes": 10**9}, 0.1, {"bytes": 10**9})])
+    add_points(doc, "memory_bandwidth", [({"bytes": 10**4 // 2}, 1e-7, {"bytes": 10**4}),
+                                         ({"bytes": 10**8 // 2}, 1e-2, {"bytes": 10**8})])
     return Machine(doc, "fixture", "test")
 
 
 def test_fit_recovers_the_true_costs_and_is_judged_only_on_held_out_batches():
-    """Fitted on batches 1, 4, 16 the model recovers t_op, c and t_byte; its error counts only 2, 8, 32."""
+    """Fitted on batches 1, 4, 16 the model recovers t_op, c and m; its error counts only 2, 8, 32."""
     machine = machine_from_model(true_op=5e-6)
     raw = cost_model.validate(machine, "cpu")
     fitted = cost_model.validate(machine, "cpu", calibrated=True)
     assert raw.median_error > 0.1  # the tiny op (1 µs) underprices the real 5 µs
     assert fitted.params.op_seconds == pytest.approx(5e-6, rel=1e-6)
     assert fitted.fitted.compute_factor == pytest.approx(1, rel=1e-6)
-    assert fitted.fitted.effective_bandwidth == pytest.approx(1e10, rel=1e-6)
+    assert fitted.fitted.memory_factor == pytest.approx(1, rel=1e-6)
     assert fitted.median_error == pytest.approx(0, abs=1e-6)
     assert {b for b, _, _, _ in fitted.points} == {2, 8, 32}
     assert {b for b, _ in fitted.fitted.trained_on} == {1, 4, 16}

@@ -131,6 +131,20 @@ def test_hanging_measurement_is_bounded_and_reported(tmp_path, snippets):
 
 
 @pytest.mark.slow
+def test_hang_in_native_code_is_ended_by_the_watchdog(tmp_path, snippets):
+    """A point that Python's timeout cannot reach (as in a hung CUDA call) is killed, located, and the rest kept."""
+    # Blocking SIGALRM stands in for native code that never returns to the interpreter.
+    (snippets / "slow.py").write_text(SLOW.replace(
+        "    time.sleep(60)", "    import signal\n    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
+                             "    time.sleep(60)"))
+    process = start_measure(tmp_path, snippets, ["call_overhead", "slow"], CROSSOVER_POINT_TIMEOUT="1")
+    _, err = process.communicate(timeout=120)
+    assert process.returncode != 0
+    assert "Timeout" in err and "slow.py" in err  # the watchdog names the file and line that hung
+    assert set(cache_doc(tmp_path)["experiments"]) == {"call_overhead"}
+
+
+@pytest.mark.slow
 def test_two_measurements_at_once_do_not_corrupt_the_cache(tmp_path, snippets):
     """Two concurrent runs on one cache serialise on the lock: one measures, the other reuses; the file is valid."""
     first = start_measure(tmp_path, snippets, ["call_overhead", "gemm_rate"])

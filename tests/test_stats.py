@@ -45,3 +45,21 @@ def test_paired_rounds_that_disagree_are_about_the_same():
     a = stats.summarise([1.0, 2.0, 1.0], [[1.0], [2.0], [1.0]])
     b = stats.summarise([1.5, 1.0, 1.5], [[1.5], [1.0], [1.5]])
     assert stats.compare_points(a, b) == 0
+
+
+def test_paired_ratio_carries_the_interval_of_its_rounds():
+    """A paired ratio is the median round ratio with the rounds' range; inverted, both ends swap."""
+    a = stats.summarise([1.2, 1.3, 1.5], [[1.2], [1.3], [1.5]])
+    b = stats.summarise([1.0, 1.0, 1.0], [[1.0], [1.0], [1.0]])
+    ratio = stats.paired_ratio(a, b)
+    assert (ratio.value, ratio.low, ratio.high, ratio.paired) == (1.3, 1.2, 1.5, True)
+    assert ratio.verdict == 1
+    inverted = ratio.inverted()
+    assert inverted.low == 1 / 1.5 and inverted.high == 1 / 1.2 and inverted.verdict == -1
+
+
+def test_an_interval_that_reaches_one_claims_nothing():
+    """A typical ratio of 1.3 whose interval reaches below 1 is 'about the same'."""
+    a = stats.summarise([0.95, 1.3, 1.5], [[0.95], [1.3], [1.5]])
+    b = stats.summarise([1.0, 1.0, 1.0], [[1.0], [1.0], [1.0]])
+    assert stats.paired_ratio(a, b).verdict == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import first_with, medians_table, si, times
+from build_hooks.render import first_with, medians_table, si, times_with_interval
 
 GROUP = "data_parallel"
 
@@ -20,8 +20,9 @@ def data_parallel(data: Dataset) -> str:
 def ddp_summary(data: Dataset) -> str:
     points = analysis.point_stats(first_with(data, GROUP), GROUP, "setup")
     one, ddp, reduce = (points[k]["median"] for k in ("one_process", "ddp", "all_reduce"))
-    verdict = {1: f"{times(one / ddp)} faster than", -1: f"{times(ddp / one)} slower than",
-               0: "within the measurements' spread of"}[stats.compare_points(points["one_process"], points["ddp"])]
+    ratio = stats.paired_ratio(points["one_process"], points["ddp"])
+    verdict = {1: f"{times_with_interval(ratio)} faster than", -1: f"{times_with_interval(ratio.inverted())} slower than",
+               0: "within the measurements' spread of"}[ratio.verdict]
     return (f"one process with every thread took {si(one, 's')} per step; two DDP processes "
             f"sharing the same cores took {si(ddp, 's')}, {verdict} the single process. "
             f"The all-reduce of one model's gradients alone took {si(reduce, 's')}, "

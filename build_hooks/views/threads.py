@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import first_with, medians_table, times
+from build_hooks.render import first_with, medians_table, times_with_interval
 
 GROUP = "threads"
 
@@ -45,10 +45,10 @@ def threads_summary(data: Dataset) -> str:
         return "This machine has a single thread to offer, so there is nothing to compare."
     parts = []
     for batch in sorted({b for b, _ in took}):
-        one, all_ = took[(batch, 1)], took[(batch, most)]
-        verdict = {1: f"{most} threads were {times(one['median'] / all_['median'])} faster",
-                   -1: f"one thread was {times(all_['median'] / one['median'])} faster",
+        ratio = stats.paired_ratio(took[(batch, 1)], took[(batch, most)])
+        verdict = {1: f"{most} threads were {times_with_interval(ratio)} faster",
+                   -1: f"one thread was {times_with_interval(ratio.inverted())} faster",
                    0: "one thread and all of them took the same time within the measurements' spread"
-                   }[stats.compare_points(one, all_)]
+                   }[ratio.verdict]
         parts.append(f"at batch {batch}, {verdict}")
     return "; ".join(parts) + "."
