@@ -114,7 +114,7 @@ def gemm_rates(machine: Machine, device: str) -> dict[int, float]:
 
 def copy_bandwidths(machine: Machine, device: str) -> dict[int, float]:
     """Achieved bytes/s of a tensor copy, by the memory it occupies (source + destination)."""
-    return {b["extra_info"]["bytes"]: b["extra_info"]["bytes"] / b["stats"]["median"]
+    return {2 * b["params"]["bytes"]: b["extra_info"]["bytes"] / b["stats"]["median"]
             for b in machine.measured("memory_bandwidth", device=device)}
 
 

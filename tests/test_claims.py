@@ -89,3 +89,14 @@ def test_ddp_claim_follows_the_data():
 def test_transfer_claim_without_gpu_says_not_applicable():
     """With no GPU, the transfer page says the experiment does not apply instead of showing numbers."""
     assert "not applicable" in page.render_fact("transfer_summary", dataset())
+
+
+def test_cache_claim_follows_the_copy_bandwidths():
+    """'Slower once the data no longer fits in a cache' appears only when the largest copy was meaningfully slower."""
+    def copies(small_seconds):  # a 1 MB copy against a 1 GB one moving 10 GB/s
+        return [({"bytes": 5 * 10**5}, small_seconds, {"bytes": 10**6}),
+                ({"bytes": 5 * 10**8}, 0.1, {"bytes": 10**9})]
+    cached = page.render_fact("cache_versus_memory", dataset(memory_bandwidth=copies(2e-5)))
+    flat = page.render_fact("cache_versus_memory", dataset(memory_bandwidth=copies(1e-4)))
+    assert "5.0× slower once the data no longer fits in a cache" in cached
+    assert "no cache made a difference" in flat and "slower" not in flat

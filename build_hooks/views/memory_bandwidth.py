@@ -1,0 +1,51 @@
+"""Copy bandwidth by size: cache speed while a copy fits in a cache, main-memory speed beyond."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, plots, stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import DEVICE_NAME, MissingData, figure, first_with, mark, marks_note_for, per_machine, si, table
+
+GROUP = "memory_bandwidth"
+
+
+@section
+def memory_bandwidth(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        series, rows = [], []
+        for device in m.devices(GROUP):
+            curve = analysis.copy_bandwidths(m, device)
+            series.append(plots.Series(DEVICE_NAME[device], [b / 2**20 for b in curve],
+                                       [bw / 1e9 for bw in curve.values()],
+                                       "--" if device == "cuda" else "-", DEVICE_NAME[device]))
+            rows += [[DEVICE_NAME[device], si(2 * b["params"]["bytes"], "B"),
+                      si(b["extra_info"]["bytes"] / b["stats"]["median"], "B/s")
+                      + mark(b["stats"], b["extra_info"])]
+                     for b in sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["bytes"])]
+        svg = plots.line_panels([{"series": series, "xlabel": "memory a copy occupies, source + destination (MiB)",
+                                  "ylabel": "copy bandwidth (GB/s)", "subtitle": "Higher is better",
+                                  "yscale": "linear"}],
+                                title="Tensor copy bandwidth by size",
+                                alt="Copy bandwidth versus the memory the copy occupies; the table below has the numbers.")
+        return (figure(svg, "Each point is one tensor copied into another of the same size: "
+                            "bytes read plus bytes written, per second.")
+                + table(["device", "memory occupied", "bandwidth"], rows)
+                + marks_note_for(m.measured(GROUP)))
+    return per_machine(data, GROUP, one)
+
+
+@fact
+def cache_versus_memory(data: Dataset) -> str:
+    """The fastest copy against the largest one, as measured (no cache sizes assumed)."""
+    curve = analysis.copy_bandwidths(first_with(data, GROUP), "cpu")
+    if len(curve) < 2:
+        raise MissingData("the copy bandwidth was measured at one size only")
+    largest = max(curve)
+    fastest = max(curve, key=curve.get)
+    if fastest == largest or stats.compare(curve[fastest], curve[largest]) <= 0:
+        return (f"on this build the largest copy ({si(largest, 'B')}) moved {si(curve[largest], 'B/s')}, "
+                f"about as fast as the fastest smaller one: no cache made a difference here")
+    return (f"on this build copies occupying {si(fastest, 'B')} moved {si(curve[fastest], 'B/s')}, "
+            f"and the largest, {si(largest, 'B')}, {si(curve[largest], 'B/s')}: "
+            f"{curve[fastest] / curve[largest]:.1f}× slower once the data no longer fits in a cache")
