@@ -20,7 +20,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from build_hooks import config as crossover_config
-from build_hooks import measure, site_data, store, untrusted
+from build_hooks import measure, post_html, site_data, store, untrusted
 
 log = logging.getLogger("mkdocs.crossover")
 
@@ -124,5 +124,6 @@ def _stop_deadline() -> None:
 
 
 def on_post_page(output, page, config):
-    """Untrusted text that reached the table of contents or the title is shown as text too."""
-    return untrusted.restore(output)
+    """Untrusted text that reached the table of contents or the title is shown as text too;
+    then the theme's and plugins' HTML gets its accessibility and weight fixes."""
+    return post_html.fix(untrusted.restore(output), depth=page.url.count("/"))

@@ -8,6 +8,7 @@ measures. Every string that comes from a results file goes through `esc` (HTML) 
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable
 
 from build_hooks import stats, untrusted
@@ -93,8 +94,14 @@ def table(head: list[str], rows: list[list[str]], caption: str = "", table_id: s
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     ident = f' id="{table_id}"' if table_id else ""
     cap = f"<caption>{caption}</caption>" if caption else ""
-    return (f'<div class="crossover-table"><table{ident}>{cap}<thead><tr>{th}</tr></thead>'
-            f"<tbody>{body}</tbody></table></div>")
+    # A wide table scrolls sideways inside its wrapper; keyboard users reach that scroll
+    # area only if the wrapper can take focus, and screen readers need its name.
+    name = _TAGS.sub("", caption) or "Table: " + ", ".join(_TAGS.sub("", h) for h in head)
+    return (f'<div class="crossover-table" role="region" tabindex="0" aria-label="{name}">'
+            f"<table{ident}>{cap}<thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+_TAGS = re.compile(r"<[^>]+>")
 
 
 def figure(svg: str, caption: str) -> str:

@@ -1,6 +1,7 @@
 """Screenshot built pages in headless Chromium, light and dark: look before you ship.
 
-    python scripts/screenshot.py [page ...]    # e.g. batch-size/ (default: every built page)
+    python scripts/screenshot.py [page ...]    # e.g. batch-size/ (default: every built page);
+                                               # 375 px and 1280 px wide, light and dark
     python scripts/screenshot.py --race [batch ...]   # the race after it ran (default 1 64 512)
 Writes PNGs to screenshots/ (ignored by git). Serves site/ on 127.0.0.1 itself.
 """
@@ -64,16 +65,23 @@ def race(batches: list[int]) -> None:
                 print(out / f"race-b{batch}-{scheme}.png")
 
 
+WIDTHS = {"phone": 375, "desktop": 1280}
+
+
 def main(pages: list[str]) -> None:
-    """Full-page screenshots of `pages`, light and dark."""
+    """Full-page screenshots of `pages`, on a phone and a desktop, light and dark."""
     with browsing() as (browser, base, out):
-        for scheme in ("light", "dark"):
-            page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
-            for path in pages:
-                page.goto(base + path)
-                name = path.strip("/").replace("/", "_") or "index"
-                page.screenshot(path=out / f"{name}-{scheme}.png", full_page=True)
-                print(out / f"{name}-{scheme}.png")
+        for screen, width in WIDTHS.items():
+            for scheme in ("light", "dark"):
+                page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme,
+                                        is_mobile=screen == "phone", has_touch=screen == "phone")
+                for path in pages:
+                    page.goto(base + path)
+                    name = path.strip("/").replace("/", "_") or "index"
+                    target = out / f"{name}-{screen}-{scheme}.png"
+                    page.screenshot(path=target, full_page=True)
+                    print(target)
+                page.close()
 
 
 if __name__ == "__main__":

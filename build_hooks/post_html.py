@@ -1,0 +1,52 @@
+"""Fixes to the HTML the theme and plugins write, applied to every built page.
+
+- Material's search dialog has no accessible name (axe: aria-dialog-name); it gets one.
+- mkdocs-jupyter inlines nbconvert's whole JupyterLab stylesheet (about 570 KB) into the
+  notebook page, plus loaders for MathJax and Mermaid that this notebook never uses. They
+  are dropped; `stylesheets/notebook.css` styles the few notebook classes the page uses,
+  and code cells take the theme's own highlighting (`highlight_extra_classes`), so they
+  follow light and dark mode like every other page.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
+
+# nbconvert's blocks, recognised by what they contain (scripts never contain "</script>").
+_NOTEBOOK_STYLES = re.compile(r"<style[^>]*>(?:(?!</style>).)*?(?:\.jupyter-wrapper|\.jp-Mermaid|td\.linenos)"
+                              r"(?:(?!</style>).)*</style>", re.S)
+_UNUSED_SCRIPTS = re.compile(r'<script src="">\s*</script>'
+                             r'|<script type="text/x-mathjax-config">.*?</script>'
+                             r'|<script type="module">(?:(?!</script>).)*?jp-Mermaid.*?</script>', re.S)
+_COMMENTS = re.compile(r"<!-- (?:Load mathjax|MathJax configuration|End of mathjax configuration) -->")
+# nbconvert's own ¶ links inside headings; the theme's table of contents already links them.
+_ANCHOR_LINKS = re.compile(r'<a class="anchor-link" href="#[^"]*">¶</a>')
+_NO_ALT = 'alt="No description has been provided for this image"'
+
+
+def name_search_dialog(html: str) -> str:
+    return html.replace(_SEARCH_DIALOG, _SEARCH_DIALOG[:-1] + ' aria-label="Search">')
+
+
+def is_notebook(html: str) -> bool:
+    return 'class="jp-Cell' in html
+
+
+def slim_notebook(html: str, stylesheet: str) -> str:
+    """The notebook page without nbconvert's inline styles and unused loaders, linking `stylesheet`."""
+    html = _NOTEBOOK_STYLES.sub("", html)
+    html = _ANCHOR_LINKS.sub("", _COMMENTS.sub("", _UNUSED_SCRIPTS.sub("", html)))
+    # Code and output areas scroll sideways on a phone: keyboard users need to reach them.
+    html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
+    html = html.replace(_NO_ALT, 'alt="Plot drawn by the code cell above; the numbers it shows are printed below it"')
+    return html.replace("</head>", f'<link rel="stylesheet" href="{stylesheet}">\n</head>', 1)
+
+
+def fix(html: str, depth: int) -> str:
+    """Every fix a built page needs; `depth` is how many folders below the site root it lies."""
+    html = name_search_dialog(html)
+    if is_notebook(html):
+        html = slim_notebook(html, "../" * depth + "stylesheets/notebook.css")
+    return html

@@ -1,0 +1,64 @@
+"""Accessibility and weight of every built page: axe-core in Chromium, light and dark; size budgets."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+SERIOUS = {"serious", "critical"}
+# WCAG 2.1 A and AA, plus axe's best practices.
+AXE_OPTIONS = {"resultTypes": ["violations"],
+               "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}}
+KIB = 1024
+BUDGET = {"lab/crossover_lab/": 500 * KIB}  # everything else: LESSON_BUDGET
+LESSON_BUDGET = 600 * KIB
+
+
+def pages(site: Path) -> list[str]:
+    """Every built page as a path below the site root ('' for the home page)."""
+    found = [str(p.parent.relative_to(site)) + "/" for p in site.rglob("index.html")]
+    return sorted("" if p == "./" else p for p in found if p != "404/")
+
+
+def weight(site: Path, page: str) -> int:
+    """Bytes a first visit downloads for `page`: its HTML, stylesheets, scripts and images (uncompressed)."""
+    html_path = site / page / "index.html"
+    html = html_path.read_text()
+    total = len(html.encode())
+    local = re.findall(r'<(?:link[^>]*rel="stylesheet"[^>]*href|script[^>]*src|img[^>]*src)="([^"#?]+)', html)
+    for ref in set(local):
+        if not ref.startswith(("data:", "http:", "https:")):
+            total += (html_path.parent / ref).resolve().stat().st_size
+    return total
+
+
+def test_every_page_fits_its_weight_budget(built_site):
+    """No lesson page downloads more than 600 KiB with the theme, and the lab page not more than 500 KiB."""
+    over = {page: weight(built_site, page) // KIB for page in pages(built_site)
+            if weight(built_site, page) > BUDGET.get(page, LESSON_BUDGET)}
+    assert not over, f"pages over budget (KiB): {over}"
+
+
+def test_scripts_load_only_where_used(built_site):
+    """The race and recall scripts load on their own pages only, and no page loads pyodide."""
+    for page in pages(built_site):
+        html = (built_site / page / "index.html").read_text()
+        assert ("race.js" in html) == (page == "race/"), page
+        assert ("recall.js" in html) == (page == "recap/"), page
+        assert "pyodide" not in html, page
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_accessibility_violations(browser, site_url, built_site, scheme):
+    """axe-core finds no serious or critical violation on any page, in light and in dark mode."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe, found = Axe(), {}
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    for path in pages(built_site):
+        page.goto(site_url + path)
+        for violation in axe.run(page, options=AXE_OPTIONS).response["violations"]:
+            if violation["impact"] in SERIOUS:
+                found[f"{path or 'home'}: {violation['id']}"] = [n["target"] for n in violation["nodes"][:3]]
+    page.close()
+    assert not found, found
