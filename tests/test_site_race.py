@@ -58,12 +58,14 @@ def test_displayed_times_equal_measured_values(browser, site_url, built_site, ba
 
 
 def test_animated_race_finishes_on_the_measured_value(browser, site_url, built_site):
-    """With motion allowed the lane animates and ends on the measured time, marked as winner."""
+    """With motion allowed the lane animates and ends on the measured time; a badge only for a real win."""
     page, errors = open_race(browser, site_url)
     set_batch(page, 16)
     width = int(page.locator("#race-width").input_value())
     page.get_by_role("button", name="Start").click()
-    page.wait_for_selector(".race-lane--winner", timeout=15000)
+    page.wait_for_function("document.getElementById('race-result').textContent.length > 0", timeout=15000)
+    won = page.locator("#race-result").text_content().startswith("Winner")
+    assert page.locator(".race-lane--winner").count() == (1 if won else 0)
     cpu_time = page.locator(".race-lane[data-lane]:not(.race-lane--estimate) .race-lane__time").first
     assert float(cpu_time.get_attribute("data-seconds")) == measured(built_site, 16, width) and errors == []
     page.close()
@@ -187,6 +189,19 @@ def test_race_bars_have_width_on_a_320_px_phone(browser, site_url):
     widths = page.locator(".race-lane").evaluate_all(
         "lanes => lanes.filter(l => l.querySelector('[data-seconds]'))"  # lanes with a time at this batch
         "  .map(l => l.querySelector('.race-lane__bar').getBoundingClientRect().width)")
-    assert widths and min(widths) > 40 and not errors
+    assert widths and min(widths) > 0 and max(widths) > 40 and not errors
     assert page.locator("#race-batch").get_attribute("aria-valuetext").startswith("batch ")
+    page.close()
+
+
+def test_finished_bars_show_each_lanes_time_on_one_scale(browser, site_url):
+    """After a race each bar's length is its lane's time over the slowest lane's, not 100% for all."""
+    page, errors = open_race(browser, site_url, reduced_motion="reduce")
+    page.get_by_role("button", name="Start").click()
+    lanes = page.locator(".race-lane").evaluate_all(
+        "lanes => lanes.filter(l => l.querySelector('[data-seconds]')).map(l => ["
+        "  Number(l.querySelector('[data-seconds]').dataset.seconds),"
+        "  parseFloat(l.querySelector('.race-lane__bar').style.width)])")
+    slowest = max(seconds for seconds, _ in lanes)
+    assert all(abs(width - 100 * seconds / slowest) < 0.01 for seconds, width in lanes) and not errors
     page.close()

@@ -146,17 +146,18 @@
       var timed = lanes.map(function (lane) { return { lane: lane, point: pointFor(lane) }; })
         .filter(function (x) { return x.point; })
         .sort(function (a, b) { return a.point.seconds - b.point.seconds; });
+      var slowest = timed.length ? timed[timed.length - 1].point.seconds : 0;
       timed.forEach(function (x) {
         var row = lanesBox.querySelector('[data-lane="' + x.lane.id + '"]');
         var time = row.querySelector(".race-lane__time");
         time.textContent = formatSeconds(x.point.seconds);
         time.setAttribute("data-seconds", String(x.point.seconds));
-        row.querySelector(".race-lane__bar").style.width = "100%";
+        // Bars are time on one scale (the slowest lane fills its track): the faster lane's is shorter.
+        row.querySelector(".race-lane__bar").style.width = (100 * x.point.seconds / slowest) + "%";
         row.querySelector(".race-lane__why").textContent = regimeText(x.lane, x.point);
       });
       if (timed.length === 0) { result.textContent = "Nothing measured for this batch and width."; return; }
       var winner = timed[0];
-      lanesBox.querySelector('[data-lane="' + winner.lane.id + '"]').classList.add("race-lane--winner");
       if (timed.length === 1) {
         result.textContent = winner.lane.label + " finished in " + formatSeconds(winner.point.seconds) +
           ". Only one device was measured, so there is no opponent.";
@@ -166,7 +167,8 @@
         if (ratio < data.meaningful_ratio || winner.point.q3 >= timed[1].point.q1) {
           result.textContent = "About the same: " + tag(winner.lane) + " and " + tag(timed[1].lane) +
             " finished within " + Math.round(100 * (ratio - 1)) + "% of each other.";
-        } else {
+        } else {  // only a real win earns the badge
+          lanesBox.querySelector('[data-lane="' + winner.lane.id + '"]').classList.add("race-lane--winner");
           result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
             tag(timed[1].lane) + " (" + regimeText(winner.lane, winner.point) + ").";
         }
@@ -188,7 +190,7 @@
           var row = lanesBox.querySelector('[data-lane="' + lane.id + '"]');
           var elapsed = Math.min(point.seconds, screen / scale);
           if (elapsed < point.seconds) done = false;
-          row.querySelector(".race-lane__bar").style.width = (100 * elapsed / point.seconds) + "%";
+          row.querySelector(".race-lane__bar").style.width = (100 * elapsed / slowest) + "%";
           row.querySelector(".race-lane__time").textContent = formatSeconds(elapsed);
         });
         if (done) { frame = null; finish(lanes); } else { frame = requestAnimationFrame(tick); }
@@ -257,11 +259,30 @@
         label.textContent = "crossover: batch " + c;
         svg.appendChild(label);
       });
+      drawLegend(series, crossing);
       var legend = $("#race-chart-caption");
       legend.textContent = "Epoch time versus batch size at width " + width() +
         " (log scales). Lines: " + series.map(function (s) { return tag(s.lane); }).join("; ") +
         ". The vertical bar marks the chosen batch" +
         (crossing ? "; a dashed bar marks the measured crossover." : ".");
+    }
+
+    // A key drawn with the chart's own line styles: which line is which device, the cursor, the crossover.
+    function drawLegend(series, crossing) {
+      var list = $("#race-chart-legend");
+      list.textContent = "";
+      var entries = series.map(function (s) {
+        return [tag(s.lane), "race-chart__line race-chart__line--" + s.lane.kind.toLowerCase()];
+      }).concat([["chosen batch", "race-chart__cursor"]]);
+      if (crossing) entries.push(["measured crossover", "race-chart__crossover"]);
+      entries.forEach(function (entry) {
+        var sample = svgEl("svg", { viewBox: "0 0 24 8", width: "24", height: "8", "aria-hidden": "true" });
+        sample.appendChild(svgEl("line", { x1: 0, x2: 24, y1: 4, y2: 4, "class": entry[1] }));
+        var item = el("li");
+        item.appendChild(sample);
+        item.appendChild(document.createTextNode(" " + entry[0]));
+        list.appendChild(item);
+      });
     }
 
     function update() {
