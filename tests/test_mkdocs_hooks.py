@@ -8,7 +8,7 @@ from build_hooks import mkdocs_hooks, site_data, untrusted
 from build_hooks.dataset import Dataset, Machine
 from conftest import synthetic_doc
 
-PAGE = SimpleNamespace(file=SimpleNamespace(src_uri="lesson.md"))
+PAGE = SimpleNamespace(file=SimpleNamespace(src_uri="lesson.md"), url="lesson/")
 
 
 @pytest.fixture

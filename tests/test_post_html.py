@@ -1,0 +1,38 @@
+"""Tests for build_hooks.post_html: the search dialog's name and the slimmed notebook page."""
+
+from build_hooks import post_html
+
+NOTEBOOK = """<html><head><title>t</title></head><body>
+<div class="md-search" data-md-component="search" role="dialog"></div>
+<style type="text/css">.jupyter-wrapper{--jp-x: 1}</style>
+<style>pre { line-height: 125%; } td.linenos .normal { color: inherit; }</style>
+<!-- Load mathjax -->
+<script src=""> </script>
+<script type="text/x-mathjax-config">init_mathjax()</script>
+<script type="module">document.querySelectorAll(".jp-Mermaid > pre.mermaid")</script>
+<div class="jp-Cell jp-CodeCell"><h1 id="a">A<a class="anchor-link" href="#a">¶</a></h1>
+<div class="highlight-ipynb hl-python"><pre>x = 1</pre></div>
+<img alt="No description has been provided for this image" src="data:image/png;base64,AAAA"/></div>
+<script>keep()</script>
+</body></html>"""
+
+
+def test_search_dialog_gets_a_name_on_every_page():
+    """Material's nameless search dialog is labelled 'Search'."""
+    out = post_html.fix('<div class="md-search" data-md-component="search" role="dialog">', depth=1)
+    assert out == '<div class="md-search" data-md-component="search" role="dialog" aria-label="Search">'
+
+
+def test_notebook_page_loses_nbconvert_styles_and_unused_loaders_only():
+    """The notebook page drops nbconvert's styles, MathJax and Mermaid loaders and ¶ links, and links its own CSS."""
+    out = post_html.fix(NOTEBOOK, depth=2)
+    assert "<style" not in out and "mathjax" not in out.lower() and "mermaid" not in out
+    assert 'src=""' not in out and "anchor-link" not in out and "No description" not in out
+    assert '<link rel="stylesheet" href="../../stylesheets/notebook.css">' in out
+    assert '<div tabindex="0" class="highlight-ipynb' in out and "<script>keep()</script>" in out
+
+
+def test_other_pages_keep_their_styles():
+    """A page without notebook cells is left alone apart from the dialog's name."""
+    html = "<head></head><style>.md-x{}</style><script src='a.js'></script>"
+    assert post_html.fix(html, depth=1) == html
