@@ -161,9 +161,19 @@ class Fitted:
     memory_factor: float
     trained_on: tuple[tuple[int, int], ...]
 
+    def terms(self, work: dict, batch: int, width: int) -> dict[str, float]:
+        """The three fitted terms of a step, in seconds."""
+        raw = predict(self.params, work, batch, width)
+        return {"overhead": raw["overhead"], "compute": self.compute_factor * raw["compute"],
+                "memory": self.memory_factor * raw["memory"]}
+
     def predict(self, work: dict, batch: int, width: int) -> float:
-        terms = predict(self.params, work, batch, width)
-        return terms["overhead"] + self.compute_factor * terms["compute"] + self.memory_factor * terms["memory"]
+        return sum(self.terms(work, batch, width).values())
+
+    def regime(self, work: dict, batch: int, width: int) -> str:
+        """What bounds the step: the largest term ("overhead", "compute" or "memory")."""
+        terms = self.terms(work, batch, width)
+        return max(terms, key=terms.get)
 
 
 def held_out(batch: int) -> bool:
@@ -194,6 +204,15 @@ def fit(machine: Machine, device: str) -> Fitted | None:
     return Fitted(replace(params, op_seconds=coefficients[0],
                           source=f"{params.source}; fitted on {len(train)} steps"),
                   coefficients[1], coefficients[2], tuple(train))
+
+
+def model(machine: Machine, device: str) -> Fitted | None:
+    """The fitted model where there are enough steps to fit it, else the raw one (factors 1)."""
+    fitted = fit(machine, device)
+    if fitted is not None:
+        return fitted
+    params = measured_params(machine, device)
+    return Fitted(params, 1.0, 1.0, ()) if params is not None else None
 
 
 def _non_negative_least_squares(rows: list[list[float]], target: list[float]) -> list[float]:

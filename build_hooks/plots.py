@@ -33,9 +33,10 @@ class Series:
     label: str
     x: list[float]
     y: list[float]
-    style: str = "-"  # matplotlib line style: "-" CPU, "--" GPU by convention here
+    style: str = "-"  # matplotlib line style: "-" CPU, "--" GPU by convention here; "o": dots only
     colour_key: str = ""  # series sharing a key share a colour
     flagged: list[bool] | None = None  # points to mark as noisy
+    markers: bool = True  # False: a bare line, such as a roof
 
 
 def _plain(text: str) -> str:
@@ -55,15 +56,21 @@ def _style() -> dict:
     }
 
 
-def line_panels(panels: list[dict], title: str, alt: str) -> str:
-    """Side-by-side log-log line plots; each panel: series, xlabel, ylabel, subtitle."""
+def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, float] = (4.4, 3.6),
+                legend_columns: int = 4) -> str:
+    """Side-by-side log-log line plots; each panel: series, xlabel, ylabel, subtitle.
+
+    `size` is one panel's size in inches; a series styled "o" is dots only, and one
+    without `markers` is a bare line (a roof, a limit).
+    """
     with plt.rc_context(_style() | {"svg.hashsalt": f"crossover-{next(_figure_ids)}"}):
-        fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.6), squeeze=False)
+        fig, axes = plt.subplots(1, len(panels), figsize=(size[0] * len(panels), size[1]), squeeze=False)
         colours: dict[str, str] = {}
         for ax, panel in zip(axes[0], panels):
             for s in panel["series"]:
                 colour = colours.setdefault(s.colour_key or s.label, PALETTE[len(colours) % len(PALETTE)])
-                ax.plot(s.x, s.y, s.style, color=colour, marker="o", markersize=3.5,
+                ax.plot(s.x, s.y, linestyle="none" if s.style == "o" else s.style, color=colour,
+                        marker="o" if s.markers else None, markersize=3.5,
                         linewidth=1.6, label=_plain(s.label))
                 if s.flagged and any(s.flagged):
                     fx = [x for x, f in zip(s.x, s.flagged) if f]
@@ -72,6 +79,8 @@ def line_panels(panels: list[dict], title: str, alt: str) -> str:
                             markerfacecolor="none", markeredgecolor=colour, alpha=0.7)
             if panel.get("xscale", "log") == "log":
                 ax.set_xscale("log", base=2)
+            elif panel["xscale"] == "log10":
+                ax.set_xscale("log")
             ax.set_yscale(panel.get("yscale", "log"))
             ax.xaxis.set_major_formatter(PLAIN)  # 1, 4, 16 rather than 2^0, 2^2, 2^4
             ax.yaxis.set_major_formatter(EngFormatter(sep="") if panel.get("eng") else PLAIN)
@@ -84,10 +93,10 @@ def line_panels(panels: list[dict], title: str, alt: str) -> str:
             ax.set_title(panel["subtitle"], fontsize=10)
             ax.grid(True, which="major")
         handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4),
+        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), legend_columns),
                    bbox_to_anchor=(0.5, -0.02))
         fig.suptitle(_plain(title), fontsize=12)
-        fig.tight_layout(rect=(0, 0.1 + 0.05 * ((len(labels) - 1) // 4), 1, 1))
+        fig.tight_layout(rect=(0, 0.1 + 0.05 * ((len(labels) - 1) // legend_columns), 1, 1))
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", bbox_inches="tight")
         plt.close(fig)

@@ -1,0 +1,100 @@
+"""The three regimes of a step (overhead-, memory-, compute-bound), on this build's roofline."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from build_hooks import analysis, cost_model, plots
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import MissingData, figure, first_with, missing, si
+
+REGIME_WORDS = {"overhead": "overhead-bound", "compute": "compute-bound", "memory": "memory-bound"}
+
+
+def _roof(best_rate: float, bandwidth: float, intensities: list[float]) -> list[float]:
+    """Attainable FLOP/s at each arithmetic intensity: the lower of the compute and memory roofs."""
+    return [min(best_rate, ai * bandwidth) for ai in intensities]
+
+
+def classified(machine: Machine) -> list[tuple[int, int, str]]:
+    """(batch, width, regime) of every CPU training step, by the fitted model's largest term."""
+    fitted, work = cost_model.model(machine, "cpu"), cost_model.step_work(machine, "cpu")
+    if fitted is None:
+        raise MissingData("the cost model lacks call_overhead, gemm_rate or memory_bandwidth results")
+    return [(p.batch, width, fitted.regime(work[(p.batch, width)], p.batch, width))
+            for width in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", width)
+            if (p.batch, width) in work]
+
+
+@section
+def roofline(data: Dataset) -> str:
+    """This CPU's roofline from its own measurements, with every training step placed on it."""
+    machines = data.with_experiment(analysis.STEP)
+    if not machines:
+        return missing("No training steps measured yet.")
+    machine = machines[0]
+    params, work = cost_model.measured_params(machine, "cpu"), cost_model.step_work(machine, "cpu")
+    if params is None or not work:
+        return missing("The roofline needs the gemm_rate and memory_bandwidth results too.")
+    best = max(params.gemm_rates.values())
+    series = []
+    for width in analysis.widths(machine):
+        points = [(work[(p.batch, width)]["flops"] / work[(p.batch, width)]["bytes"], p.flops_per_s / 1e9, p.shaky)
+                  for p in analysis.step_curve(machine, "cpu", width) if (p.batch, width) in work and p.flops]
+        if points:
+            series.append(plots.Series(f"training steps, width {width}", [x for x, _, _ in points],
+                                       [y for _, y, _ in points], "o", str(width), [s for _, _, s in points]))
+    lowest = min(x for s in series for x in s.x) / 2
+    highest = max(max(x for s in series for x in s.x) * 2, best / params.bandwidth * 4)
+    grid = [lowest * (highest / lowest) ** (i / 60) for i in range(61)]
+    fastest = max(params.bandwidths.values())
+    series.append(plots.Series(f"roof: main memory {si(params.bandwidth, 'B/s')}, best matmul {si(best, 'FLOP/s')}",
+                               grid, [r / 1e9 for r in _roof(best, params.bandwidth, grid)], "-", "roof",
+                               markers=False))
+    series.append(plots.Series(f"roof: fastest cache copy {si(fastest, 'B/s')}", grid,
+                               [r / 1e9 for r in _roof(best, fastest, grid)], ":", "cache roof", markers=False))
+    svg = plots.line_panels([{"series": series, "xlabel": "arithmetic intensity (FLOP per byte touched)",
+                              "ylabel": "achieved rate (GFLOP/s)", "subtitle": "Higher is better",
+                              "xscale": "log10"}],
+                            title="Roofline of this CPU, with its training steps",
+                            alt="Log-log roofline: attainable FLOP/s against arithmetic intensity, the "
+                                "memory and compute roofs measured on this CPU, and each training step as a point.",
+                            size=(7.5, 4.6), legend_columns=2)
+    return figure(svg, "Roofs from this build's own measurements: the best square-matmul rate "
+                       "(gemm_rate) and copy bandwidths (memory_bandwidth). A point far below both "
+                       "roofs is held back by neither arithmetic nor memory: by overhead. Ringed points are "
+                       "noisy, too few or taken under load.")
+
+
+@fact
+def regimes_summary(data: Dataset) -> str:
+    machine = first_with(data, analysis.STEP)
+    steps = classified(machine)
+    counts = Counter(regime for _, _, regime in steps)
+    parts = [f"{counts[r]} {REGIME_WORDS[r]}" for r in ("overhead", "memory", "compute") if counts[r]]
+    return (f"of this build's {len(steps)} CPU training steps, the cost model finds "
+            + ", ".join(parts) + " (the regime is the model's largest term)")
+
+
+@fact
+def regimes_by_width(data: Dataset) -> str:
+    """Per width: up to which batch overhead dominates, and what takes over."""
+    machine = first_with(data, analysis.STEP)
+    steps = classified(machine)
+    sentences = []
+    for width in analysis.widths(machine):
+        ladder = sorted((b, r) for b, w, r in steps if w == width)
+        if not ladder:
+            continue
+        first_other = next(((b, r) for b, r in ladder if r != "overhead"), None)
+        if ladder[0][1] != "overhead":
+            sentences.append(f"at width {width} even batch {ladder[0][0]} is {REGIME_WORDS[ladder[0][1]]}")
+        elif first_other is None:
+            sentences.append(f"at width {width} every batch up to {ladder[-1][0]} is overhead-bound")
+        else:
+            sentences.append(f"at width {width} overhead dominates below batch {first_other[0]}, where the "
+                             f"step becomes {REGIME_WORDS[first_other[1]]}")
+    if not sentences:
+        raise MissingData("no classified training steps")
+    return "; ".join(sentences)
