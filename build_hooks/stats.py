@@ -125,6 +125,11 @@ def paired_ratio(a: dict, b: dict) -> Ratio:
     if len(pairs) >= 2 and len(a["round_medians"]) == len(b["round_medians"]):
         ratios = [x / y for x, y in pairs]
         return Ratio(statistics.median(ratios), min(ratios), max(ratios), True)
+    return unpaired_ratio(a, b)
+
+
+def unpaired_ratio(a: dict, b: dict) -> Ratio:
+    """a / b for points of different experiments (their rounds ran at different moments)."""
     return Ratio(a["median"] / b["median"], a["q1"] / b["q3"] if b["q3"] > 0 else math.inf,
                  a["q3"] / b["q1"] if b["q1"] > 0 else math.inf, False)
 

@@ -100,3 +100,44 @@ def test_cache_claim_follows_the_copy_bandwidths():
     flat = page.render_fact("cache_versus_memory", dataset(memory_bandwidth=copies(1e-4)))
     assert "5.0× slower once the data no longer fits in a cache" in cached
     assert "no cache made a difference" in flat and "slower" not in flat
+
+
+def test_accumulation_claim_follows_the_data():
+    """Accumulation is called slower only when the finer split measured slower; memory ratio is computed."""
+    def accumulation(whole_s, finest_s):
+        return [({"effective_batch": 256, "micro_batch": m, "width": 2048}, t,
+                 {"activation_bytes": 2**21 // (256 // m), "micro_batches": 256 // m})
+                for m, t in ((256, whole_s), (16, finest_s))]
+    slower = page.render_fact("accumulation_summary", dataset(grad_accumulation=accumulation(1.0, 2.5)))
+    same = page.render_fact("accumulation_summary", dataset(grad_accumulation=accumulation(1.0, 1.02)))
+    assert "16× less" in slower and "2.5× (2.5× between the quartiles) slower" in slower
+    assert "the same within the measurements' spread" in same and "slower" not in same
+
+
+def test_checkpointing_claim_follows_the_data():
+    """The memory saved is computed; extra time is claimed only beyond the spread."""
+    def checkpoint(off_s, on_s):
+        shape = {"depth": 16, "width": 1024, "batch": 64, "segments": 4}
+        return [({**shape, "checkpoint": "off"}, off_s, {"activation_bytes": 4000}),
+                ({**shape, "checkpoint": "on"}, on_s, {"activation_bytes": 1000})]
+    slower = page.render_fact("checkpointing_summary", dataset(checkpointing=checkpoint(1.0, 1.3)))
+    same = page.render_fact("checkpointing_summary", dataset(checkpointing=checkpoint(1.0, 1.01)))
+    assert "75% less" in slower and "1.3× (1.3× between the quartiles) as long" in slower
+    assert "did not change beyond the measurements' spread" in same
+
+
+def test_profile_claim_names_the_largest_and_the_busiest_kind():
+    """The kind with the most time and the kind with the most calls are read from the data."""
+    kinds = [({"batch": 64, "width": 512, "kind": "matrix products"}, 3e-4, {"calls_per_step": 7, "ops": "mm"}),
+             ({"batch": 64, "width": 512, "kind": "bookkeeping"}, 1e-4, {"calls_per_step": 40, "ops": "t"})]
+    text = page.render_fact("profile_summary", dataset(step_profile=kinds))
+    assert "47 ATen operations" in text and "took the largest share, 75%" in text
+    assert "made the most calls, 40 of 47, for 25% of the time" in text
+
+
+def test_cpu_choice_rule_reads_the_measured_gpu_when_there_is_one():
+    """With a measured GPU the rule quotes its crossover; without one it says the estimate is not a measurement."""
+    steps = {("cpu", 32, b): 1e-4 * b for b in (1, 4, 16, 64)} | {("cuda", 32, b): 1e-3 for b in (1, 4, 16, 64)}
+    measured = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=steps), "f", "t")])
+    text = page.render_fact("cpu_choice_rule", measured)
+    assert "stays ahead only from batch 16 on" in text and "estimate" not in text

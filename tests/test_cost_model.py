@@ -90,3 +90,22 @@ def test_estimate_error_is_measured_against_a_real_h200_only():
         bench["extra_info"].update({"ops": 40, "bytes": 10_000})
     assert cost_model.estimate_error(Machine(doc, "f", "t")) > 0
     assert cost_model.estimate_error(Machine(synthetic_doc(gpu="Other GPU", step_times=steps), "f", "t")) is None
+
+
+def test_regime_is_the_largest_term():
+    """A step is overhead-, compute- or memory-bound according to which fitted term is largest."""
+    model = cost_model.Fitted(params(), 1.0, 1.0, ())
+    assert model.regime({"ops": 1000, "flops": 1, "bytes": 1}, 1, 8) == "overhead"
+    assert model.regime({"ops": 1, "flops": 1e12, "bytes": 1}, 1024, 2048) == "compute"
+    assert model.regime({"ops": 1, "flops": 1, "bytes": 1e10}, 1, 8) == "memory"
+
+
+def test_model_falls_back_to_the_raw_parameters_when_it_cannot_be_fitted():
+    """Too few steps to fit: the raw measured parameters stand in, with factors 1."""
+    machine = machine_from_model(true_op=5e-6)
+    machine.doc["benchmarks"] = [b for b in machine.doc["benchmarks"]
+                                 if b["group"] != "training_step" or b["params"]["batch"] <= 2]
+    fallback = cost_model.model(machine, "cpu")
+    assert cost_model.fit(machine, "cpu") is None
+    assert (fallback.compute_factor, fallback.memory_factor) == (1.0, 1.0)
+    assert fallback.params.op_seconds == pytest.approx(1e-6)
