@@ -141,3 +141,13 @@ def test_cpu_choice_rule_reads_the_measured_gpu_when_there_is_one():
     measured = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=steps), "f", "t")])
     text = page.render_fact("cpu_choice_rule", measured)
     assert "stays ahead only from batch 16 on" in text and "estimate" not in text
+
+
+def test_loader_overlap_claim_follows_the_data():
+    """Workers are called faster only when an epoch with them measured faster beyond the spread."""
+    def overlap(zero, two):
+        return [({"workers": w}, t, {"samples": 1024, "batch": 64}) for w, t in ((0, zero), (1, zero), (2, two))]
+    faster = page.render_fact("loader_overlap_summary", dataset(loader_overlap=overlap(1.0, 0.6)))
+    same = page.render_fact("loader_overlap_summary", dataset(loader_overlap=overlap(1.0, 0.99)))
+    assert "with 2 workers" in faster and "faster: the workers prepared" in faster
+    assert "no number of workers made it faster" in same and "prepared the next" not in same
