@@ -7,7 +7,7 @@ import statistics
 from build_hooks import conditions, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
-from build_hooks.render import esc, missing, per_machine, table
+from build_hooks.render import esc, missing, table
 
 
 def _percent(value: float | None) -> str:

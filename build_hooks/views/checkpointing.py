@@ -1,0 +1,38 @@
+"""Activation checkpointing: activations kept against time per step."""
+
+from __future__ import annotations
+
+from build_hooks import stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import (DEVICE_NAME, esc, first_with, marks_note_for, measured_value, per_machine, si,
+                                table, times_with_interval)
+
+CHECKPOINT = "checkpointing"
+
+
+@section
+def checkpointing(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        points = m.measured(CHECKPOINT)
+        rows = [[DEVICE_NAME[b["params"]["device"]], esc(b["params"]["checkpoint"]),
+                 measured_value(b["stats"], b["extra_info"], "s"), si(b["extra_info"]["activation_bytes"], "B")]
+                for b in points]
+        shape = points[0]["params"]
+        return table(["device", "checkpointing", "time per step", "activations kept"], rows,
+                     caption=f"{shape['depth']} layers of width {shape['width']}, batch {shape['batch']}, "
+                             f"{shape['segments']} segments") + marks_note_for(points)
+    return per_machine(data, CHECKPOINT, one)
+
+
+@fact
+def checkpointing_summary(data: Dataset) -> str:
+    points = {b["params"]["checkpoint"]: b for b in first_with(data, CHECKPOINT).measured(CHECKPOINT, device="cpu")}
+    off, on = points["off"], points["on"]
+    saved = 1 - on["extra_info"]["activation_bytes"] / off["extra_info"]["activation_bytes"]
+    ratio = stats.paired_ratio(on["stats"], off["stats"])
+    time = {1: f"a step took {times_with_interval(ratio)} as long",
+            -1: f"a step took {times_with_interval(ratio)} as long, faster rather than slower",
+            0: "the step time did not change beyond the measurements' spread"}[ratio.verdict]
+    return (f"checkpointing kept {si(on['extra_info']['activation_bytes'], 'B')} of activations instead of "
+            f"{si(off['extra_info']['activation_bytes'], 'B')} ({100 * saved:.0f}% less), and {time}")

@@ -1,0 +1,41 @@
+"""Gradient accumulation: the same effective batch in micro-batches, activation memory against time."""
+
+from __future__ import annotations
+
+from build_hooks import stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import (DEVICE_NAME, MissingData, first_with, marks_note_for, measured_value, per_machine,
+                                si, table, times_with_interval)
+
+ACCUMULATION = "grad_accumulation"
+
+
+@section
+def grad_accumulation(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        points = m.measured(ACCUMULATION)
+        rows = [[DEVICE_NAME[b["params"]["device"]], str(b["params"]["effective_batch"]),
+                 f"{b['extra_info']['micro_batches']} × {b['params']['micro_batch']}",
+                 measured_value(b["stats"], b["extra_info"], "s"), si(b["extra_info"]["activation_bytes"], "B")]
+                for b in points]
+        return table(["device", "effective batch", "micro-batches × size", "time per optimiser step",
+                      "activations kept (one micro-batch)"], rows) + marks_note_for(points)
+    return per_machine(data, ACCUMULATION, one)
+
+
+@fact
+def accumulation_summary(data: Dataset) -> str:
+    points = {b["params"]["micro_batch"]: b for b in first_with(data, ACCUMULATION).measured(ACCUMULATION, device="cpu")}
+    whole, finest = points[max(points)], points[min(points)]
+    if whole is finest:
+        raise MissingData("gradient accumulation was measured at one micro-batch size only")
+    memory = whole["extra_info"]["activation_bytes"] / finest["extra_info"]["activation_bytes"]
+    ratio = stats.paired_ratio(finest["stats"], whole["stats"])
+    time = {1: f"made an optimiser step {times_with_interval(ratio)} slower",
+            -1: f"made an optimiser step {times_with_interval(ratio.inverted())} faster",
+            0: "left the time per optimiser step the same within the measurements' spread"}[ratio.verdict]
+    return (f"splitting an effective batch of {whole['params']['effective_batch']} into "
+            f"{finest['extra_info']['micro_batches']} micro-batches of {finest['params']['micro_batch']} cut the "
+            f"activations kept at once from {si(whole['extra_info']['activation_bytes'], 'B')} to "
+            f"{si(finest['extra_info']['activation_bytes'], 'B')} ({memory:.0f}× less) and {time}")

@@ -1,0 +1,38 @@
+"""Batch-1 inference latency, against a batch-1 training step of the same model."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import (DEVICE_NAME, first_with, marks_note_for, measured_value, per_machine, si, table,
+                                times_with_interval)
+
+GROUP = "inference_latency"
+
+
+@section
+def inference_latency(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        points = sorted(m.measured(GROUP), key=lambda b: (b["params"]["device"], b["params"]["width"],
+                                                          b["params"]["batch"]))
+        rows = [[DEVICE_NAME[b["params"]["device"]], str(b["params"]["width"]), str(b["params"]["batch"]),
+                 measured_value(b["stats"], b["extra_info"], "s")] for b in points]
+        return table(["device", "width", "batch", "one forward pass (inference mode)"], rows) + marks_note_for(points)
+    return per_machine(data, GROUP, one)
+
+
+@fact
+def inference_summary(data: Dataset) -> str:
+    """Batch-1 inference against a batch-1 training step of the same model (another experiment)."""
+    machine = first_with(data, GROUP)
+    widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
+    forward = machine.measured(GROUP, device="cpu", batch=1, width=widest)[0]["stats"]
+    steps = machine.measured(analysis.STEP, device="cpu", batch=1, width=widest)
+    text = f"one batch-1 forward pass at width {widest} took {si(forward['median'], 's')} on this CPU"
+    if steps:
+        ratio = stats.unpaired_ratio(steps[0]["stats"], forward)
+        if ratio.verdict > 0:
+            text += (f", {times_with_interval(ratio)} less than a batch-1 training step of the same model "
+                     "(no backward pass, no optimiser, no autograd bookkeeping)")
+    return text

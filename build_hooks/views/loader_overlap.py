@@ -1,0 +1,41 @@
+"""The data loader beside real training steps: epoch time by worker count."""
+
+from __future__ import annotations
+
+from build_hooks import analysis, stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import first_with, marks_note_for, measured_value, per_machine, si, table, times_with_interval
+from build_hooks.views.data_loader import useful_workers
+
+OVERLAP = "loader_overlap"
+
+
+@section
+def loader_overlap(data: Dataset) -> str:
+    def one(m: Machine) -> str:
+        points = sorted(m.measured(OVERLAP), key=lambda b: b["params"]["workers"])
+        rows = [[str(b["params"]["workers"]), measured_value(b["stats"], b["extra_info"], "s")] for b in points]
+        size = points[0]["extra_info"]
+        return table(["num_workers", "epoch time"], rows,
+                     caption=f"One epoch of {size['samples']} augmented samples in batches of {size['batch']}, "
+                             "with a training step on every batch") + marks_note_for(points)
+    return per_machine(data, OVERLAP, one)
+
+
+@fact
+def loader_overlap_summary(data: Dataset) -> str:
+    machine = first_with(data, OVERLAP)
+    seconds = analysis.point_stats(machine, OVERLAP, "workers")
+    best = useful_workers(seconds)
+    text = f"with a training step on every batch, an epoch took {si(seconds[0]['median'], 's')} with num_workers=0"
+    if best:
+        ratio = stats.paired_ratio(seconds[0], seconds[best])
+        return (text + f" and {si(seconds[best]['median'], 's')} with {best} worker{'s' if best != 1 else ''}, "
+                f"{times_with_interval(ratio)} faster: the workers prepared the next batches while the main "
+                "process trained")
+    text += "; no number of workers made it faster beyond the measurements' spread"
+    if machine.cpu["threads_used"] >= machine.cpu.get("cores_available", 0):
+        text += (f", because the training step already uses all {machine.cpu['threads_used']} cores, "
+                 "so the workers compete with it instead of running beside it")
+    return text

@@ -1,0 +1,47 @@
+"""Where a training step's time goes: torch.profiler's self time by kind of operation."""
+
+from __future__ import annotations
+
+from build_hooks import untrusted
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import fact, section
+from build_hooks.render import (DEVICE_NAME, esc, first_with, marks_note_for, measured_value, per_machine, si,
+                                table)
+
+PROFILE = "step_profile"
+
+
+@section
+def step_profile(data: Dataset) -> str:
+    """The profiler's self time per step by kind of operation, largest first."""
+    def one(m: Machine) -> str:
+        parts = []
+        for device in m.devices(PROFILE):
+            points = sorted(m.measured(PROFILE, device=device), key=lambda b: -b["stats"]["median"])
+            total = sum(b["stats"]["median"] for b in points)
+            rows = [[esc(b["params"]["kind"]), measured_value(b["stats"], b["extra_info"], "s"),
+                     f"{100 * b['stats']['median'] / total:.0f}%", str(b["extra_info"]["calls_per_step"]),
+                     f"<small>{esc(b['extra_info']['ops'])}</small>"] for b in points]
+            parts.append(table(["kind of operation", "self time per step", "share", "calls per step",
+                                "ATen operations"], rows,
+                               caption=f"{DEVICE_NAME[device]}: one training step (batch {points[0]['params']['batch']}, "
+                                       f"width {points[0]['params']['width']}), by torch.profiler")
+                         + marks_note_for(points))
+        return "\n".join(parts)
+    return per_machine(data, PROFILE, one)
+
+
+@fact
+def profile_summary(data: Dataset) -> str:
+    points = first_with(data, PROFILE).measured(PROFILE, device="cpu")
+    total = sum(b["stats"]["median"] for b in points)
+    calls = sum(b["extra_info"]["calls_per_step"] for b in points)
+    top = max(points, key=lambda b: b["stats"]["median"])
+    busiest = max(points, key=lambda b: b["extra_info"]["calls_per_step"])
+    text = (f"the profiled step spent {si(total, 's')} in {calls} ATen operations; "
+            f"{untrusted.text(top['params']['kind'])} took the largest share, {100 * top['stats']['median'] / total:.0f}%")
+    if busiest is not top:
+        text += (f", while {untrusted.text(busiest['params']['kind'])} made the most calls, "
+                 f"{busiest['extra_info']['calls_per_step']} of {calls}, for "
+                 f"{100 * busiest['stats']['median'] / total:.0f}% of the time")
+    return text
