@@ -73,10 +73,15 @@ def profile_steps(step, device: str, steps: int) -> list[dict[str, tuple[float, 
         index = _step_of(event)
         if index is None or not event.name.startswith("aten::"):
             continue
-        seconds = (event.self_device_time_total if device == "cuda" else event.self_cpu_time_total) / 1e6
+        seconds = (_device_time(event) if device == "cuda" else event.self_cpu_time_total) / 1e6
         before = profiles[index].get(event.name, (0.0, 0))
         profiles[index][event.name] = (before[0] + seconds, before[1] + 1)
     return profiles
+
+
+def _device_time(event) -> float:
+    """Self GPU time in µs (named self_cuda_time_total before torch 2.4)."""
+    return getattr(event, "self_device_time_total", None) or getattr(event, "self_cuda_time_total", 0.0)
 
 
 def _step_of(event) -> int | None:
