@@ -55,7 +55,7 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
     }
 
 
-def _estimate_lane(index: int, machine: Machine) -> dict | None:
+def estimate_lane(index: int, machine: Machine) -> dict | None:
     """A GPU lane from the cost model on published figures, for builds that measured no GPU.
 
     Epoch time = steps x (predicted step time + the host's own loop cost per step), using
@@ -94,7 +94,7 @@ def race_data(data: Dataset) -> dict:
             if lane["epochs"]:
                 lanes.append(lane)
     if lanes and not any(lane["kind"] == "GPU" for lane in lanes):
-        estimate = _estimate_lane(len(lanes), data.with_experiment(EPOCH)[0])
+        estimate = estimate_lane(len(lanes), data.with_experiment(EPOCH)[0])
         if estimate:
             lanes.append(estimate)
     widths = sorted({int(w) for lane in lanes for w in lane["epochs"]})

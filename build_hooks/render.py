@@ -40,6 +40,23 @@ def times(ratio: float) -> str:
     return f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
 
 
+def same_configuration(pairs: list[tuple[dict, dict]]) -> str:
+    """How points of one experiment agree with the same configurations measured by another.
+
+    The two were timed at different moments, so their rounds cannot be paired: they are
+    compared by their quartiles (stats.unpaired_ratio).
+    """
+    ratios = [a["median"] / b["median"] for a, b in pairs if stats.unpaired_ratio(a, b).verdict != 0]
+    if not ratios:
+        return "agree with them within the measurements' spread"
+    agree = f"agree within the spread for {len(pairs) - len(ratios)} of {len(pairs)} and differ" if len(ratios) < len(pairs) \
+        else "differ"
+    spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
+              f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
+    return (f"{agree} {spread}{' for the others' if len(ratios) < len(pairs) else ''}: the same step, timed "
+            "at another moment, on a machine whose speed drifts (see About the data)")
+
+
 def times_with_interval(ratio: stats.Ratio) -> str:
     """A measured ratio with its interval: "1.3× (1.2× to 1.4× round by round)"."""
     where = "round by round" if ratio.paired else "between the quartiles"

@@ -10,8 +10,10 @@ NOISY_IQR_RATIO = 0.10  # a point whose IQR exceeds 10% of its median is flagged
 # Two medians are called different only when one is at least this many times the other;
 # closer than that, pages say "about the same".
 MEANINGFUL_RATIO = 1.1
+SAME_MEANS = (f"this site counts a difference only when it is at least {MEANINGFUL_RATIO:g}× and lies "
+              "outside the spread, in every round")
 MIN_SAMPLES = 5  # fewer and a point is "too few samples", never called quiet
-MAX_FIGURES = 4
+MIN_FIGURES, MAX_FIGURES = 2, 4
 
 
 def summarise(samples: list[float], rounds: list[list[float]] | None = None) -> dict:
@@ -65,14 +67,16 @@ def significant_figures(stats: dict) -> int:
     """How many digits the spread supports, as torch.utils.benchmark estimates it.
 
     A 90% confidence interval of the median from the interquartile samples
-    (1.645 * std / sqrt(n)); the digits are those of median / interval, from 1 to 4.
+    (1.645 * std / sqrt(n)); the digits are those of median / interval, from 2 to 4.
     """
     data = sorted(stats["data"])
     middle = data[len(data) // 4: math.ceil(3 * len(data) / 4)] or data
     if len(middle) < 2 or stats["median"] <= 0:
         return 2 if len(data) < MIN_SAMPLES else 3
     interval = max(1.645 * statistics.pstdev(middle) / math.sqrt(len(middle)), stats["median"] * 1e-4)
-    return max(1, min(MAX_FIGURES, math.floor(math.log10(stats["median"] / interval))))
+    # At least two digits: one digit would print 1.34 ms and 1.43 ms both as "1 ms", hiding
+    # the very difference a sentence beside the table discusses.
+    return max(MIN_FIGURES, min(MAX_FIGURES, math.floor(math.log10(stats["median"] / interval))))
 
 
 def noise_rule() -> str:

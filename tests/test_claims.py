@@ -64,8 +64,8 @@ def test_loader_claim_names_where_workers_stop_helping():
     """'More workers help until N' is computed: N moves when the data moves."""
     up_to_2 = page.render_fact("loader_summary", dataset(data_loader=loader({0: 100, 1: 90, 2: 190, 4: 195})))
     up_to_4 = page.render_fact("loader_summary", dataset(data_loader=loader({0: 100, 1: 150, 2: 200, 4: 390})))
-    assert "helped up to 2" in up_to_2 and "A single worker was slower than none" in up_to_2
-    assert "helped up to 4" in up_to_4 and "slower than none" not in up_to_4
+    assert "2 workers beat the main process alone" in up_to_2 and "A single worker was slower than none" in up_to_2
+    assert "4 workers beat the main process alone" in up_to_4 and "slower than none" not in up_to_4
 
 
 def test_threads_claim_follows_the_data():
@@ -136,10 +136,12 @@ def test_profile_claim_names_the_largest_and_the_busiest_kind():
 
 
 def test_cpu_choice_rule_reads_the_measured_gpu_when_there_is_one():
-    """With a measured GPU the rule quotes its crossover; without one it says the estimate is not a measurement."""
-    steps = {("cpu", 32, b): 1e-4 * b for b in (1, 4, 16, 64)} | {("cuda", 32, b): 1e-3 for b in (1, 4, 16, 64)}
-    measured = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=steps), "f", "t")])
-    text = page.render_fact("cpu_choice_rule", measured)
+    """With a measured GPU the rule quotes where its epochs stay ahead; it never says estimate."""
+    doc = synthetic_doc(gpu="Fixture GPU")
+    add_points(doc, "epoch_time", [({"device": device, "batch": b, "width": 32, "rows": 2048}, t, {})
+                                   for b in (1, 4, 16, 64)
+                                   for device, t in (("cpu", 0.1), ("cuda", 0.5 if b < 16 else 0.05))])
+    text = page.render_fact("cpu_choice_rule", Dataset([Machine(doc, "f", "t")]))
     assert "stays ahead only from batch 16 on" in text and "estimate" not in text
 
 

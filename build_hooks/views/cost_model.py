@@ -133,3 +133,38 @@ def cost_model_small_batch_bias(data: Dataset) -> str:
                  "copy of the same footprint does, or overlap memory traffic with arithmetic, which a "
                  "sum of three terms cannot show.")
     return text
+
+
+@fact
+def cost_model_parameters_reading(data: Dataset) -> str:
+    """What the fitted numbers say about this machine, in words."""
+    machine = first_with(data, analysis.STEP)
+    fitted, tiny = cost_model.fit(machine, "cpu"), analysis.tiny_op_seconds(machine, "cpu")
+    if fitted is None or tiny is None:
+        raise MissingData("the cost model could not be fitted")
+    text = (f"the fit charges {si(fitted.params.op_seconds, 's')} per operation of a real step, against "
+            f"{si(tiny, 's')} for one bare tiny addition")
+    if fitted.compute_factor > 0:
+        text += (f"; it runs the step's matrix products at {1 / fitted.compute_factor:.2f} times the rate of "
+                 "square products of the same size")
+    if fitted.memory_factor > 0:
+        text += (f", and moves its bytes at {1 / fitted.memory_factor:.2f} times the bandwidth of a copy "
+                 "of the same footprint")
+    return text
+
+
+@fact
+def gpu_estimate_reading(data: Dataset) -> str:
+    """The estimate table's first and last rows at the widest width, read out."""
+    if gpu_with(data, analysis.STEP) is not None:
+        raise MissingData("a GPU was measured: no estimate is shown")
+    host = data.host or first_with(data, analysis.STEP)
+    gpu, work = cost_model.gpu_estimate_params(host), cost_model.step_work(host)
+    width = max(analysis.widths(host))
+    cpu = {p.batch: p.seconds for p in analysis.step_curve(host, "cpu", width)}
+    shown = sorted(b for b in cpu if b in SHOWN_BATCHES and (b, width) in work)
+    if not shown:
+        raise MissingData("no estimated rows")
+    parts = [f"at batch {b}, {si(cost_model.predict(gpu, work[(b, width)], b, width)['seconds'], 's')} estimated "
+             f"against {si(cpu[b], 's')} measured on this CPU" for b in (shown[0], shown[-1])]
+    return f"at width {width}: " + "; ".join(dict.fromkeys(parts))

@@ -2,38 +2,48 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, untrusted
+from build_hooks import analysis, race, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact
-from build_hooks.render import MissingData, first_with, gpu_with
+from build_hooks.render import MissingData, first_with
 
 
-def _estimated_crossover(host: Machine, width: int) -> int | None:
-    """The batch from which the published-figure GPU estimate beats this CPU's measured steps."""
-    gpu, work = cost_model.gpu_estimate_params(host), cost_model.step_work(host)
-    cpu = {p.batch: p.seconds for p in analysis.step_curve(host, "cpu", width)}
-    estimate = {b: cost_model.predict(gpu, work[(b, width)], b, width)["seconds"] for b in cpu if (b, width) in work}
-    return analysis.crossover(cpu, estimate)
+EPOCH = "epoch_time"
+
+
+def _epochs(machine: Machine, device: str, width: int) -> dict[int, float]:
+    return {b["params"]["batch"]: b["stats"]["median"] for b in machine.measured(EPOCH, device=device, width=width)}
 
 
 @fact
 def cpu_choice_rule(data: Dataset) -> str:
-    """Per width, the batch below which this CPU is not beaten, from a measured GPU or else the estimate."""
-    measured = gpu_with(data, analysis.STEP)
-    host = measured or first_with(data, analysis.STEP)
-    widths = analysis.widths(host)
-    if not widths:
-        raise MissingData("no training steps")
+    """Per width, the batch from which the GPU's epoch stays ahead: measured, else the race's estimate.
+
+    Epochs, as the race compares them, so the rule and the race agree.
+    """
+    measured = next((m for m in data.with_experiment(EPOCH) if "cuda" in m.devices(EPOCH)), None)
+    host = measured or first_with(data, EPOCH)
+    estimate = None if measured else race.estimate_lane(0, host)
+    if estimate is None and measured is None:
+        raise MissingData("no GPU epochs, measured or estimated")
     against = (f"the measured {untrusted.text(measured.device_label('cuda'))}" if measured else
-               f"the {cost_model.PUBLISHED_H200.name} estimate (cost model on datasheet figures, not a measurement)")
+               f"the {untrusted.text(estimate['label'])} estimate (cost model on datasheet figures and this "
+               "host's own per-operation and loop costs, not a measurement)")
     parts = []
-    for width in widths:
-        batch = analysis.crossover_batch(host, width) if measured else _estimated_crossover(host, width)
-        batches = [p.batch for p in analysis.step_curve(host, "cpu", width)]
+    for width in sorted({b["params"]["width"] for b in host.measured(EPOCH, device="cpu")}):
+        cpu = _epochs(host, "cpu", width)
+        gpu = (_epochs(host, "cuda", width) if measured else
+               {int(b): p["seconds"] for b, p in estimate["epochs"].get(str(width), {}).items()})
+        batch = analysis.crossover(cpu, gpu)
+        batches = sorted(set(cpu) & set(gpu))
+        if not batches:
+            continue
         if batch is None:
             parts.append(f"at width {width} it never stays ahead of the CPU, up to batch {max(batches)}")
         elif batch == min(batches):
             parts.append(f"at width {width} it is ahead from batch {batch}, the smallest measured")
         else:
             parts.append(f"at width {width} it stays ahead only from batch {batch} on")
-    return f"against {against}: " + "; ".join(parts)
+    if not parts:
+        raise MissingData("no width with both CPU and GPU epochs")
+    return f"against {against}, comparing epochs as the race does: " + "; ".join(parts)

@@ -64,7 +64,8 @@ def loader_summary(data: Dataset) -> str:
     if 1 in seconds and stats.compare_points(seconds[1], seconds[0]) > 0:
         text += (f". A single worker was slower than none ({si(by_workers[1], 'samples/s')}): it does the "
                  "same work on one core and adds the cost of sending batches between processes")
-    text += (f". Adding workers helped up to {useful} on this machine, beyond the measurements' spread"
+    text += (f". {useful} worker{'s' if useful != 1 else ''} beat the main process alone and every count that "
+             "beat it before, beyond the measurements' spread"
              if useful else ". No worker count beat the main process beyond the measurements' spread")
     return text + "."
 

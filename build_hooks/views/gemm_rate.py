@@ -5,7 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, plots
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, esc, figure, first_with, per_machine, si, table, versus_peak
+from build_hooks.render import (DEVICE_NAME, esc, figure, first_with, mark, marks_note_for, per_machine, si, table,
+                                versus_peak)
 from snippets import flop_count  # plain arithmetic, no torch
 
 GROUP = "gemm_rate"
@@ -14,12 +15,15 @@ GROUP = "gemm_rate"
 @section
 def gemm_rate(data: Dataset) -> str:
     def one(m: Machine) -> str:
-        series, rows = [], []
+        series, rows, shown = [], [], []
         for device in m.devices(GROUP):
             achieved = analysis.gemm_rates(m, device)
             series.append(plots.Series(DEVICE_NAME[device], list(achieved), [r / 1e9 for r in achieved.values()],
                                        "--" if device == "cuda" else "-", DEVICE_NAME[device]))
-            rows += [[DEVICE_NAME[device], str(n), si(r, "FLOP/s")] for n, r in achieved.items()]
+            points = {b["params"]["n"]: b for b in m.measured(GROUP, device=device)}
+            rows += [[DEVICE_NAME[device], str(n), si(r, "FLOP/s") + mark(points[n]["stats"], points[n]["extra_info"])]
+                     for n, r in achieved.items()]
+            shown += points.values()
         peak = m.cpu["fp32_peak_flops"]
         if peak:
             xs = sorted(analysis.gemm_rates(m, "cpu"))
@@ -29,7 +33,8 @@ def gemm_rate(data: Dataset) -> str:
                                   "yscale": "linear"}],
                                 title="Square fp32 matrix product: achieved FLOP/s",
                                 alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; the table below has the numbers.")
-        return figure(svg, f"Formula: peak = {esc(m.cpu['peak_formula'])}.") + table(["device", "n", "achieved"], rows)
+        return (figure(svg, f"Formula: peak = {esc(m.cpu['peak_formula'])}.")
+                + table(["device", "n", "achieved"], rows) + marks_note_for(list(shown)))
     return per_machine(data, GROUP, one)
 
 

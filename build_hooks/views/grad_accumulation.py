@@ -6,7 +6,7 @@ from build_hooks import stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, MissingData, first_with, marks_note_for, measured_value, per_machine,
-                                si, table, times_with_interval)
+                                same_configuration, si, table, times_with_interval)
 
 ACCUMULATION = "grad_accumulation"
 
@@ -19,8 +19,8 @@ def grad_accumulation(data: Dataset) -> str:
                  f"{b['extra_info']['micro_batches']} × {b['params']['micro_batch']}",
                  measured_value(b["stats"], b["extra_info"], "s"), si(b["extra_info"]["activation_bytes"], "B")]
                 for b in points]
-        return table(["device", "effective batch", "micro-batches × size", "time per optimiser step",
-                      "activations kept (one micro-batch)"], rows) + marks_note_for(points)
+        return (table(["device", "effective batch", "micro-batches × size", "time per optimiser step",
+                       "activations kept (one micro-batch)"], rows) + marks_note_for(points) + _twin_note(m))
     return per_machine(data, ACCUMULATION, one)
 
 
@@ -39,3 +39,17 @@ def accumulation_summary(data: Dataset) -> str:
             f"{finest['extra_info']['micro_batches']} micro-batches of {finest['params']['micro_batch']} cut the "
             f"activations kept at once from {si(whole['extra_info']['activation_bytes'], 'B')} to "
             f"{si(finest['extra_info']['activation_bytes'], 'B')} ({memory:.0f}× less) and {time}")
+
+
+def _twin_note(machine: Machine) -> str:
+    """One configuration, one number: the single-batch point is also a training-step point."""
+    pairs = []
+    for b in machine.measured(ACCUMULATION, device="cpu"):
+        if b["params"]["micro_batch"] == b["params"]["effective_batch"]:
+            twin = machine.measured("training_step", device="cpu", batch=b["params"]["effective_batch"],
+                                    width=b["params"]["width"])
+            pairs += [(b["stats"], twin[0]["stats"])] if twin else []
+    if not pairs:
+        return ""
+    return ('<p class="crossover-note">The one-batch row is the same step as the training-step experiment\'s '
+            f"point at that batch and width; they {same_configuration(pairs)}.</p>")

@@ -81,16 +81,17 @@ def precision_cpu_explanation(data: Dataset) -> str:
     verdict = stats.compare_points(matmul_stats["fp32"], matmul_stats["bf16"])
     if verdict > 0:
         return ("That speed-up means this CPU has native 16-bit dot-product instructions "
-                "(such as AVX-512 BF16 or AMX): it multiplies bf16 pairs directly and moves half "
-                "the bytes. Many CPUs lack them.")
+                "(instruction-set extensions such as AVX-512 BF16 or AMX): it multiplies bf16 pairs "
+                "directly and moves half the bytes. Many CPUs lack them.")
     if verdict == 0:
         return ("Equal times mean the 16-bit path gained nothing here: without native 16-bit "
                 "matrix instructions the arithmetic still runs at fp32 speed, and only the memory "
                 "saving remains.")
     if matmul["bf16"] / matmul["fp32"] >= GENERIC_KERNEL_RATIO:
         return ("A slowdown this large is not the cost of converting formats (that costs a few "
-                "times at most): without native 16-bit matrix instructions (AVX-512 BF16 or AMX) "
-                "there is no tuned bf16 matrix kernel for this CPU, so a generic one runs while "
+                "times at most): without native 16-bit matrix instructions (instruction-set "
+                "extensions such as AVX-512 BF16 or AMX) there is no tuned bf16 matrix kernel for "
+                "this CPU, so a generic one runs while "
                 "fp32 uses the tuned BLAS. Only the memory saving remains.")
     return ("A CPU without native 16-bit matrix instructions converts bf16 to fp32 to multiply "
             "and back to store, so the 16-bit path does extra work for no arithmetic gain; only "

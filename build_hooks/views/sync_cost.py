@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from build_hooks import stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, first_with, medians_table, si
+from build_hooks.render import DEVICE_NAME, first_with, medians_table, si, times_with_interval
 
 GROUP = "sync_cost"
 
@@ -21,13 +22,15 @@ def sync_summary(data: Dataset) -> str:
     for device in machine.devices(GROUP):
         points = {b["params"]["read_loss"]: b["stats"] for b in machine.measured(GROUP, device=device)}
         every, once = points["every_step"], points["on_device"]
+        ratio = stats.paired_ratio(every, once)
         diff = every["median"] - once["median"]
-        noise = max(every["iqr"], once["iqr"])
         name = DEVICE_NAME[device]
-        if abs(diff) <= noise:
-            parts.append(f"on the {name} the difference ({si(abs(diff), 's')} per step) is within "
-                         f"the measurement noise: there is no queue to drain")
+        if ratio.verdict == 0:
+            parts.append(f"on the {name} reading the loss every step took about the same time as keeping it "
+                         f"on the device ({si(every['median'], 's')} against {si(once['median'], 's')} per step; "
+                         f"{stats.SAME_MEANS})")
         else:
             parts.append(f"on the {name} reading the loss every step {'cost' if diff > 0 else 'saved'} "
-                         f"{si(abs(diff), 's')} per step ({100 * diff / once['median']:+.0f}%)")
+                         f"{si(abs(diff), 's')} per step ({times_with_interval(ratio)} the time of keeping it "
+                         "on the device)")
     return "; ".join(parts) + "."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import first_with, medians_table, times_with_interval
+from build_hooks.render import first_with, medians_table, same_configuration, times_with_interval
 
 GROUP = "threads"
 
@@ -26,14 +26,8 @@ def _same_configuration_note(machine) -> str:
             pairs.append((b["stats"], twin[0]["stats"]))
     if not pairs:
         return ""
-    ratios = [a["median"] / b["median"] for a, b in pairs if stats.compare_points(a, b) != 0]
-    verdict = ("agree with them within the measurements' spread" if not ratios else
-               f"agree within the spread for {len(pairs) - len(ratios)} of {len(pairs)} and differ by "
-               f"{100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}% for the others: "
-               "the same step, timed at another moment of the run, on a machine whose speed drifts "
-               "(see About the data)")
     return (f'<p class="crossover-note">The {most}-thread points repeat training-step configurations '
-            f"measured by the training-step experiment; they {verdict}.</p>")
+            f"measured by the training-step experiment; they {same_configuration(pairs)}.</p>")
 
 
 @fact
