@@ -96,7 +96,28 @@ class PageTimeout(Exception):
 def on_page_markdown(markdown, page, config, files):
     _page_names.page = page.file.src_uri  # exec blocks of this page run next
     _start_deadline(page.file.src_uri)
+    if page.file.src_uri == MEASUREMENTS_PAGE:
+        markdown = with_every_experiment(markdown)
     return markdown
+
+
+MEASUREMENTS_PAGE = "measurements.md"
+
+
+def with_every_experiment(markdown: str) -> str:
+    """"All measurements" with a heading and table for every experiment, listed on the page or not.
+
+    A new experiment needs only its snippet, its view and one line on a lesson page: its
+    raw table joins this page by itself, before the provenance.
+    """
+    from build_hooks import experiments
+
+    missing = [name for name in experiments.REGISTRY if f"section: measurements_{name} " not in markdown
+               and f"section: measurements_{name}}}" not in markdown]
+    added = "".join(f"## {name.replace('_', ' ').capitalize()}\n\n{{{{ section: measurements_{name} }}}}\n\n"
+                    for name in missing)
+    head, marker, tail = markdown.partition("## Provenance")
+    return head + added + marker + tail
 
 
 def on_page_content(html, page, config, files):

@@ -4,15 +4,22 @@ import re
 
 import pytest
 
-from build_hooks import markers, page
+from build_hooks import markers, mkdocs_hooks, page
 from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, complete_doc
 
 MARKER = re.compile(r"\{\{\s*(fact|section):\s*([a-z0-9_]+)\s*\}\}")
 
 
+def page_sources():
+    """Every page's Markdown as the build sees it (All measurements completed by its hook)."""
+    for path in (ROOT / "docs").rglob("*.md"):
+        text = path.read_text()
+        yield path, mkdocs_hooks.with_every_experiment(text) if path.name == mkdocs_hooks.MEASUREMENTS_PAGE else text
+
+
 def used_names() -> set[tuple[str, str]]:
-    return {m.groups() for path in (ROOT / "docs").rglob("*.md") for m in MARKER.finditer(path.read_text())}
+    return {m.groups() for _, text in page_sources() for m in MARKER.finditer(text)}
 
 
 @pytest.mark.parametrize("gpu", [None, "Fixture GPU"])
@@ -44,3 +51,12 @@ def test_every_registered_name_is_used_by_some_page():
     used = used_names()
     registered = {("fact", n) for n in page.names()["fact"]} | {("section", n) for n in page.names()["section"]}
     assert registered - used == set()
+
+
+def test_all_measurements_lists_every_experiment_even_unlisted_ones():
+    """An experiment the page does not list gets its heading and raw table before the provenance."""
+    page_text = "# All measurements\n\n## Threads\n\n{{ section: measurements_threads }}\n\n## Provenance\n"
+    completed = mkdocs_hooks.with_every_experiment(page_text)
+    assert completed.count("measurements_threads") == 1
+    assert "## Training step\n\n{{ section: measurements_training_step }}" in completed
+    assert completed.index("measurements_training_step") < completed.index("## Provenance")

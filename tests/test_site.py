@@ -206,13 +206,14 @@ def test_a_new_experiment_takes_three_files(tmp_path, quick_cache):
     project = copy_project(tmp_path / "project")
     (project / "snippets" / "toy_sum.py").write_text(TOY_SNIPPET)
     (project / "build_hooks" / "views" / "toy_sum.py").write_text(TOY_VIEW)
-    page = project / "docs" / "measurements.md"
+    page = project / "docs" / "cost-model.md"
     page.write_text(page.read_text() + "\n{{ section: toy_sum }}\n")
     cache = tmp_path / "cache"
     shutil.copytree(quick_cache, cache)
     result = build_site(tmp_path / "site", quick_env(cache, project / "results"), cwd=project)
     assert result.returncode == 0, result.stderr[-3000:]
-    html = (tmp_path / "site" / "measurements" / "index.html").read_text()
-    assert "items summed by the toy" in html and 'id="toy_sum"' in html
+    assert "items summed by the toy" in (tmp_path / "site" / "cost-model" / "index.html").read_text()
+    raw = (tmp_path / "site" / "measurements" / "index.html").read_text()
+    assert 'id="toy-sum"' in raw and 'href="#toy-sum"' in raw  # its raw table, in the page's contents
     host = json.loads(next(cache.glob("*.quick.json")).read_text())
     assert {b["params"]["items"] for b in host["benchmarks"] if b["group"] == "toy_sum"} == {10, 10_000}

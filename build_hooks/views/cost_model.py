@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, plots, stats
+from build_hooks import analysis, cost_model, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, MissingData, esc, figure, first_with, gpu_with,
@@ -140,8 +140,11 @@ def cost_model_parameters_reading(data: Dataset) -> str:
     """What the fitted numbers say about this machine, in words."""
     machine = first_with(data, analysis.STEP)
     fitted, tiny = cost_model.fit(machine, "cpu"), analysis.tiny_op_seconds(machine, "cpu")
-    if fitted is None or tiny is None:
-        raise MissingData("the cost model could not be fitted")
+    if tiny is None:
+        raise MissingData("the cost model lacks the call_overhead result")
+    if fitted is None:
+        return (f"with too few steps to fit, the model runs raw: {si(tiny, 's')} per operation (one bare "
+                "tiny addition), and c = m = 1")
     text = (f"the fit charges {si(fitted.params.op_seconds, 's')} per operation of a real step, against "
             f"{si(tiny, 's')} for one bare tiny addition")
     if fitted.compute_factor > 0:
@@ -156,8 +159,10 @@ def cost_model_parameters_reading(data: Dataset) -> str:
 @fact
 def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
-    if gpu_with(data, analysis.STEP) is not None:
-        raise MissingData("a GPU was measured: no estimate is shown")
+    measured = gpu_with(data, analysis.STEP)
+    if measured is not None:
+        return (f"is not needed: this build measured {untrusted.text(measured.device_label('cuda'))}, "
+                "whose steps are on the batch-size page")
     host = data.host or first_with(data, analysis.STEP)
     gpu, work = cost_model.gpu_estimate_params(host), cost_model.step_work(host)
     width = max(analysis.widths(host))
