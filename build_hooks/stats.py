@@ -121,14 +121,18 @@ def paired_ratio(a: dict, b: dict) -> Ratio:
 
     When both points carry per-round medians from the same interleaved run, the rounds are
     paired (measured moments apart, so drift cancels) and the interval is the range of the
-    round ratios: with 3 rounds, a 75% interval for the typical ratio by the sign test.
+    round ratios (3 rounds: a 75% interval for the typical ratio by the sign test), or
+    from 5 rounds on the range without the two extreme rounds (5 rounds: about 62%).
     Otherwise the interval runs from a's lower quartile over b's upper one to a's upper
     quartile over b's lower one.
     """
     pairs = list(zip(a.get("round_medians", []), b.get("round_medians", [])))
     if len(pairs) >= 2 and len(a["round_medians"]) == len(b["round_medians"]):
-        ratios = [x / y for x, y in pairs]
-        return Ratio(statistics.median(ratios), min(ratios), max(ratios), True)
+        ratios = sorted(x / y for x, y in pairs)
+        # From five rounds on, the most extreme round at each end is left out, so one
+        # disturbed round cannot veto an effect every other round shows.
+        trim = 1 if len(ratios) >= 5 else 0
+        return Ratio(statistics.median(ratios), ratios[trim], ratios[-1 - trim], True)
     return unpaired_ratio(a, b)
 
 

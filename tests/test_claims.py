@@ -148,7 +148,8 @@ def test_cpu_choice_rule_reads_the_measured_gpu_when_there_is_one():
 def test_loader_overlap_claim_follows_the_data():
     """Workers are called faster only when an epoch with them measured faster beyond the spread."""
     def overlap(zero, two):
-        return [({"workers": w}, t, {"samples": 1024, "batch": 64}) for w, t in ((0, zero), (1, zero), (2, two))]
+        return [({"workers": w}, t, {"samples": 1024, "batch": 64, "training_threads": 1})
+                for w, t in ((0, zero), (1, zero), (2, two))]
     faster = page.render_fact("loader_overlap_summary", dataset(loader_overlap=overlap(1.0, 0.6)))
     same = page.render_fact("loader_overlap_summary", dataset(loader_overlap=overlap(1.0, 0.99)))
     assert "with 2 workers" in faster and "faster: the workers prepared" in faster

@@ -63,3 +63,14 @@ def test_an_interval_that_reaches_one_claims_nothing():
     a = stats.summarise([0.95, 1.3, 1.5], [[0.95], [1.3], [1.5]])
     b = stats.summarise([1.0, 1.0, 1.0], [[1.0], [1.0], [1.0]])
     assert stats.paired_ratio(a, b).verdict == 0
+
+
+def test_from_five_rounds_one_odd_round_cannot_veto_an_effect():
+    """With five paired rounds the extreme round at each end is left out of the interval."""
+    a = stats.summarise([1.5, 1.6, 1.4, 1.5, 0.9], [[1.5], [1.6], [1.4], [1.5], [0.9]])
+    b = stats.summarise([1.0] * 5, [[1.0]] * 5)
+    ratio = stats.paired_ratio(a, b)
+    assert (ratio.low, ratio.high) == (1.4, 1.5) and ratio.verdict == 1
+    three = stats.paired_ratio(stats.summarise([1.5, 1.6, 0.9], [[1.5], [1.6], [0.9]]),
+                               stats.summarise([1.0] * 3, [[1.0]] * 3))
+    assert three.verdict == 0  # with three rounds every round must agree

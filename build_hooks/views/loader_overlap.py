@@ -19,7 +19,8 @@ def loader_overlap(data: Dataset) -> str:
         size = points[0]["extra_info"]
         return table(["num_workers", "epoch time"], rows,
                      caption=f"One epoch of {size['samples']} augmented samples in batches of {size['batch']}, "
-                             "with a training step on every batch") + marks_note_for(points)
+                             f"with a training step on every batch ({size['training_threads']} training "
+                             f"thread{'s' if size['training_threads'] != 1 else ''})") + marks_note_for(points)
     return per_machine(data, OVERLAP, one)
 
 
@@ -35,7 +36,8 @@ def loader_overlap_summary(data: Dataset) -> str:
                 f"{times_with_interval(ratio)} faster: the workers prepared the next batches while the main "
                 "process trained")
     text += "; no number of workers made it faster beyond the measurements' spread"
-    if machine.cpu["threads_used"] >= machine.cpu.get("cores_available", 0):
-        text += (f", because the training step already uses all {machine.cpu['threads_used']} cores, "
-                 "so the workers compete with it instead of running beside it")
+    free = machine.cpu.get("cores_available", 0) - machine.measured(OVERLAP)[0]["extra_info"]["training_threads"]
+    if free >= 1:
+        text += (f", although training left {free} core{'s' if free != 1 else ''} free for the workers: "
+                 "here, preparing batches in another process cost about as much as the overlap saved")
     return text
