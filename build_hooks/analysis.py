@@ -112,6 +112,13 @@ def gemm_rates(machine: Machine, device: str) -> dict[int, float]:
             for b in machine.measured("gemm_rate", device=device)}
 
 
+def gemm_rate_fast_end(machine: Machine, device: str = "cpu") -> float | None:
+    """The highest matrix-product rate at the fast end of any point's spread (FLOPs / lower quartile)."""
+    rates = [b["extra_info"]["flops"] / b["stats"]["q1"] for b in machine.measured("gemm_rate", device=device)
+             if b["stats"]["q1"] > 0]
+    return max(rates) if rates else None
+
+
 def copy_bandwidths(machine: Machine, device: str) -> dict[int, float]:
     """Achieved bytes/s of a tensor copy, by the memory it occupies (source + destination)."""
     return {2 * b["params"]["bytes"]: b["extra_info"]["bytes"] / b["stats"]["median"]

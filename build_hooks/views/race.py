@@ -44,8 +44,11 @@ def _verdict(data: Dataset, which: str) -> str:
     fast, slow = first["seconds"], second["seconds"]
     spreads = [{"median": p["seconds"], "q1": p["q1"], "q3": p["q3"]} for p in (second, first)]
     if stats.compare_points(*spreads) == 0:
+        error = (" and the estimate's error (the cost model's median error on steps it never saw)"
+                 if winner["estimate"] or runner_up["estimate"] else "")
         return (f"{where}, {_lane_name(winner)} and {_lane_name(runner_up)} finish within "
-                f"{100 * (slow / fast - 1):.0f}% of each other, inside the measurements' spread: about the same")
+                f"{100 * (slow / fast - 1):.0f}% of each other, inside the measurements' spread{error}: "
+                "about the same")
     return (f"{where}, {_lane_name(winner)} finishes first, {times(slow / fast)} ahead of "
             f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')})")
 

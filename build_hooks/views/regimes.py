@@ -72,29 +72,31 @@ def regimes_summary(data: Dataset) -> str:
     machine = first_with(data, analysis.STEP)
     steps = classified(machine)
     counts = Counter(regime for _, _, regime in steps)
-    parts = [f"{counts[r]} {REGIME_WORDS[r]}" for r in ("overhead", "memory", "compute") if counts[r]]
-    return (f"of this build's {len(steps)} CPU training steps, the cost model finds "
-            + ", ".join(parts) + " (the regime is the model's largest term)")
+    ranked = [r for r, _ in counts.most_common()]
+    shares = ", ".join(f"{100 * counts[r] / len(steps):.0f}% {REGIME_WORDS[r]}" for r in ranked)
+    lead = ("most of this build's CPU training steps are" if counts[ranked[0]] > len(steps) / 2
+            else "this build's CPU training steps are mostly split between")
+    what = (REGIME_WORDS[ranked[0]] if counts[ranked[0]] > len(steps) / 2
+            else " and ".join(REGIME_WORDS[r] for r in ranked[:2]))
+    return f"{lead} {what} ({shares} of {len(steps)}; the regime is the cost model's largest term)"
 
 
 @fact
 def regimes_by_width(data: Dataset) -> str:
-    """Per width: up to which batch overhead dominates, and what takes over."""
+    """Per width, the regimes a step passes through as the batch grows (where it switches moves with noise)."""
     machine = first_with(data, analysis.STEP)
     steps = classified(machine)
     sentences = []
     for width in analysis.widths(machine):
-        ladder = sorted((b, r) for b, w, r in steps if w == width)
+        ladder = [r for _, r in sorted((b, r) for b, w, r in steps if w == width)]
         if not ladder:
             continue
-        first_other = next(((b, r) for b, r in ladder if r != "overhead"), None)
-        if ladder[0][1] != "overhead":
-            sentences.append(f"at width {width} even batch {ladder[0][0]} is {REGIME_WORDS[ladder[0][1]]}")
-        elif first_other is None:
-            sentences.append(f"at width {width} every batch up to {ladder[-1][0]} is overhead-bound")
+        path = list(dict.fromkeys(ladder))  # the regimes in the order the batch reaches them
+        if len(path) == 1:
+            sentences.append(f"at width {width} every batch is {REGIME_WORDS[path[0]]}")
         else:
-            sentences.append(f"at width {width} overhead dominates below batch {first_other[0]}, where the "
-                             f"step becomes {REGIME_WORDS[first_other[1]]}")
+            sentences.append(f"at width {width} small batches are {REGIME_WORDS[path[0]]}, then "
+                             + ", then ".join(REGIME_WORDS[r] for r in path[1:]) + " as the batch grows")
     if not sentences:
         raise MissingData("no classified training steps")
     return "; ".join(sentences)

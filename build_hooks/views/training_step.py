@@ -108,16 +108,15 @@ def cpu_best_step_rate(data: Dataset) -> str:
         raise MissingData("no CPU training-step point with a FLOP count")
     point, width = best
     machine = first_with(data, STEP)
-    # Other points whose rate is not below the best's beyond both spreads are tied with it.
+    # Points whose rate is not below the best's beyond both spreads are tied with it; which
+    # of them has the highest median moves with noise, so the whole tied set is named.
     rate = lambda p, key: p.flops / p.stats[key]  # noqa: E731 (FLOP/s at a time quartile)
     tied = sorted((p.batch, w) for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", w)
                   if p.flops and p.stats and rate(p, "q1") >= rate(point, "q3"))
-    where = f"batch {point.batch}, width {width}"
-    if len(tied) > 1:
-        where += (f"; {len(tied) - 1} other point{'s' if len(tied) > 2 else ''} "
-                  f"({', '.join(f'batch {b} at width {w}' for b, w in tied if (b, w) != (point.batch, width))}) "
-                  "reached the same rate within the spread")
-    return f"{si(point.flops_per_s, 'FLOP/s')} ({where})"
+    if len(tied) <= 1:
+        return f"{si(point.flops_per_s, 'FLOP/s')} (batch {point.batch}, width {width})"
+    return (f"{si(point.flops_per_s, 'FLOP/s')}, a rate {len(tied)} points reached within the spread "
+            f"({', '.join(f'batch {b} at width {w}' for b, w in tied)})")
 
 
 @fact
@@ -126,13 +125,7 @@ def cpu_best_step_fraction_of_peak(data: Dataset) -> str:
     best = analysis.best_rate(machine, "cpu")
     if best is None:
         raise MissingData("no CPU training-step rate")
-    peak, products = machine.cpu["fp32_peak_flops"], analysis.gemm_rates(machine, "cpu")
-    if peak and products and max(products.values()) > peak:
-        # The clock the OS reports is too low: a fraction of that peak would overstate.
-        return (f"a share of peak that cannot be stated: this machine's matrix products reached "
-                f"{si(max(products.values()), 'FLOP/s')}, above the {si(peak, 'FLOP/s')} peak computed "
-                "from the clock it reports, so that peak is too low")
-    return versus_peak(best[0].flops_per_s, machine)
+    return versus_peak(best[0].flops_per_s, machine, analysis.gemm_rate_fast_end(machine))
 
 
 @fact
