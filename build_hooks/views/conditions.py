@@ -6,7 +6,7 @@ import statistics
 
 from build_hooks import conditions, stats
 from build_hooks.dataset import Dataset, Machine
-from build_hooks.page import section
+from build_hooks.page import fact, section
 from build_hooks.render import esc, missing, table
 
 
@@ -76,3 +76,9 @@ def _ratios(now: Machine, before: Machine) -> str:
             f"({esc(before.doc['datetime'][:10])}): the ratio of each point's median, now over before.</p>"
             + table(["experiment", "points", "median ratio", "range", "points that moved by more than "
                      f"{100 * (stats.MEANINGFUL_RATIO - 1):.0f}%"], rows))
+
+
+@fact
+def meaningful_ratio(data: Dataset) -> str:
+    """The smallest ratio a sentence calls a difference (a setting, not a measurement)."""
+    return f"{stats.MEANINGFUL_RATIO:g}"
