@@ -103,13 +103,36 @@ def _set_aside(path: Path, reason: str) -> Path:
     return target
 
 
-def _open_cache(path: Path, prov: dict, env_key: str, mode: str, log) -> dict:
+def _without_stale(path: Path, keys: dict[str, str]) -> dict | None:
+    """The cache without the experiments whose code changed, if that makes it valid again.
+
+    An experiment that starts recording a new extra_info key makes its old points invalid;
+    they are stale anyway (their cache key differs), so only they are dropped, and every
+    other experiment's results are kept instead of re-measuring the whole machine.
+    """
+    try:
+        doc = json.loads(store.read_regular_file(path).decode("utf-8"))
+        stale = [name for name, meta in doc["experiments"].items() if meta.get("cache_key") != keys.get(name)]
+        doc["experiments"] = {n: m for n, m in doc["experiments"].items() if n not in stale}
+        doc["benchmarks"] = [b for b in doc["benchmarks"] if b.get("group") not in stale]
+        store.validate(doc, path)
+    except (store.ResultsError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        return None
+    return doc
+
+
+def _open_cache(path: Path, prov: dict, env_key: str, mode: str, log, keys: dict[str, str]) -> dict:
     """The host's cache document, or a fresh one when it is unusable or from other software."""
     if not path.exists():
         return _new_document(prov, env_key, mode)
     try:
         doc = store.load(path)
     except store.ResultsError as exc:
+        kept = _without_stale(path, keys)
+        if kept is not None and kept["environment_key"] == env_key:
+            log(f"crossover: results of experiments whose code changed no longer match their format "
+                f"({exc}); dropped them and kept the rest")
+            return kept
         moved = _set_aside(path, "invalid")
         log(f"crossover: the host cache is unusable ({exc}); moved it to {moved} "
             "and measuring afresh (committed results/ are untouched)")
@@ -219,7 +242,7 @@ def run(only: list[str] | None = None, force: bool = False,
     path = cache_path(settings, prov["machine_id"])
     with _locked(path, log):
         store.remove_stale_temporaries(path)  # left by a writer that was killed mid-write
-        doc = _open_cache(path, prov, env_key, settings.mode, log)
+        doc = _open_cache(path, prov, env_key, settings.mode, log, experiments.current_keys(settings.mode))
         todo = names if force else stale_experiments(doc, keys)
         if not todo:
             _write_stamp(settings, path, doc)

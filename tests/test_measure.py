@@ -273,3 +273,21 @@ def test_other_processes_cpu_use_is_detected_and_short_windows_are_not_judged():
         neighbour.wait()
     cores = len(os.sched_getaffinity(0))
     assert conditions.foreign_cpu(before, after) > 0.5 / cores  # one busy core out of `cores`
+
+
+def test_a_changed_experiment_format_drops_only_that_experiment(snippets, settings, measured):
+    """Old points that miss a newly declared extra_info key are dropped; other experiments are kept, not re-measured."""
+    measure.run(only=["call_overhead", "gemm_rate"], settings=settings)
+    path = next(settings.cache_dir.glob("*.quick.json"))
+    kept_before = store.load(path)["experiments"]["call_overhead"]
+    source = snippets / "gemm_rate.py"
+    source.write_text(source.read_text()
+                      .replace('EXTRA_INFO = {"flops": "FLOP"}', 'EXTRA_INFO = {"flops": "FLOP", "new_key": "count"}')
+                      .replace('"extra": {"flops": 2 * n**3}', '"extra": {"flops": 2 * n**3, "new_key": 1}'))
+    messages = []
+    measured.clear()
+    measure.run(only=["gemm_rate"], settings=settings, log=messages.append)
+    assert any("dropped them and kept the rest" in m for m in messages), messages
+    assert measured == ["gemm_rate"]
+    assert not (settings.cache_dir / "archive").exists()
+    assert store.load(path)["experiments"]["call_overhead"] == kept_before
