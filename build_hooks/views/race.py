@@ -46,7 +46,9 @@ def _verdict(data: Dataset, which: str) -> str:
     if stats.compare_points(*spreads) == 0:
         error = (" and the estimate's error (the cost model's median error on steps it never saw)"
                  if winner["estimate"] or runner_up["estimate"] else "")
-        return (f"{where}, {_lane_name(winner)} and {_lane_name(runner_up)} finish within "
+        # A tie names the two lanes in a fixed order: which was a hair faster is noise.
+        first_named, second_named = sorted((winner, runner_up), key=lambda lane: lane["label"])
+        return (f"{where}, {_lane_name(first_named)} and {_lane_name(second_named)} finish within "
                 f"{100 * (slow / fast - 1):.0f}% of each other, inside the measurements' spread{error}: "
                 "about the same")
     return (f"{where}, {_lane_name(winner)} finishes first, {times(slow / fast)} ahead of "
