@@ -154,3 +154,12 @@ def test_loader_overlap_claim_follows_the_data():
     same = page.render_fact("loader_overlap_summary", dataset(loader_overlap=overlap(1.0, 0.99)))
     assert "with 2 workers" in faster and "faster: the workers prepared" in faster
     assert "no number of workers made it faster" in same and "prepared the next" not in same
+
+
+def test_regime_claims_follow_the_model():
+    """Steps whose per-operation term dominates are reported overhead-bound, at every width and batch."""
+    from test_cost_model import machine_from_model
+
+    data = Dataset([machine_from_model(true_op=1e-3)])  # a millisecond per operation dwarfs the rest
+    assert page.render_fact("regimes_summary", data).startswith("most of this build's CPU training steps are overhead-bound (100% overhead-bound")
+    assert page.render_fact("regimes_by_width", data) == "at width 32 every batch is overhead-bound"
