@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import threading
 
@@ -112,8 +113,8 @@ def with_every_experiment(markdown: str) -> str:
     """
     from build_hooks import experiments
 
-    missing = [name for name in experiments.REGISTRY if f"section: measurements_{name} " not in markdown
-               and f"section: measurements_{name}}}" not in markdown]
+    listed = set(re.findall(r"\{\{\s*section:\s*measurements_([a-z0-9_]+)\s*\}\}", markdown))
+    missing = [name for name in experiments.REGISTRY if name not in listed]
     added = "".join(f"## {name.replace('_', ' ').capitalize()}\n\n{{{{ section: measurements_{name} }}}}\n\n"
                     for name in missing)
     head, marker, tail = markdown.partition("## Provenance")

@@ -33,6 +33,11 @@ def _regime_of(ratio: float, same: bool | None = None) -> dict:
             "same": stats.compare(ratio, 1.0) <= 0 if same is None else same}
 
 
+def point_stats(point: dict) -> dict:
+    """A lane's epoch point in the shape stats.compare_points reads."""
+    return {"median": point["seconds"], "q1": point["q1"], "q3": point["q3"]}
+
+
 def _lane(index: int, machine: Machine, device: str) -> dict:
     epochs: dict[str, dict[str, dict]] = {}
     for bench in machine.measured(EPOCH, device=device):

@@ -57,6 +57,16 @@ def same_configuration(pairs: list[tuple[dict, dict]]) -> str:
             "at another moment, on a machine whose speed drifts (see About the data)")
 
 
+def ratio_sentence(ratio: stats.Ratio, larger: str, smaller: str, same: str) -> str:
+    """`larger`, `smaller` or `same` as the ratio's verdict says; "{}" in `larger` takes the
+    ratio with its interval, in `smaller` the inverted ratio (always read as "N× ...")."""
+    if ratio.verdict > 0:
+        return larger.format(times_with_interval(ratio))
+    if ratio.verdict < 0:
+        return smaller.format(times_with_interval(ratio.inverted()))
+    return same
+
+
 def times_with_interval(ratio: stats.Ratio) -> str:
     """A measured ratio with its interval: "1.3× (1.2× to 1.4× round by round)"."""
     where = "round by round" if ratio.paired else "between the quartiles"

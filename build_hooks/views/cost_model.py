@@ -78,17 +78,22 @@ def gpu_estimate(data: Dataset) -> str:
     if host is None or not cost_model.step_work(host):
         return missing("No training-step counts to estimate from.")
     gpu = cost_model.gpu_estimate_params(host)
-    work = cost_model.step_work(host)
-    rows = []
-    for width in analysis.widths(host):
-        cpu = {p.batch: p.seconds for p in analysis.step_curve(host, "cpu", width)}
-        for batch in sorted(b for b, w in work if w == width and b in SHOWN_BATCHES):
-            estimate = cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"]
-            rows.append([str(width), str(batch), si(cpu[batch], "s") if batch in cpu else "not measured",
-                         f"{si(estimate, 's')} <small>(estimate)</small>"])
+    rows = [[str(width), str(batch), si(cpu, "s") if cpu is not None else "not measured",
+             f"{si(estimate, 's')} <small>(estimate)</small>"] for width, batch, cpu, estimate in _estimate_rows(host)]
     return (f'<p class="crossover-note">Estimate source: {esc(gpu.source)}. Not a measurement.</p>'
             + table(["width", "batch", f"measured: {esc(host.device_label('cpu'))}",
                      f"{esc(gpu.name)} (estimate)"], rows))
+
+
+def _estimate_rows(host: Machine) -> list[tuple[int, int, float | None, float]]:
+    """(width, batch, measured CPU step or None, estimated GPU step) for the batches the table shows."""
+    gpu, work = cost_model.gpu_estimate_params(host), cost_model.step_work(host)
+    rows = []
+    for width in analysis.widths(host):
+        cpu = {p.batch: p.seconds for p in analysis.step_curve(host, "cpu", width)}
+        rows += [(width, batch, cpu.get(batch), cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"])
+                 for batch in sorted(b for b, w in work if w == width and b in SHOWN_BATCHES)]
+    return rows
 
 
 @fact
@@ -151,12 +156,11 @@ def gpu_estimate_reading(data: Dataset) -> str:
         return (f"is not needed: this build measured {untrusted.text(measured.device_label('cuda'))}, "
                 "whose steps are on the batch-size page")
     host = data.host or first_with(data, analysis.STEP)
-    gpu, work = cost_model.gpu_estimate_params(host), cost_model.step_work(host)
-    width = max(analysis.widths(host))
-    cpu = {p.batch: p.seconds for p in analysis.step_curve(host, "cpu", width)}
-    shown = sorted(b for b in cpu if b in SHOWN_BATCHES and (b, width) in work)
+    rows = _estimate_rows(host)
+    widest = max((width for width, *_ in rows), default=None)
+    shown = [(batch, cpu, estimate) for width, batch, cpu, estimate in rows if width == widest and cpu is not None]
     if not shown:
         raise MissingData("no estimated rows")
-    parts = [f"at batch {b}, {si(cost_model.predict(gpu, work[(b, width)], b, width)['seconds'], 's')} estimated "
-             f"against {si(cpu[b], 's')} measured on this CPU" for b in (shown[0], shown[-1])]
-    return f"at width {width}: " + "; ".join(dict.fromkeys(parts))
+    parts = [f"at batch {batch}, {si(estimate, 's')} estimated against {si(cpu, 's')} measured on this CPU"
+             for batch, cpu, estimate in (shown[0], shown[-1])]
+    return f"at width {widest}: " + "; ".join(dict.fromkeys(parts))

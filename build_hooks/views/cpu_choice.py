@@ -3,45 +3,37 @@
 from __future__ import annotations
 
 from build_hooks import race, stats, untrusted
-from build_hooks.dataset import Dataset, Machine
+from build_hooks.dataset import Dataset
 from build_hooks.page import fact
-from build_hooks.render import MissingData, first_with
-
-
-EPOCH = "epoch_time"
-
-
-def _epochs(machine: Machine, device: str, width: int) -> dict[int, dict]:
-    return {b["params"]["batch"]: b["stats"] for b in machine.measured(EPOCH, device=device, width=width)}
+from build_hooks.render import MissingData
 
 
 @fact
 def cpu_choice_rule(data: Dataset) -> str:
-    """Per width, the batch from which the GPU's epoch stays ahead: measured, else the race's estimate.
+    """Per width, the batch from which the GPU's epoch stays ahead: the race's own lanes, measured or estimated.
 
-    Epochs, as the race compares them, so the rule and the race agree; ahead means faster
-    beyond both spreads (an estimate's spread is the model's error).
+    The race's lanes, so the rule and the race agree; ahead means faster beyond both
+    spreads (an estimate's spread is the model's error).
     """
-    measured = next((m for m in data.with_experiment(EPOCH) if "cuda" in m.devices(EPOCH)), None)
-    host = measured or first_with(data, EPOCH)
-    estimate = None if measured else race.estimate_lane(0, host)
-    if estimate is None and measured is None:
-        raise MissingData("no GPU epochs, measured or estimated")
-    against = (f"the measured {untrusted.text(measured.device_label('cuda'))}" if measured else
-               f"the {untrusted.text(estimate['label'])} estimate (cost model on datasheet figures and this "
-               "host's own per-operation and loop costs, not a measurement)")
+    lanes = race.race_data(data)["lanes"]
+    gpu = next((lane for lane in lanes if lane["kind"] == "GPU"), None)
+    cpu = next((lane for lane in lanes if lane["kind"] == "CPU" and gpu and lane["machine_id"] == gpu["machine_id"]),
+               None)
+    if gpu is None or cpu is None:
+        raise MissingData("no GPU epochs, measured or estimated, beside a CPU's")
+    against = (f"the {untrusted.text(gpu['label'])} estimate (cost model on datasheet figures and this "
+               "host's own per-operation and loop costs, not a measurement)" if gpu["estimate"] else
+               f"the measured {untrusted.text(gpu['label'])}")
     parts = []
-    for width in sorted({b["params"]["width"] for b in host.measured(EPOCH, device="cpu")}):
-        cpu = _epochs(host, "cpu", width)
-        gpu = (_epochs(host, "cuda", width) if measured else
-               {int(b): {"median": p["seconds"], "q1": p["q1"], "q3": p["q3"]}
-                for b, p in estimate["epochs"].get(str(width), {}).items()})
-        batches = sorted(set(cpu) & set(gpu))
-        # "Ahead" only beyond both spreads (and an estimate's error), so a near-tie is no crossover.
-        ahead = {b: stats.compare_points(cpu[b], gpu[b]) > 0 for b in batches}
-        batch = next((b for b in batches if all(ahead[later] for later in batches if later >= b)), None)
+    for width in sorted(int(w) for w in cpu["epochs"]):
+        ours, theirs = cpu["epochs"][str(width)], gpu["epochs"].get(str(width), {})
+        batches = sorted(int(b) for b in set(ours) & set(theirs))
         if not batches:
             continue
+        # "Ahead" only beyond both spreads (and an estimate's error), so a near-tie is no crossover.
+        ahead = {b: stats.compare_points(race.point_stats(ours[str(b)]), race.point_stats(theirs[str(b)])) > 0
+                 for b in batches}
+        batch = next((b for b in batches if all(ahead[later] for later in batches if later >= b)), None)
         if batch is None:
             parts.append(f"at width {width} it never stays ahead of the CPU, up to batch {max(batches)}")
         elif batch == min(batches):

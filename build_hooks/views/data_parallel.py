@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import first_with, medians_table, si, times_with_interval
+from build_hooks.render import first_with, medians_table, ratio_sentence, si
 
 GROUP = "data_parallel"
 
@@ -21,8 +21,7 @@ def ddp_summary(data: Dataset) -> str:
     points = analysis.point_stats(first_with(data, GROUP), GROUP, "setup")
     one, ddp, reduce = (points[k]["median"] for k in ("one_process", "ddp", "all_reduce"))
     ratio = stats.paired_ratio(points["one_process"], points["ddp"])
-    verdict = {1: f"{times_with_interval(ratio)} faster than", -1: f"{times_with_interval(ratio.inverted())} slower than",
-               0: "within the measurements' spread of"}[ratio.verdict]
+    verdict = ratio_sentence(ratio, "{} faster than", "{} slower than", "within the measurements' spread of")
     return (f"one process with every thread took {si(one, 's')} per step; two DDP processes "
             f"sharing the same cores took {si(ddp, 's')}, {verdict} the single process. "
             f"The all-reduce of one model's gradients alone took {si(reduce, 's')}, "

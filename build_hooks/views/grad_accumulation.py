@@ -6,7 +6,7 @@ from build_hooks import stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, MissingData, first_with, marks_note_for, measured_value, per_machine,
-                                same_configuration, si, table, times_with_interval)
+                                ratio_sentence, same_configuration, si, table)
 
 ACCUMULATION = "grad_accumulation"
 
@@ -32,9 +32,8 @@ def accumulation_summary(data: Dataset) -> str:
         raise MissingData("gradient accumulation was measured at one micro-batch size only")
     memory = whole["extra_info"]["activation_bytes"] / finest["extra_info"]["activation_bytes"]
     ratio = stats.paired_ratio(finest["stats"], whole["stats"])
-    time = {1: f"made an optimiser step {times_with_interval(ratio)} slower",
-            -1: f"made an optimiser step {times_with_interval(ratio.inverted())} faster",
-            0: "left the time per optimiser step the same within the measurements' spread"}[ratio.verdict]
+    time = ratio_sentence(ratio, "made an optimiser step {} slower", "made an optimiser step {} faster",
+                          "left the time per optimiser step the same within the measurements' spread")
     return (f"splitting an effective batch of {whole['params']['effective_batch']} into "
             f"{finest['extra_info']['micro_batches']} micro-batches of {finest['params']['micro_batch']} cut the "
             f"activations kept at once from {si(whole['extra_info']['activation_bytes'], 'B')} to "

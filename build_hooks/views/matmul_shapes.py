@@ -6,7 +6,7 @@ from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, figure, first_with, marks_note_for, measured_value, per_machine, si,
-                                table, times_with_interval)
+                                ratio_sentence, table)
 
 GROUP = "matmul_shapes"
 
@@ -42,9 +42,8 @@ def shapes_summary(data: Dataset) -> str:
         points = analysis.point_stats(machine, GROUP, "side", device=device)
         small, large = min(points), max(points)
         ratio = stats.paired_ratio(points[small], points[large])
-        verdict = {1: f"{times_with_interval(ratio)} longer for the same arithmetic",
-                   -1: f"{times_with_interval(ratio.inverted())} shorter for the same arithmetic",
-                   0: "about the same time for the same arithmetic"}[ratio.verdict]
+        verdict = ratio_sentence(ratio, "{} longer for the same arithmetic", "{} shorter for the same arithmetic",
+                                 "about the same time for the same arithmetic")
         parts.append(f"on the {DEVICE_NAME[device]}, spending it as {small}×{small} products took "
                      f"{si(points[small]['median'], 's')} and as {large}×{large} products "
                      f"{si(points[large]['median'], 's')}: {verdict}")

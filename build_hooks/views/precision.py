@@ -6,7 +6,7 @@ from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, MissingData, figure, first_with, marks_note_for, measured_value,
-                                per_machine, si, table, times_with_interval)
+                                per_machine, ratio_sentence, si, table)
 
 GROUP = "precision"
 DTYPES = ["fp64", "fp32", "bf16", "fp16"]
@@ -54,12 +54,9 @@ def precision_stats(machine: Machine, device: str, op: str) -> dict[str, dict]:
 
 
 def _bf16_versus_fp32(took: dict[str, dict], what: str) -> str:
-    ratio = stats.paired_ratio(took["fp32"], took["bf16"])
-    if ratio.verdict > 0:
-        return f"{what} ran {times_with_interval(ratio)} faster in bf16 than in fp32"
-    if ratio.verdict < 0:
-        return f"{what} ran {times_with_interval(ratio.inverted())} slower in bf16 than in fp32"
-    return f"{what} took the same time in bf16 and fp32 within the measurements' spread"
+    return ratio_sentence(stats.paired_ratio(took["fp32"], took["bf16"]),
+                          f"{what} ran {{}} faster in bf16 than in fp32", f"{what} ran {{}} slower in bf16 than in fp32",
+                          f"{what} took the same time in bf16 and fp32 within the measurements' spread")
 
 
 @fact
@@ -114,8 +111,7 @@ def numpy_fp16(data: Dataset) -> str:
     points = precision_stats(first_with(data, GROUP), "cpu", "numpy_matmul")
     took = {dtype: point["median"] for dtype, point in points.items()}
     ratio = stats.paired_ratio(points["fp16"], points["fp32"])
-    verdict = {1: f"{times_with_interval(ratio)} slower than float32",
-               -1: f"{times_with_interval(ratio.inverted())} faster than float32",
-               0: "the same as float32 within the measurements' spread"}[ratio.verdict]
+    verdict = ratio_sentence(ratio, "{} slower than float32", "{} faster than float32",
+                             "the same as float32 within the measurements' spread")
     return (f"numpy's float64 product took {si(took['fp64'], 's')}, float32 {si(took['fp32'], 's')} "
             f"and float16 {si(took['fp16'], 's')}: {verdict}")

@@ -42,8 +42,7 @@ def _verdict(data: Dataset, which: str) -> str:
         return f"{where}, {_lane_name(lane)} takes {si(point['seconds'], 's')} per epoch; no other device was raced"
     (first, winner), (second, runner_up) = timed[0], timed[1]
     fast, slow = first["seconds"], second["seconds"]
-    spreads = [{"median": p["seconds"], "q1": p["q1"], "q3": p["q3"]} for p in (second, first)]
-    if stats.compare_points(*spreads) == 0:
+    if stats.compare_points(race.point_stats(second), race.point_stats(first)) == 0:
         error = (" and the estimate's error (the cost model's median error on steps it never saw)"
                  if winner["estimate"] or runner_up["estimate"] else "")
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import first_with, medians_table, same_configuration, times_with_interval
+from build_hooks.render import first_with, medians_table, ratio_sentence, same_configuration
 
 GROUP = "threads"
 
@@ -40,9 +40,7 @@ def threads_summary(data: Dataset) -> str:
     parts = []
     for batch in sorted({b for b, _ in took}):
         ratio = stats.paired_ratio(took[(batch, 1)], took[(batch, most)])
-        verdict = {1: f"{most} threads were {times_with_interval(ratio)} faster",
-                   -1: f"one thread was {times_with_interval(ratio.inverted())} faster",
-                   0: "one thread and all of them took the same time within the measurements' spread"
-                   }[ratio.verdict]
+        verdict = ratio_sentence(ratio, f"{most} threads were {{}} faster", "one thread was {} faster",
+                                 "one thread and all of them took the same time within the measurements' spread")
         parts.append(f"at batch {batch}, {verdict}")
     return "; ".join(parts) + "."
