@@ -16,6 +16,7 @@ from pathlib import Path
 from build_hooks import store
 
 MERGED_FORMAT = "crossover-merged-v1"
+GPU_DEVICES = ("cuda", "mps")  # torch's device kinds that are a GPU: NVIDIA's, and Apple's through Metal
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,8 @@ class Machine:
         return f"{self.gpu['name']} + {cpu}" if self.gpu else cpu
 
     def device_label(self, device: str) -> str:
-        if device == "cuda":
-            return self.gpu["name"] if self.gpu else "CUDA (no GPU recorded)"
+        if device in GPU_DEVICES:
+            return self.gpu["name"] if self.gpu else f"{device.upper()} (no GPU recorded)"
         return f"CPU: {self.cpu['brand']}, {self.cpu['threads_used']} threads"
 
     def devices(self, group: str) -> list[str]:

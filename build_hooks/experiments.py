@@ -7,6 +7,7 @@ defines plan() and measure(). It may declare, as plain literals:
     EXTRA_INFO = {"flops": "FLOP"}         extra_info keys every measured point carries
     EXTRA_INFO_OPTIONAL = {"n": "count"}   keys some points carry
     POINT_TIMEOUT_S = 600                  a longer budget per point than the default
+    DEVICES = ["cpu", "cuda", "mps"]       the device kinds it can measure (default: CPU and CUDA)
 
 Units are "FLOP", "B", "s", "count" (finite numbers >= 0) or "text" (a short string).
 Those literals are read from the source with `ast`, so the build can list experiments,
@@ -71,6 +72,15 @@ def discover() -> list[str]:
 
 
 REGISTRY = discover()
+
+
+DEFAULT_DEVICES = ["cpu", "cuda"]
+
+
+def supported_devices(name: str, available: list[str]) -> list[str]:
+    """The devices of `available` this experiment measures (MPS only where it declares it)."""
+    kinds = declared(name).get("DEVICES", DEFAULT_DEVICES)
+    return [d for d in available if d in kinds]
 
 
 def extra_info_spec(name: str) -> tuple[dict[str, str], dict[str, str]]:

@@ -248,7 +248,9 @@ def run(only: list[str] | None = None, force: bool = False,
             _write_stamp(settings, path, doc)
             return path
         doc.update(prov)  # commit and date of the newest measurement
-        plans = {name: modules[name].plan(devices(), settings.quick) for name in todo}
+        available = devices()
+        plans = {name: modules[name].plan(experiments.supported_devices(name, available), settings.quick)
+                 for name in todo}
         total = sum(len(plans[n]) * rounds_of(modules[n], settings.quick) for n in todo)
         durations = {}
         with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,

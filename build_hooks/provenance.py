@@ -33,15 +33,66 @@ def _cpuinfo() -> dict[str, str]:
     return info
 
 
+def _command(*args: str) -> str | None:
+    """What a system tool prints, or None where it is missing or fails."""
+    try:
+        out = subprocess.run(list(args), capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out or None
+
+
+def _windows_processor(value: str):
+    """A value of the first processor's registry key (Windows only), or None."""
+    try:
+        import winreg
+
+        with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE,
+                            r"HARDWARE\DESCRIPTION\System\CentralProcessor\0") as key:
+            return winreg.QueryValueEx(key, value)[0]
+    except (ImportError, OSError):
+        return None
+
+
+def _number(text) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if value > 0 else None
+
+
+def cpu_brand(cpuinfo: dict[str, str]) -> str:
+    """The CPU's marketing name on Linux, macOS and Windows; "unknown" rather than a guess.
+
+    platform.processor() is not a brand ("arm" on a Mac, "Intel64 Family 6 Model 158 ..."
+    on Windows, empty on Linux), so it is never used as one.
+    """
+    system = platform.system()
+    if system == "Darwin":
+        brand = _command("sysctl", "-n", "machdep.cpu.brand_string")
+    elif system == "Windows":
+        brand = _windows_processor("ProcessorNameString")
+    else:
+        brand = cpuinfo.get("model name") or cpuinfo.get("Model name")
+    return (brand or "").strip() or "unknown"
+
+
 def _max_clock_hz(cpuinfo: dict[str, str]) -> float | None:
-    """The CPU's maximum clock if the kernel exposes it, else the current one."""
+    """The CPU's maximum clock where the OS tells it, else None (Apple Silicon does not)."""
+    system = platform.system()
+    if system == "Darwin":  # Intel Macs only; Apple Silicon has no such key
+        return _number(_command("sysctl", "-n", "hw.cpufrequency_max"))
+    if system == "Windows":  # the rated clock, in MHz
+        mhz = _number(_windows_processor("~MHz"))
+        return mhz * 1e6 if mhz else None
     cpufreq = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
     try:
         return float(cpufreq.read_text().strip()) * 1e3
     except (OSError, ValueError):
         pass
-    mhz = cpuinfo.get("cpu MHz")
-    return float(mhz) * 1e6 if mhz else None
+    mhz = _number(cpuinfo.get("cpu MHz"))
+    return mhz * 1e6 if mhz else None
 
 
 def fp32_flops_per_cycle(vendor: str, flags: set[str]) -> tuple[int, str]:
@@ -69,21 +120,16 @@ def cpu_info(threads: int) -> dict:
     flags = set(info.get("flags", "").split())
     vendor = info.get("vendor_id", "")
     clock = _max_clock_hz(info)
-    per_cycle, why = fp32_flops_per_cycle(vendor, flags)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    peak = threads * clock * per_cycle if clock else None
-    return {
-        "brand": info.get("model name") or platform.processor() or platform.machine(),
-        "vendor": vendor,
-        "arch": platform.machine(),
-        "cores_available": cores,
-        "threads_used": threads,
-        "clock_hz": clock,
-        "fp32_flops_per_cycle": per_cycle,
-        "fp32_peak_flops": peak,
-        "peak_formula": f"threads x clock x FLOPs/cycle; {why}",
-        "memory_bytes": _memory_bytes(),
-    }
+    cpu = {"brand": cpu_brand(info), "vendor": vendor, "arch": platform.machine(), "cores_available": cores,
+           "threads_used": threads, "clock_hz": clock, "memory_bytes": _memory_bytes()}
+    if not info:  # off Linux nothing portable says which vector units the CPU has: no peak, not a wrong one
+        return {**cpu, "fp32_peak_flops": None,
+                "peak_formula": "unknown: this OS does not expose the CPU's vector instruction set"}
+    per_cycle, why = fp32_flops_per_cycle(vendor, flags)
+    return {**cpu, "fp32_flops_per_cycle": per_cycle,
+            "fp32_peak_flops": threads * clock * per_cycle if clock else None,
+            "peak_formula": f"threads x clock x FLOPs/cycle; {why}"}
 
 
 def _memory_bytes() -> int | None:
@@ -94,11 +140,11 @@ def _memory_bytes() -> int | None:
 
 
 def gpu_info() -> dict | None:
-    """The CUDA device the measurements use, or None where there is none."""
+    """The GPU the measurements use (CUDA, else Apple's MPS), or None where there is none."""
     import torch
 
     if not torch.cuda.is_available():
-        return None
+        return _mps_info(torch)
     props = torch.cuda.get_device_properties(0)
     return {
         "name": props.name,
@@ -109,6 +155,16 @@ def gpu_info() -> dict | None:
         "driver": _nvidia_driver(),
         "count": torch.cuda.device_count(),
     }
+
+
+def _mps_info(torch) -> dict | None:
+    """Apple's GPU through Metal: it shares the machine's memory, and torch reports no name for it."""
+    mps = getattr(torch.backends, "mps", None)
+    if mps is None or not mps.is_available():
+        return None
+    brand = cpu_brand({})
+    return {"name": f"{brand} GPU (MPS)" if brand != "unknown" else "Apple GPU (MPS)",
+            "memory_bytes": _memory_bytes() or 0, "cuda_version": None, "count": 1}
 
 
 def _nvidia_driver() -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from build_hooks import analysis, cost_model, render, stats
-from build_hooks.dataset import Dataset, Machine
+from build_hooks.dataset import GPU_DEVICES, Dataset, Machine
 
 EPOCH = "epoch_time"
 FIXED_COST_RATIO = 2.0
@@ -54,7 +54,7 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
         "machine_id": machine.id,
         "device": device,
         "label": machine.device_label(device),
-        "kind": "GPU" if device == "cuda" else "CPU",
+        "kind": "GPU" if device in GPU_DEVICES else "CPU",
         "estimate": False,
         "epochs": epochs,
     }

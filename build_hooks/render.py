@@ -15,7 +15,7 @@ from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 
 esc = untrusted.escape
-DEVICE_NAME = {"cpu": "CPU", "cuda": "GPU"}
+DEVICE_NAME = {"cpu": "CPU", "cuda": "GPU", "mps": "GPU (MPS)"}
 VERSIONED = ("torch", "numpy", "python")
 
 

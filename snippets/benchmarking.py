@@ -26,8 +26,10 @@ def all_threads() -> int:
 
 
 def devices() -> list[str]:
-    """Every device this machine can measure: always the CPU, CUDA when present."""
-    return ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
+    """Every device this machine can measure: always the CPU, then CUDA and Apple's MPS when present."""
+    mps = getattr(torch.backends, "mps", None)
+    return (["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+            + (["mps"] if mps is not None and mps.is_available() else []))
 
 
 MIN_SAMPLES_PER_ROUND = 3  # the runner pools rounds: 2-3 rounds give 6-9 samples per point
@@ -39,8 +41,10 @@ def budget(quick: bool) -> float:
 
 
 def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
-            warmup: int = 3, min_samples: int = MIN_SAMPLES_PER_ROUND) -> list[float]:
+            warmup: int = 3, min_samples: int = MIN_SAMPLES_PER_ROUND, device: str = "cpu") -> list[float]:
     """Seconds per call of `fn`: one sample per timed block, at least `min_samples` blocks."""
+    if device == "mps":  # Timer synchronises CUDA only: on Apple's GPU each call waits for its own work
+        fn = _synchronised(fn, device)
     for _ in range(warmup):  # first calls pay for allocator growth, cuBLAS handles, caches
         fn()
     timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=threads)
@@ -84,10 +88,19 @@ def time_repeats(fn: Callable[[], object], *, device: str, threads: int, repeats
         torch.set_num_threads(previous)
 
 
+def _synchronised(fn: Callable[[], object], device: str) -> Callable[[], object]:
+    def call():
+        fn()
+        synchronize(device)
+    return call
+
+
 def synchronize(device: str) -> None:
     """Wait for queued GPU work; a no-op on the CPU, where work is already done."""
     if device == "cuda":
         torch.cuda.synchronize()
+    elif device == "mps":
+        torch.mps.synchronize()
 
 
 def run_process_group(command: list[str], *, env: dict, timeout: float) -> subprocess.CompletedProcess:

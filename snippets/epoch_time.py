@@ -19,6 +19,7 @@ except ImportError:
     from training_step import CLASSES, INPUTS, WIDTHS, make_model, train_step
 
 NAME = "epoch_time"
+DEVICES = ["cpu", "cuda", "mps"]  # the race: CPU against whichever GPU torch offers
 BENCH_VERSION = 1
 DEPENDS = ["training_step"]
 EXTRA_INFO_OPTIONAL = {"steps": "count"}

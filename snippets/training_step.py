@@ -22,6 +22,7 @@ except ImportError:  # run as a script: python snippets/training_step.py
     from benchmarking import all_threads, budget, devices, time_it
 
 NAME = "training_step"
+DEVICES = ["cpu", "cuda", "mps"]  # what the race and the crossover need, on every device torch offers
 BENCH_VERSION = 4  # bump whenever what or how this measures changes
 EXTRA_INFO = {"flops": "FLOP"}  # per step, counted exactly
 EXTRA_INFO_OPTIONAL = {"ops": "count", "bytes": "B", "footprint": "B"}  # for the cost model
@@ -68,7 +69,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     """Time one point: seconds per training step, plus what the step does (exact counts)."""
     step = make_step(point["batch"], point["width"], point["device"])
     counts = count_work(step)
-    samples = time_it(step, threads=threads, min_run_time=budget(quick))
+    samples = time_it(step, threads=threads, min_run_time=budget(quick), device=point["device"])
     return {"unit": "s", "samples": samples, "extra": counts}
 
 

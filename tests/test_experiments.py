@@ -33,3 +33,13 @@ def test_unknown_experiment_raises():
     """Loading an unregistered name raises KeyError naming it."""
     with pytest.raises(KeyError, match="nope"):
         experiments.load("nope")
+
+
+def test_only_declared_experiments_measure_apple_gpus():
+    """The race's experiments declare MPS; the others keep to the CPU and CUDA."""
+    from build_hooks import experiments
+
+    available = ["cpu", "cuda", "mps"]
+    assert experiments.supported_devices("epoch_time", available) == available
+    assert experiments.supported_devices("training_step", available) == available
+    assert experiments.supported_devices("transfer", available) == ["cpu", "cuda"]

@@ -291,3 +291,20 @@ def test_a_changed_experiment_format_drops_only_that_experiment(snippets, settin
     assert measured == ["gemm_rate"]
     assert not (settings.cache_dir / "archive").exists()
     assert store.load(path)["experiments"]["call_overhead"] == kept_before
+
+
+def test_mps_is_offered_and_synchronised_when_torch_has_it(monkeypatch):
+    """devices() lists MPS where torch offers it, and timing on it waits for the GPU after every call."""
+    import torch
+
+    from snippets import benchmarking
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert benchmarking.devices() == ["cpu", "mps"]
+    waits = []
+    monkeypatch.setattr(torch.mps, "synchronize", lambda: waits.append(1))
+    calls = []
+    samples = benchmarking.time_it(lambda: calls.append(1), threads=1, min_run_time=0.001, warmup=0,
+                                   device="mps")
+    assert samples and len(waits) == len(calls)
