@@ -76,6 +76,8 @@ def _isolate_notebook_runs(config, data) -> None:
 def on_files(files, config):
     files.append(File.generated(config, "data/results.json",
                                 content=site_data.current().to_json()))
+    # The build's own schema, for the race's "Add your machine" to validate a reader's file with.
+    files.append(File.generated(config, "data/results.schema.json", content=store.SCHEMA_PATH.read_text()))
     files.append(File.generated(config, "lab/crossover_lab.ipynb", content=_notebook_download(config)))
     return files
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from build_hooks import analysis, cost_model, render, stats
+from build_hooks import analysis, cost_model, render, stats, store
 from build_hooks.dataset import GPU_DEVICES, Dataset, Machine
 
 EPOCH = "epoch_time"
@@ -117,7 +117,11 @@ def race_data(data: Dataset) -> dict:
     batches = sorted({int(b) for lane in lanes for e in lane["epochs"].values() for b in e})
     machines = [{"id": m.id, "label": m.label, "crossover": _crossovers(m)}
                 for m in data.with_experiment(EPOCH)]
-    return {"lanes": lanes, "widths": widths, "batches": batches, "machines": machines,
+    rows = sorted({point["rows"] for lane in lanes for e in lane["epochs"].values() for point in e.values()})
+    # What a reader's own file must match to join the race (checked in the browser).
+    join = {"mode": "quick" if data.quick else "full", "rows": rows, "schema_version": store.SCHEMA_VERSION,
+            "time_bounds": store.BOUNDS["s"], "max_number": store.MAX_NUMBER}
+    return {"lanes": lanes, "widths": widths, "batches": batches, "machines": machines, "join": join,
             "fixed_cost_ratio": FIXED_COST_RATIO, "meaningful_ratio": stats.MEANINGFUL_RATIO}
 
 

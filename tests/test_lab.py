@@ -33,9 +33,12 @@ def test_notebook_executes_in_quick_mode_and_writes_a_valid_results_file(tmp_pat
     files = list(tmp_path.glob("*.json"))
     assert len(files) == 1
     doc = store.load(files[0])
-    assert doc["mode"] == "quick" and "training_step" in doc["experiments"]
+    assert doc["mode"] == "quick" and "epoch_time" in doc["experiments"]
+    epoch = {b["params"]["batch"]: b["stats"]["median"] for b in doc["benchmarks"] if b["group"] == "epoch_time"}
+    assert epoch[1] > 2 * epoch[16]  # 512 one-sample steps against 32 steps: the loop really is rows / batch
     outputs = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
-    assert "per step" in outputs and "wrote" in outputs
+    assert "per epoch" in outputs and f"Your results file is {files[0].name}" in outputs
+    assert "timing epochs" in outputs  # the progress bar
 
 
 def test_lab_page_is_rendered_with_a_download_link(built_site):
@@ -43,7 +46,7 @@ def test_lab_page_is_rendered_with_a_download_link(built_site):
     page = built_site / "lab" / "crossover_lab" / "index.html"
     html = page.read_text()
     assert 'href="crossover_lab.py"' in html and (page.parent / "crossover_lab.py").exists()
-    assert "per step" in html  # outputs come from executing it during the build
+    assert "per epoch" in html and "Your results file is" in html  # outputs come from executing it in the build
 
 
 def test_lab_notebook_is_offered_as_ipynb(built_site):
@@ -54,3 +57,16 @@ def test_lab_notebook_is_offered_as_ipynb(built_site):
     source = jupytext.read(NOTEBOOK)
     assert notebook["nbformat"] == 4 and len(notebook["cells"]) == len(source.cells)
     assert "crossover_lab.ipynb" in (built_site / "lab" / "crossover_lab" / "index.html").read_text()
+
+
+def test_notebook_times_exactly_the_races_epochs():
+    """The notebook's sizes, full and quick, are the epoch_time experiment's: its file races without gaps."""
+    from snippets import epoch_time
+
+    tree = ast.parse(NOTEBOOK.read_text())
+    sizes = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                 and getattr(node.targets[0], "id", None) == "SIZES")
+    for mode, quick in (("full", False), ("quick", True)):
+        expected = {(p["width"], p["batch"], p["rows"]) for p in epoch_time.plan(["cpu"], quick)}
+        size = sizes[mode]
+        assert {(w, b, size["rows"]) for w in size["widths"] for b in size["batches"]} == expected, mode

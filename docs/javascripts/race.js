@@ -1,8 +1,9 @@
 /* The CPU-vs-GPU race. Plain JavaScript, no dependencies.
  *
  * Every time shown comes from the JSON baked into the page at build time
- * (#race-data), which holds the build's measured epoch times. Strings from results
- * files are only ever set with textContent, never parsed as HTML.
+ * (#race-data), which holds the build's measured epoch times, or from a reader's own
+ * results file that yours.js validated and handed over through window.crossoverRace.
+ * Strings from results files are only ever set with textContent, never parsed as HTML.
  */
 (function () {
   "use strict";
@@ -55,11 +56,18 @@
     data.widths.forEach(function (w) { widthSelect.appendChild(el("option", { value: String(w) }, String(w))); });
     // The small network of the lessons (and of the guide's computed sentences) by default.
     widthSelect.value = String(data.widths.indexOf(32) >= 0 ? 32 : data.widths[0]);
-    if (data.machines.length > 1) {
+    function fillMachines() {
+      var chosen = machineSelect.value;
+      machineSelect.textContent = "";
       machineSelect.appendChild(el("option", { value: "" }, "All machines"));
-      data.machines.forEach(function (m) { machineSelect.appendChild(el("option", { value: m.id }, m.label)); });
-      machineSelect.parentElement.hidden = false;
+      data.machines.forEach(function (m) {
+        machineSelect.appendChild(el("option", { value: m.id }, m.label + (m.yours ? " (yours)" : "")));
+      });
+      var ids = data.machines.map(function (m) { return m.id; });
+      machineSelect.value = ids.indexOf(chosen) >= 0 ? chosen : "";
+      machineSelect.parentElement.hidden = data.machines.length < 2;
     }
+    fillMachines();
 
     function batch() { return data.batches[Number(batchInput.value)]; }
     function width() { return widthSelect.value; }
@@ -96,17 +104,21 @@
       return /^(8|11|18)/.test(String(n)) && !/^1[18]\d\d$/.test(String(n)) ? "an" : "a";
     }
 
-    function tag(lane) { return lane.label + (lane.estimate ? " (estimate)" : ""); }
+    function tag(lane) { return lane.label + (lane.estimate ? " (estimate)" : lane.yours ? " (yours)" : ""); }
 
     function buildLanes() {
       lanesBox.textContent = "";
       var lanes = activeLanes();
       lanes.forEach(function (lane) {
         var point = pointFor(lane);
-        var row = el("div", { "class": "race-lane" + (lane.estimate ? " race-lane--estimate" : ""), role: "group",
-          "aria-label": lane.label + (lane.estimate ? " (estimate)" : ""), "data-lane": lane.id });
+        var row = el("div", { "class": "race-lane" + (lane.estimate ? " race-lane--estimate" : "") +
+          (lane.yours ? " race-lane--yours" : ""), role: "group", "aria-label": tag(lane), "data-lane": lane.id });
         var name = el("div", { "class": "race-lane__name" }, lane.label);
         if (lane.estimate) name.appendChild(el("span", { "class": "race-estimate" }, " (estimate)"));
+        if (lane.yours) {
+          name.appendChild(el("span", { "class": "race-yours" }, "yours"));
+          name.appendChild(el("small", { "class": "race-lane__provenance" }, lane.provenance));
+        }
         var track = el("div", { "class": "race-lane__track" });
         var bar = el("div", { "class": "race-lane__bar race-lane__bar--" + lane.kind.toLowerCase() });
         track.appendChild(bar);
@@ -241,7 +253,7 @@
       svg.appendChild(yl);
       series.forEach(function (s) {
         var d = s.pts.map(function (p, i) { return (i ? "L" : "M") + X(p[0]).toFixed(1) + " " + Y(p[1]).toFixed(1); }).join(" ");
-        svg.appendChild(svgEl("path", { d: d, "class": "race-chart__line race-chart__line--" + s.lane.kind.toLowerCase() }));
+        svg.appendChild(svgEl("path", { d: d, "class": lineClass(s.lane) }));
       });
       var cur = svgEl("line", { x1: X(batch()), x2: X(batch()), y1: m.t, y2: H - m.b, "class": "race-chart__cursor" });
       svg.appendChild(cur);
@@ -267,12 +279,16 @@
         (crossing ? "; a dashed bar marks the measured crossover." : ".");
     }
 
+    function lineClass(lane) {
+      return "race-chart__line race-chart__line--" + lane.kind.toLowerCase() + (lane.yours ? " race-chart__line--yours" : "");
+    }
+
     // A key drawn with the chart's own line styles: which line is which device, the cursor, the crossover.
     function drawLegend(series, crossing) {
       var list = $("#race-chart-legend");
       list.textContent = "";
       var entries = series.map(function (s) {
-        return [tag(s.lane), "race-chart__line race-chart__line--" + s.lane.kind.toLowerCase()];
+        return [tag(s.lane), lineClass(s.lane)];
       }).concat([["chosen batch", "race-chart__cursor"]]);
       if (crossing) entries.push(["measured crossover", "race-chart__crossover"]);
       entries.forEach(function (entry) {
@@ -313,6 +329,19 @@
     var initialWidth = widthSelect.value;
     root.hidden = false;
     update();
+
+    // A reader's own machine (yours.js): its lanes replace any earlier ones of theirs.
+    window.crossoverRace = {
+      join: data.join, widths: data.widths, batches: data.batches,
+      fixedCostRatio: data.fixed_cost_ratio, meaningfulRatio: data.meaningful_ratio,
+      setYours: function (lanes, machine) {
+        data.lanes = data.lanes.filter(function (l) { return !l.yours; }).concat(lanes);
+        data.machines = data.machines.filter(function (m) { return !m.yours; }).concat(machine ? [machine] : []);
+        fillMachines();
+        update();
+      }
+    };
+    document.dispatchEvent(new CustomEvent("crossover:race-ready"));
   }
 
   // Material's instant navigation replaces the page without a reload; document$ re-runs us.

@@ -11,17 +11,19 @@
 # %% [markdown]
 # # Lab: find your own crossover
 #
-# This notebook reproduces the site's central experiment on **your** machine: the time
-# of one training step of a 512→H→10 MLP versus batch size, on the CPU and (if you have
-# one) the GPU, with the crossover marked. It also checks host→device bandwidth and
-# fp32 versus bf16, and writes a results file in the project's schema, so you can add
-# your machine to the site.
+# This notebook measures **your** machine the way the site measures its own: the time to
+# train one epoch of a 512→H→10 MLP on a fixed dataset, for every batch size and layer
+# width the [race](../../race/) offers, on the CPU and on any GPU torch can use here
+# (NVIDIA's through CUDA, Apple's through MPS). It marks where the GPU starts to win,
+# checks the host→device bus and fp32 against bf16, and writes a results file in the
+# project's schema that you can add to the race in your browser.
 #
-# It needs only `torch`, `numpy` and `matplotlib` (`pip install torch numpy matplotlib`)
-# and takes under two minutes on a laptop CPU. The page you are reading was produced by
-# running it on the machine that built the site. Download it as a notebook for Jupyter or
-# Colab ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain Python script (the
-# download button above).
+# It needs only `torch`, `numpy` and `matplotlib` (`pip install torch numpy matplotlib`;
+# `tqdm`, if you have it, draws the progress bar) and runs on Python 3.10 to 3.13 with
+# torch 2.4 or newer. On a laptop CPU it takes a few minutes. The page you are reading was
+# produced by running it on the machine that built the site. Download it as a notebook
+# for Jupyter or Colab ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain
+# Python script (the download button above).
 
 # %%
 import datetime
@@ -30,73 +32,120 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
+import time
 
 import matplotlib.pyplot as plt
 import torch
 import torch.utils.benchmark as benchmark
 from torch import nn
-from torch.utils.flop_counter import FlopCounterMode
+
+try:
+    from tqdm import tqdm
+except ImportError:  # a progress line without tqdm
+    class tqdm:  # noqa: N801 - stands in for tqdm's class
+        def __init__(self, total, desc=""):
+            self.total, self.done, self.desc = total, 0, desc
+
+        def update(self, n=1):
+            self.done += n
+            print(f"\r{self.desc}: {self.done}/{self.total}", end="" if self.done < self.total else "\n",
+                  file=sys.stderr, flush=True)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
 
 QUICK = os.environ.get("CROSSOVER_QUICK") == "1"  # tiny sizes, for the project's tests
-THREADS = torch.get_num_threads()  # pass it to Timer explicitly: its default is ONE thread
-DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-BATCHES = [1, 16] if QUICK else [1, 4, 16, 64, 256, 1024]
-WIDTHS = [32] if QUICK else [32, 512]
-MIN_RUN_TIME = 0.02 if QUICK else 0.2
-print(f"devices: {DEVICES}, CPU threads: {THREADS}, torch {torch.__version__}")
+# Exactly the race's epochs: the same rows, widths and batches as the site's epoch_time experiment.
+SIZES = {
+    "full": {"rows": 2048, "widths": [8, 32, 512, 2048], "batches": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]},
+    "quick": {"rows": 512, "widths": [32], "batches": [1, 16]},
+}
+ROWS, WIDTHS, BATCHES = (SIZES["quick" if QUICK else "full"][k] for k in ("rows", "widths", "batches"))
+ROUNDS = 2 if QUICK else 3  # timed epochs per point, one per round, rounds interleaved
+THREADS = torch.get_num_threads()  # set explicitly: torch.utils.benchmark's Timer defaults to ONE thread
+mps = getattr(torch.backends, "mps", None)
+DEVICES = (["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+           + (["mps"] if mps is not None and mps.is_available() else []))
+GPU = next((d for d in DEVICES if d != "cpu"), None)
+print(f"devices: {DEVICES}, CPU threads: {THREADS}, torch {torch.__version__}, Python {platform.python_version()}")
 
 # %% [markdown]
-# ## Timing one training step
+# ## Timing one epoch
 #
-# The batch is created on the device, so the step does not include a copy.
-# `torch.utils.benchmark.Timer` synchronises CUDA around its timed blocks.
+# The dataset is created on the device, as it would sit after a one-off copy. GPU work is
+# asynchronous, so the clock stops only after waiting for the device to finish
+# (`torch.cuda.synchronize()` or `torch.mps.synchronize()`). Each point is timed once per
+# round and the rounds are interleaved, so a machine that speeds up or slows down while
+# it runs shows up as spread instead of as a false difference between points.
 
 # %%
-def step_times(device: str, batch: int, width: int) -> list[float]:
+def synchronize(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()
+    elif device == "mps":
+        torch.mps.synchronize()
+
+
+def make_epoch(device: str, width: int, batch: int):
+    """A function that trains one epoch of ROWS rows in batches of `batch`."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(512, width), nn.ReLU(), nn.Linear(width, 10)).to(device)
     optimiser = torch.optim.SGD(model.parameters(), lr=0.01)
-    x = torch.randn(batch, 512, device=device)
-    y = torch.randint(0, 10, (batch,), device=device)
+    loss_fn = nn.CrossEntropyLoss()
+    x = torch.randn(ROWS, 512, device=device)
+    y = torch.randint(0, 10, (ROWS,), device=device)
 
-    def step():
-        optimiser.zero_grad(set_to_none=True)
-        nn.functional.cross_entropy(model(x), y).backward()
-        optimiser.step()
+    def epoch(limit: int = ROWS):
+        for start in range(0, limit, batch):
+            optimiser.zero_grad(set_to_none=True)
+            loss_fn(model(x[start:start + batch]), y[start:start + batch]).backward()
+            optimiser.step()
 
-    for _ in range(3):
-        step()
-    timer = benchmark.Timer("step()", globals={"step": step}, num_threads=THREADS)
-    return list(timer.blocked_autorange(min_run_time=MIN_RUN_TIME).times)
-
-
-def step_flops(batch: int, width: int) -> int:
-    """FLOPs of one step (forward and backward), counted by PyTorch itself."""
-    model = nn.Sequential(nn.Linear(512, width), nn.ReLU(), nn.Linear(width, 10))
-    x, y = torch.randn(batch, 512), torch.randint(0, 10, (batch,))
-    with FlopCounterMode(display=False) as counter:
-        nn.functional.cross_entropy(model(x), y).backward()
-    return counter.get_total_flops()
+    epoch(limit=3 * batch)  # warm-up: allocator, kernels, caches
+    return epoch
 
 
-samples = {(d, w, b): step_times(d, b, w) for d in DEVICES for w in WIDTHS for b in BATCHES}
-median = {key: statistics.median(times) for key, times in samples.items()}
-for (d, w, b), t in median.items():
-    print(f"{d:>4}  width {w:>4}  batch {b:>5}: {t * 1e3:8.3f} ms per step")
+def time_epoch(device: str, epoch) -> float:
+    synchronize(device)
+    start = time.perf_counter()
+    epoch()
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+torch.set_num_threads(THREADS)
+points = [(d, w, b) for d in DEVICES for w in WIDTHS for b in BATCHES]
+epochs = {point: make_epoch(*point) for point in points}
+samples = {point: [] for point in points}
+with tqdm(total=len(points) * ROUNDS, desc="timing epochs") as bar:
+    for _ in range(ROUNDS):
+        for point in points:
+            samples[point].append(time_epoch(point[0], epochs[point]))
+            bar.update(1)
+median = {point: statistics.median(times) for point, times in samples.items()}
+for w in WIDTHS:
+    print(f"width {w}: " + ", ".join(f"{d} {median[(d, w, BATCHES[0])]:.3g} s at batch {BATCHES[0]}, "
+                                     f"{median[(d, w, BATCHES[-1])]:.3g} s at batch {BATCHES[-1]}"
+                                     for d in DEVICES) + " per epoch")
 
 # %% [markdown]
 # ## Where is the crossover?
 #
-# The crossover is the smallest batch from which the GPU step is faster at every
-# larger batch. Without a GPU there is none to find: the plot shows the CPU alone.
+# The crossover is the smallest batch from which the GPU finishes the epoch first at
+# every larger batch too. Without a GPU there is none to find: the plot shows the CPU alone.
 
 # %%
 def crossover(width: int):
-    if "cuda" not in DEVICES:
+    if GPU is None:
         return None
     found = None
     for b in reversed(BATCHES):
-        if median[("cuda", width, b)] < median[("cpu", width, b)]:
+        if median[(GPU, width, b)] < median[("cpu", width, b)]:
             found = b
         else:
             break
@@ -106,26 +155,27 @@ def crossover(width: int):
 fig, ax = plt.subplots(figsize=(7, 4))
 for d in DEVICES:
     for w in WIDTHS:
-        ax.plot(BATCHES, [median[(d, w, b)] * 1e3 for b in BATCHES], "--" if d == "cuda" else "-",
+        ax.plot(BATCHES, [median[(d, w, b)] for b in BATCHES], "-" if d == "cpu" else "--",
                 marker="o", label=f"{d.upper()}, width {w}")
 for w in WIDTHS:
     if crossover(w):
         ax.axvline(crossover(w), linestyle=":", color="grey")
         ax.annotate(f"crossover, width {w}", (crossover(w), ax.get_ylim()[1]), rotation=90, va="top")
-ax.set(xscale="log", yscale="log", xlabel="batch size (samples)", ylabel="time per training step (ms)",
-       title="Training step time versus batch size")
-ax.legend()
+ax.set(xscale="log", yscale="log", xlabel="batch size (samples)", ylabel="time per epoch (s)",
+       title=f"One epoch of {ROWS} rows versus batch size")
+ax.legend(fontsize="small")
 plt.show()
-print({w: crossover(w) for w in WIDTHS} if "cuda" in DEVICES else "No GPU here: no crossover to measure.")
+print({w: crossover(w) for w in WIDTHS} if GPU else "No GPU here: no crossover to measure.")
 
 # %% [markdown]
 # ## Two quick checks: the bus and 16-bit arithmetic
 
 # %%
+MIN_RUN_TIME = 0.02 if QUICK else 0.2
 extra = []
 if "cuda" in DEVICES:
     size = 2**20 if QUICK else 2**26
-    host = torch.empty(size, dtype=torch.uint8, pin_memory=True)
+    host = torch.ones(size, dtype=torch.uint8).pin_memory()  # written, so no page is left untouched
     dev = torch.empty(size, dtype=torch.uint8, device="cuda")
     timer = benchmark.Timer("dev.copy_(host)", globals={"dev": dev, "host": host}, num_threads=THREADS)
     times = list(timer.blocked_autorange(min_run_time=MIN_RUN_TIME).times)
@@ -133,10 +183,10 @@ if "cuda" in DEVICES:
     extra.append(("transfer", {"device": "cuda", "bytes": size, "direction": "host_to_device",
                                "memory": "pinned"}, times, {"bytes": size}))
 else:
-    print("No GPU: there is no host↔device bus to measure.")
+    print("No CUDA GPU: there is no host↔device bus to measure here.")
 
-n = 128 if QUICK else 1024
-for d in DEVICES:
+for d in [d for d in DEVICES if d != "mps"]:  # torch's benchmark Timer does not wait for MPS
+    n = 128 if QUICK else (512 if d == "cpu" else 4096)  # a CPU without bf16 units is slow at bf16
     for name, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
         a = torch.randn(n, n, device=d, dtype=dtype)
         timer = benchmark.Timer("a @ a", globals={"a": a}, num_threads=THREADS)
@@ -149,8 +199,8 @@ for d in DEVICES:
 # ## Save a results file in the project's schema
 #
 # The file follows the project's `results.schema.json` (the layout of pytest-benchmark's
-# JSON). To add your machine to the site, copy it into the project's `results/` folder;
-# the build validates it and shows it with its provenance.
+# JSON). Add it to the race in your browser, or copy it into the project's `results/`
+# folder: the build validates it and shows it with its provenance.
 
 # %%
 def stats(times):
@@ -165,34 +215,58 @@ def entry(group, params, times, info):
             "status": "ok", "stats": s, "extra_info": {**info, "noisy": s["iqr"] > 0.1 * s["median"]}}
 
 
-cpu_name = platform.processor() or platform.machine()
-try:
-    cpu_name = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-except (OSError, StopIteration):
-    pass
+def cpu_brand() -> str:
+    """The CPU's name on Linux, macOS or Windows, else "unknown" (never a guess)."""
+    try:
+        if platform.system() == "Darwin":
+            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
+                                  text=True, timeout=10, check=True).stdout.strip() or "unknown"
+        if platform.system() == "Windows":
+            import winreg
+
+            key = winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, r"HARDWARE\DESCRIPTION\System\CentralProcessor\0")
+            return winreg.QueryValueEx(key, "ProcessorNameString")[0].strip() or "unknown"
+        with open("/proc/cpuinfo") as f:
+            return next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration, subprocess.SubprocessError, ImportError):
+        return "unknown"
+
+
+def memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+brand = cpu_brand()
 gpu = None
-if "cuda" in DEVICES:
+if GPU == "cuda":
     props = torch.cuda.get_device_properties(0)
     gpu = {"name": props.name, "memory_bytes": props.total_memory, "cuda_version": torch.version.cuda}
-identity = json.dumps([cpu_name, platform.machine(), THREADS, gpu and gpu["name"]])
-slug = "".join(c if c.isalnum() else "-" for c in (gpu["name"] if gpu else cpu_name).lower()).strip("-")[:40]
-machine_id = f"{slug}-{hashlib.sha256(identity.encode()).hexdigest()[:10]}"
+elif GPU == "mps":  # Apple's GPU shares the machine's memory
+    gpu = {"name": f"{brand} GPU (MPS)" if brand != "unknown" else "Apple GPU (MPS)",
+           "memory_bytes": memory_bytes(), "cuda_version": None}
+identity = json.dumps([brand, platform.machine(), THREADS, gpu and gpu["name"]])
+slug = "".join(c if c.isalnum() else "-" for c in (gpu["name"] if gpu else brand).lower()).strip("-")[:40]
+machine_id = f"{slug or 'machine'}-{hashlib.sha256(identity.encode()).hexdigest()[:10]}"
 now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-benchmarks = [entry("training_step", {"device": d, "batch": b, "width": w}, t, {"flops": step_flops(b, w)})
-              for (d, w, b), t in samples.items()] + [entry(*e) for e in extra]
+benchmarks = [entry("epoch_time", {"device": d, "batch": b, "width": w, "rows": ROWS}, t,
+                    {"steps": -(-ROWS // b)}) for (d, w, b), t in samples.items()] + [entry(*e) for e in extra]
 groups = sorted({b["group"] for b in benchmarks})
 results = {
     "schema_version": 1, "mode": "quick" if QUICK else "full", "machine_id": machine_id,
     "environment_key": hashlib.sha256(f"{identity}{torch.__version__}".encode()).hexdigest()[:20],
-    "machine_info": {"cpu": {"brand": cpu_name, "arch": platform.machine(), "threads_used": THREADS,
-                             "clock_hz": None, "fp32_peak_flops": None,
+    "machine_info": {"cpu": {"brand": brand, "arch": platform.machine(), "threads_used": THREADS,
+                             "cores_available": os.cpu_count(), "clock_hz": None, "fp32_peak_flops": None,
                              "peak_formula": "not computed by the lab notebook"}, "gpu": gpu},
     "software": {"python": platform.python_version(), "torch": torch.__version__,
                  "numpy": __import__("numpy").__version__, "blas": "unknown",
-                 "float32_matmul_precision": torch.get_float32_matmul_precision()},
+                 "float32_matmul_precision": torch.get_float32_matmul_precision(),
+                 "os": platform.platform()[:200]},
     "commit_info": {"id": None, "dirty": None},
     "datetime": now,
-    "experiments": {g: {"bench_version": 1, "cache_key": "lab-notebook-v1", "measured_at": now,
+    "experiments": {g: {"bench_version": 1, "cache_key": "lab-notebook-v2", "measured_at": now,
                         "duration_s": 0.0, "devices": sorted({b["params"]["device"] for b in benchmarks
                                                               if b["group"] == g})} for g in groups},
     "benchmarks": benchmarks,
@@ -202,4 +276,6 @@ os.makedirs(out_dir, exist_ok=True)
 path = os.path.join(out_dir, f"{machine_id}.json")
 with open(path, "w") as f:
     json.dump(results, f, indent=1)
-print(f"wrote {len(benchmarks)} measurements to {os.path.basename(path)}")
+where = "the folder this notebook runs in" if out_dir == "." else "the folder named by CROSSOVER_LAB_OUTPUT"
+print(f"Your results file is {machine_id}.json in {where}: to race it, open the site's race page, "
+      "choose \"Add your machine\" and pick that file (it stays in your browser).")

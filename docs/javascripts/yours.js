@@ -1,0 +1,308 @@
+/* "Add your machine": a reader's own results file joins the race (and the gallery).
+ *
+ * The file is read in the browser and never leaves it: no upload, no request but the
+ * site's own schema. It is checked against the same schema the build uses
+ * (data/results.schema.json, validated by the vendored @cfworker/json-schema) and then
+ * by the rules a schema cannot say, the ones the build's store.py applies to the times
+ * the race replays. Every string from the file is inserted with textContent only.
+ * A kept file (localStorage) is validated again on every load: storage is input too.
+ */
+import { Validator } from "./vendor/cfworker-json-schema/index.js";
+
+const MAX_BYTES = 8 * 1024 * 1024; // a full results file is a few hundred kB
+const STORAGE_KEY = "crossover.yours.v1";
+const SCHEMA_URL = new URL("../data/results.schema.json", import.meta.url);
+const EPOCH = "epoch_time";
+const GPU_DEVICES = ["cuda", "mps"];
+const DEVICE_KIND = { cpu: "CPU", cuda: "GPU (CUDA)", mps: "GPU (MPS)" };
+
+class FileProblem extends Error {
+  constructor(field, problem) { super(problem); this.field = field; }
+}
+
+/* JSON Pointer ("#/benchmarks/3/stats") as the build's errors write a field ("$.benchmarks[3].stats"). */
+function fieldOf(pointer) {
+  return pointer.replace(/^#/, "").split("/").filter(Boolean).map(function (part) {
+    const key = part.replace(/~1/g, "/").replace(/~0/g, "~");
+    return /^\d+$/.test(key) ? "[" + key + "]" : "." + key;
+  }).reduce(function (path, part) { return path + part; }, "$");
+}
+
+function quote(value) {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 80 ? text.slice(0, 80) + "…" : text;
+}
+
+/* Every number is finite and sane: JSON.parse turns 1e999 into Infinity without a word. */
+function checkNumbers(value, where, limit) {
+  if (typeof value === "number") {
+    if (!isFinite(value) || Math.abs(value) > limit) throw new FileProblem(where, quote(value) + " is out of range");
+  } else if (Array.isArray(value)) {
+    value.forEach(function (item, i) { checkNumbers(item, where + "[" + i + "]", limit); });
+  } else if (value && typeof value === "object") {
+    Object.keys(value).forEach(function (key) { checkNumbers(value[key], where + "." + key, limit); });
+  }
+}
+
+function checkSchema(doc, schema, join) {
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new FileProblem("$", "expected a JSON object at the top level");
+  if (Number.isInteger(doc.schema_version) && doc.schema_version > join.schema_version) {
+    throw new FileProblem("$.schema_version", "written by a newer Crossover (schema " + doc.schema_version +
+      "); this site reads schema " + join.schema_version);
+  }
+  const result = new Validator(schema, "2020-12", false).validate(doc);
+  if (!result.valid) {
+    // The deepest error names the field itself, not the objects around it.
+    const deepest = result.errors.slice().sort(function (a, b) {
+      return b.instanceLocation.length - a.instanceLocation.length;
+    })[0];
+    throw new FileProblem(fieldOf(deepest.instanceLocation), deepest.error);
+  }
+  checkNumbers(doc, "$", join.max_number);
+  if (doc.mode !== join.mode) {
+    throw new FileProblem("$.mode", doc.mode === "quick"
+      ? "this file was measured in quick mode (tiny sizes, for tests): its times cannot race this site's full measurements"
+      : "this file holds " + doc.mode + "-mode measurements, but this site was built in " + join.mode + " mode");
+  }
+}
+
+/* The epoch points the race can use: same rows, widths and batches as this page's. */
+function epochPoints(doc, race) {
+  if (!doc.experiments[EPOCH]) {
+    throw new FileProblem("$.experiments." + EPOCH, "has no epoch times: the race needs the " + EPOCH +
+      " experiment (the lab notebook and make measure both record it)");
+  }
+  const [low, high] = race.join.time_bounds;
+  const used = [];
+  let leftOut = 0;
+  doc.benchmarks.forEach(function (bench, i) {
+    if (bench.group !== EPOCH || (bench.status || "ok") !== "ok") return;
+    const where = "$.benchmarks[" + i + "]";
+    const s = bench.stats, p = bench.params;
+    if (!s) throw new FileProblem(where + ".stats", "is missing from a measured point");
+    if (bench.unit !== "s") throw new FileProblem(where + ".unit", quote(bench.unit) + " is not seconds");
+    ["median", "q1", "q3", "min", "max"].forEach(function (key) {
+      if (!(s[key] >= low && s[key] <= high)) {
+        throw new FileProblem(where + ".stats." + key, quote(s[key]) + " is not a time between " + low + " s and " + high + " s");
+      }
+    });
+    if (!(s.min <= s.median && s.median <= s.max)) throw new FileProblem(where + ".stats.median", "is outside [min, max]");
+    if (!(s.q1 <= s.median && s.median <= s.q3)) throw new FileProblem(where + ".stats.median", "is outside [q1, q3]");
+    ["width", "batch", "rows"].forEach(function (key) {
+      if (!Number.isInteger(p[key]) || p[key] < 1) throw new FileProblem(where + ".params." + key, quote(p[key]) + " is not a positive whole number");
+    });
+    if (race.join.rows.indexOf(p.rows) < 0 || race.widths.indexOf(p.width) < 0 || race.batches.indexOf(p.batch) < 0) {
+      leftOut += 1;
+      return;
+    }
+    used.push(bench);
+  });
+  if (!used.length) {
+    throw new FileProblem("$.benchmarks", "no epoch time matches this race (epochs of " + race.join.rows.join(" or ") +
+      " rows, widths " + race.widths.join(", ") + ", batches " + race.batches.join(", ") + ")");
+  }
+  return { used: used, leftOut: leftOut };
+}
+
+function deviceLabel(doc, device) {
+  const cpu = doc.machine_info.cpu, gpu = doc.machine_info.gpu;
+  if (device === "cpu") return "CPU: " + cpu.brand + ", " + cpu.threads_used + " threads";
+  return (gpu && gpu.name ? gpu.name : "GPU") + " · " + DEVICE_KIND[device];
+}
+
+/* A step's cost is its epoch over its steps; how a batch-B step compares with a 1-sample one. */
+function regime(points, batch, race) {
+  const one = points["1"], here = points[String(batch)];
+  if (!one || !here) return null;
+  const ratio = (here.seconds / here.steps) / (one.seconds / one.steps);
+  return { ratio: ratio, kind: ratio < race.fixedCostRatio ? "fixed" : "throughput", same: ratio < race.meaningfulRatio };
+}
+
+function crossover(cpu, gpu, batches) {
+  let found = null;
+  for (let i = batches.length - 1; i >= 0; i--) {
+    const b = String(batches[i]);
+    if (!cpu[b] || !gpu[b] || !(gpu[b].seconds < cpu[b].seconds)) break;
+    found = batches[i];
+  }
+  return found;
+}
+
+/* Parse, validate and turn a reader's results file into race lanes. Throws FileProblem. */
+export function readResults(text, schema, race, fileName) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new FileProblem("$", "not valid JSON (" + String(error.message).slice(0, 120) + ")");
+  }
+  checkSchema(doc, schema, race.join);
+  const points = epochPoints(doc, race);
+  const machineId = "yours-" + doc.machine_id;
+  const provenance = "Your file " + fileName + ": measured " + doc.datetime + " with torch " + doc.software.torch +
+    " and Python " + doc.software.python + (doc.software.os ? " on " + doc.software.os : "");
+  const epochs = {};
+  points.used.forEach(function (bench) {
+    const p = bench.params, device = p.device;
+    epochs[device] = epochs[device] || {};
+    epochs[device][p.width] = epochs[device][p.width] || {};
+    epochs[device][p.width][p.batch] = {
+      seconds: bench.stats.median, q1: bench.stats.q1, q3: bench.stats.q3, rows: p.rows,
+      steps: Math.ceil(p.rows / p.batch),
+    };
+  });
+  const lanes = Object.keys(epochs).sort().map(function (device) {
+    Object.keys(epochs[device]).forEach(function (width) {
+      const byBatch = epochs[device][width];
+      Object.keys(byBatch).forEach(function (batch) { byBatch[batch].regime = regime(byBatch, batch, race); });
+    });
+    return { id: "yours-" + device, machine: doc.machine_id, machine_id: machineId, device: device,
+      label: deviceLabel(doc, device), kind: GPU_DEVICES.indexOf(device) >= 0 ? "GPU" : "CPU",
+      estimate: false, yours: true, provenance: provenance, epochs: epochs[device] };
+  });
+  const gpu = GPU_DEVICES.find(function (d) { return epochs[d]; });
+  const crossovers = {};
+  if (gpu && epochs.cpu) {
+    race.widths.forEach(function (w) {
+      if (epochs.cpu[w] && epochs[gpu][w]) crossovers[String(w)] = crossover(epochs.cpu[w], epochs[gpu][w], race.batches);
+    });
+  }
+  const cpu = doc.machine_info.cpu;
+  return { lanes: lanes, leftOut: points.leftOut, provenance: provenance,
+    machine: { id: machineId, label: "your machine: " + cpu.brand, yours: true, crossover: crossovers } };
+}
+
+/* ---- the page: picking, dropping, keeping and forgetting a file ---- */
+
+function storage() {
+  try { return window.localStorage; } catch (error) { return null; } // blocked storage is not an error
+}
+
+function setup(box, race) {
+  const $ = function (selector) { return box.querySelector(selector); };
+  const input = $("#yours-file"), keep = $("#yours-keep"), forget = $("#yours-forget");
+  const status = $("#yours-status"), problem = $("#yours-problem");
+  let schema = null;
+
+  function say(text) { status.textContent = text; problem.textContent = ""; }
+  function fail(name, error) {
+    status.textContent = "";
+    problem.textContent = error instanceof FileProblem
+      ? name + " was not added: field " + error.field + ": " + error.message
+      : name + " was not added: " + String(error && error.message || error);
+  }
+
+  function show(result) {
+    if (race.setYours) race.setYours(result.lanes, result.machine);
+    if (race.render) race.render(result);
+    say("Added " + result.lanes.map(function (l) { return l.label; }).join(" and ") + " as yours. " + result.provenance + "." +
+      (result.leftOut ? " " + result.leftOut + " epoch times of other sizes were left out." : "") +
+      (keep.checked ? " Kept in this browser until you forget it." : " Reloading the page forgets it."));
+    forget.hidden = false;
+  }
+
+  async function add(text, name, fromStorage) {
+    try {
+      schema = schema || await (await fetch(SCHEMA_URL)).json();
+      const result = readResults(text, schema, race, name);
+      show(result);
+      const store = storage();
+      if (store && keep.checked && !fromStorage) {
+        try { store.setItem(STORAGE_KEY, JSON.stringify({ name: name, text: text })); }
+        catch (error) { say(status.textContent + " It is too big to keep in this browser."); }
+      }
+    } catch (error) {
+      if (fromStorage) { const store = storage(); if (store) store.removeItem(STORAGE_KEY); keep.checked = false; }
+      fail(name, error);
+    }
+  }
+
+  function readFile(file) {
+    if (!file) return;
+    if (file.size > MAX_BYTES) {
+      fail(file.name, new FileProblem("$", "the file is " + (file.size / 1e6).toFixed(1) + " MB; the race reads files up to " +
+        MAX_BYTES / (1024 * 1024) + " MB (a full results file is a few hundred kB)"));
+      return;
+    }
+    file.text().then(function (text) { add(text, file.name, false); }, function (error) { fail(file.name, error); });
+  }
+
+  input.addEventListener("change", function () { readFile(input.files[0]); input.value = ""; });
+  box.addEventListener("dragover", function (event) { event.preventDefault(); box.classList.add("yours--over"); });
+  box.addEventListener("dragleave", function () { box.classList.remove("yours--over"); });
+  box.addEventListener("drop", function (event) {
+    event.preventDefault();
+    box.classList.remove("yours--over");
+    readFile(event.dataTransfer.files[0]);
+  });
+  keep.addEventListener("change", function () {
+    const store = storage();
+    if (store && !keep.checked) store.removeItem(STORAGE_KEY);
+  });
+  forget.addEventListener("click", function () {
+    const store = storage();
+    if (store) store.removeItem(STORAGE_KEY);
+    keep.checked = false;
+    if (race.setYours) race.setYours([], null);
+    if (race.render) race.render(null);
+    forget.hidden = true;
+    say("Forgotten: your machine is no longer in the race or in this browser.");
+  });
+
+  box.hidden = false;
+  const store = storage();
+  const kept = store && store.getItem(STORAGE_KEY);
+  if (kept) {
+    keep.checked = true;
+    let saved = null;
+    try { saved = JSON.parse(kept); } catch (error) { /* corrupt storage: handled below */ }
+    if (saved && typeof saved.text === "string") add(saved.text, String(saved.name), true);
+    else { store.removeItem(STORAGE_KEY); keep.checked = false; fail("The kept file", new Error("it could not be read, so it was forgotten")); }
+  }
+}
+
+/* On the race page the race provides the page's sizes; on the gallery the race data does, and a card shows the file. */
+function boot() {
+  const box = document.getElementById("yours");
+  if (!box || box.dataset.ready) return;
+  box.dataset.ready = "1";
+  if (document.getElementById("race")) {
+    if (window.crossoverRace) setup(box, window.crossoverRace);
+    else document.addEventListener("crossover:race-ready", function () { setup(box, window.crossoverRace); }, { once: true });
+    return;
+  }
+  const data = JSON.parse(document.getElementById("race-data").textContent);
+  setup(box, { join: data.join, widths: data.widths, batches: data.batches, fixedCostRatio: data.fixed_cost_ratio,
+    meaningfulRatio: data.meaningful_ratio, render: function (result) { renderCard(result, data); } });
+}
+
+/* The gallery's card: the file's provenance and its epoch times at the race's default width. */
+function renderCard(result, data) {
+  const card = document.getElementById("yours-card");
+  card.textContent = "";
+  if (!result) { card.hidden = true; return; }
+  const width = data.widths.indexOf(32) >= 0 ? "32" : String(data.widths[0]);
+  const make = function (tag, text) { const node = document.createElement(tag); if (text !== undefined) node.textContent = text; return node; };
+  card.appendChild(make("p", result.provenance + "."));
+  const table = make("table"), head = make("tr");
+  table.appendChild(make("caption", "Your machine: one epoch of " + data.join.rows.join(" or ") + " rows at width " + width + ", by batch size"));
+  head.appendChild(make("th", "batch"));
+  result.lanes.forEach(function (lane) { head.appendChild(make("th", lane.label)); });
+  table.appendChild(head);
+  data.batches.forEach(function (batch) {
+    const row = make("tr");
+    row.appendChild(make("td", String(batch)));
+    result.lanes.forEach(function (lane) {
+      const point = (lane.epochs[width] || {})[batch];
+      const cell = make("td", point ? point.seconds.toPrecision(3) + " s" : "not measured");
+      if (point) cell.setAttribute("data-seconds", String(point.seconds));
+      row.appendChild(cell);
+    });
+    table.appendChild(row);
+  });
+  card.appendChild(table);
+  card.hidden = false;
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
+else boot();

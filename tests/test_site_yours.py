@@ -1,0 +1,230 @@
+"""Browser tests of "Add your machine": a reader's results file joins the race, and a hostile one harms nothing."""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from urllib.parse import urlparse
+
+import pytest
+
+from conftest import ROOT
+
+HOSTILE = '<script>window.__pwned = 1</script><img src="/pwned.png" onerror="window.__pwned = 2">'
+
+
+@pytest.fixture(scope="session")
+def lab_file(tmp_path_factory) -> dict:
+    """A results file written by the lab notebook itself, in quick mode, on this machine."""
+    out = tmp_path_factory.mktemp("lab")
+    env = {**os.environ, "CROSSOVER_QUICK": "1", "CROSSOVER_LAB_OUTPUT": str(out), "MPLBACKEND": "Agg"}
+    subprocess.run([sys.executable, str(ROOT / "docs" / "lab" / "crossover_lab.py")], env=env, cwd=out,
+                   check=True, capture_output=True, timeout=300)
+    (path,) = out.glob("*.json")
+    return {"path": path, "doc": json.loads(path.read_text())}
+
+
+def epoch_median(doc, device, width, batch):
+    return next(b["stats"]["median"] for b in doc["benchmarks"] if b["group"] == "epoch_time"
+                and b["params"] == {"device": device, "width": width, "batch": batch, "rows": b["params"]["rows"]})
+
+
+class Watched:
+    """A page with every script error, console error and request recorded."""
+
+    def __init__(self, browser, url, path="race/", rewrite=None):
+        self.page = browser.new_page(reduced_motion="reduce")
+        self.errors, self.requests = [], []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        if rewrite:  # serve this page's HTML changed (e.g. as a full-mode build)
+            def serve_changed(route):
+                response = route.fetch()
+                route.fulfill(response=response, body=rewrite(response.text()))
+            self.page.route(url + path, serve_changed)
+        self.url = url + path
+        self.open()
+
+    def open(self):
+        self.page.goto(self.url)
+        self.page.wait_for_selector("#yours:not([hidden])")
+
+    def add(self, path):
+        self.page.set_input_files("#yours-file", str(path))
+        self.page.wait_for_function(
+            "document.getElementById('yours-status').textContent || document.getElementById('yours-problem').textContent")
+        return self.page.locator("#yours-problem").text_content()
+
+    def check_harmless(self):
+        assert self.page.evaluate("window.__pwned") is None
+        assert all(urlparse(u).hostname == "127.0.0.1" for u in self.requests), self.requests
+        assert self.errors == []
+
+
+def race_time(page, batch, width):
+    """Start the race at this batch and width; the yours lane's displayed time in seconds."""
+    batches = json.loads(page.locator("#race-data").text_content())["batches"]
+    page.locator("#race-batch").fill(str(batches.index(batch)))
+    page.locator("#race-width").select_option(str(width))
+    page.get_by_role("button", name="Start").click()
+    return float(page.locator(".race-lane--yours .race-lane__time").first.get_attribute("data-seconds"))
+
+
+def test_a_lab_notebook_file_joins_the_race_with_its_medians(browser, site_url, lab_file):
+    """The notebook's file adds a lane marked yours whose times are the file's medians, and a chart line."""
+    watched = Watched(browser, site_url)
+    page = watched.page
+    assert watched.add(lab_file["path"]) == ""
+    assert "Added" in page.locator("#yours-status").text_content()
+    lane = page.locator(".race-lane--yours")
+    assert lane.count() == 1 and "yours" in lane.get_attribute("aria-label")
+    assert lab_file["path"].name in lane.locator(".race-lane__provenance").text_content()
+    for batch in (1, 16):
+        assert race_time(page, batch, 32) == epoch_median(lab_file["doc"], "cpu", 32, batch)
+    assert page.locator("#race-chart .race-chart__line--yours").count() == 1
+    assert "(yours)" in page.locator("#race-chart-caption").text_content()
+    watched.check_harmless()
+    page.close()
+
+
+def test_reloading_forgets_your_machine_unless_kept(browser, site_url, lab_file):
+    """Without 'keep' a reload forgets the file; kept, it survives reloads (race and gallery) until forgotten."""
+    watched = Watched(browser, site_url)
+    page = watched.page
+    watched.add(lab_file["path"])
+    watched.open()
+    assert page.locator(".race-lane--yours").count() == 0
+    page.locator("#yours-keep").check()
+    watched.add(lab_file["path"])
+    watched.open()
+    page.wait_for_selector(".race-lane--yours")
+    assert page.locator("#yours-keep").is_checked()
+    page.goto(site_url + "gallery/")  # the same browser keeps it for the gallery too
+    page.wait_for_selector("#yours-card:not([hidden])")
+    cell = page.locator("#yours-card td[data-seconds]").first
+    assert float(cell.get_attribute("data-seconds")) == epoch_median(lab_file["doc"], "cpu", 32, 1)
+    watched.open()
+    page.wait_for_selector(".race-lane--yours")
+    page.get_by_role("button", name="Forget my machine").click()
+    assert page.locator(".race-lane--yours").count() == 0
+    watched.open()
+    assert page.locator(".race-lane--yours").count() == 0 and not page.locator("#yours-keep").is_checked()
+    watched.check_harmless()
+    page.close()
+
+
+def _without_epochs(doc):
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["group"] != "epoch_time"]
+    doc["experiments"].pop("epoch_time")
+    if not doc["benchmarks"]:
+        doc["experiments"] = {}
+    return doc
+
+
+def _first_epoch(doc):
+    return next(b for b in doc["benchmarks"] if b["group"] == "epoch_time")
+
+
+def _set(path, value):
+    def change(doc):
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+        return doc
+    return change
+
+
+def _negative_time(doc):
+    _first_epoch(doc)["stats"]["median"] = -0.5
+    return doc
+
+
+def _hostile_in_bad_fields(doc):
+    doc["software"]["torch"] = HOSTILE  # longer than the schema allows: refused, quoted only as text
+    return doc
+
+
+HOSTILE_FILES = {
+    # name: (how to make the file from the lab's, what the message must say)
+    "not-a-results-file": (lambda doc: {"hello": HOSTILE}, "field $: "),
+    "array": (lambda doc: [1, 2], "expected a JSON object"),
+    "newer-schema": (_set(["schema_version"], 2), "newer Crossover"),
+    "wrong-schema-field": (_set(["machine_id"], HOSTILE), "field $.machine_id"),
+    "full-mode-on-a-quick-site": (_set(["mode"], "full"), "built in quick mode"),
+    "negative-time": (_negative_time, "field $.benchmarks["),
+    "no-epoch-times": (_without_epochs, "has no epoch times"),
+    "hostile-strings-in-checked-fields": (_hostile_in_bad_fields, "field $.software.torch"),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE_FILES)
+def test_a_broken_or_hostile_file_is_refused_by_name_and_the_race_still_runs(browser, site_url, lab_file,
+                                                                             tmp_path, name):
+    """Each broken file gets a message naming the problem; no lane joins, no script runs, no request leaves."""
+    make, expected = HOSTILE_FILES[name]
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(make(copy.deepcopy(lab_file["doc"]))))
+    watched = Watched(browser, site_url)
+    problem = watched.add(path)
+    assert expected in problem and path.name in problem, problem
+    assert watched.page.locator(".race-lane--yours").count() == 0
+    watched.page.get_by_role("button", name="Start").click()
+    assert watched.page.locator("#race-result").text_content()  # the race keeps working
+    watched.check_harmless()
+    watched.page.close()
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("nan", lambda t: t.replace('"median": ', '"median": NaN, "x": ', 1), "not valid JSON"),
+    ("infinite", lambda t: t.replace('"median": ', '"median": 1e999, "x": ', 1), "out of range"),
+    ("truncated", lambda t: t[: len(t) // 2], "not valid JSON"),
+])
+def test_numbers_json_cannot_hold_are_refused(browser, site_url, lab_file, tmp_path, name, text, expected):
+    """NaN, an infinite number and a cut-off file are refused with a message, never raced."""
+    path = tmp_path / f"{name}.json"
+    path.write_text(text(json.dumps(lab_file["doc"], indent=1)))
+    watched = Watched(browser, site_url)
+    assert expected in watched.add(path)
+    assert watched.page.locator(".race-lane--yours").count() == 0
+    watched.check_harmless()
+    watched.page.close()
+
+
+def test_a_50_megabyte_file_is_refused_before_it_is_read(browser, site_url, tmp_path):
+    """A 50 MB file gets a size message at once; the page stays responsive."""
+    path = tmp_path / "huge.json"
+    with path.open("wb") as handle:
+        handle.truncate(50 * 1000 * 1000)
+    watched = Watched(browser, site_url)
+    assert "50.0 MB" in watched.add(path)
+    watched.check_harmless()
+    watched.page.close()
+
+
+def test_hostile_strings_that_pass_the_schema_are_shown_as_text(browser, site_url, lab_file, tmp_path):
+    """HTML and script in every free-text field join the race as literal text: nothing runs, nothing loads."""
+    doc = copy.deepcopy(lab_file["doc"])
+    doc["machine_info"]["cpu"]["brand"] = doc["machine_info"]["cpu"]["peak_formula"] = HOSTILE
+    doc["software"]["os"] = HOSTILE
+    for bench in doc["benchmarks"]:
+        bench["name"] = HOSTILE
+    path = tmp_path / "hostile-strings.json"
+    path.write_text(json.dumps(doc))
+    watched = Watched(browser, site_url)
+    assert watched.add(path) == ""
+    label = watched.page.locator(".race-lane--yours .race-lane__name").text_content()
+    assert "<script>window.__pwned = 1</script>" in label
+    watched.page.get_by_role("button", name="Start").click()
+    watched.check_harmless()
+    watched.page.close()
+
+
+def test_a_quick_mode_file_cannot_race_a_full_site(browser, site_url, lab_file):
+    """On a site built in full mode, the notebook's quick-mode file is refused as quick-mode data."""
+    watched = Watched(browser, site_url, rewrite=lambda html: html.replace('"mode": "quick"', '"mode": "full"'))
+    assert "quick mode" in watched.add(lab_file["path"])
+    watched.check_harmless()
+    watched.page.close()
