@@ -129,11 +129,30 @@ def paired_ratio(a: dict, b: dict) -> Ratio:
     pairs = list(zip(a.get("round_medians", []), b.get("round_medians", [])))
     if len(pairs) >= 2 and len(a["round_medians"]) == len(b["round_medians"]):
         ratios = sorted(x / y for x, y in pairs)
-        # From five rounds on, the most extreme round at each end is left out, so one
-        # disturbed round cannot veto an effect every other round shows.
-        trim = 1 if len(ratios) >= 5 else 0
+        trim = sign_test_trim(len(ratios))
         return Ratio(statistics.median(ratios), ratios[trim], ratios[-1 - trim], True)
     return unpaired_ratio(a, b)
+
+
+ROUND_INTERVAL_COVERAGE = 0.6
+
+
+def sign_test_trim(rounds: int) -> int:
+    """How many extreme round ratios to leave out at each end of the interval.
+
+    The k-th smallest and k-th largest of n round ratios bracket their median with
+    probability 1 - 2 P(Binomial(n, 1/2) < k) (the sign test, no assumption about the
+    noise). The most trimmed interval that still covers it with ROUND_INTERVAL_COVERAGE:
+    3 rounds keep all (75%), 5 leave out one at each end (62.5%), 15 leave out five (70%),
+    so one disturbed round cannot veto an effect every other round shows.
+    """
+    def coverage(k: int) -> float:
+        return 1 - 2 * sum(math.comb(rounds, i) for i in range(k)) / 2 ** rounds
+
+    k = 0
+    while 2 * (k + 1) < rounds and coverage(k + 2) >= ROUND_INTERVAL_COVERAGE:
+        k += 1
+    return k
 
 
 def unpaired_ratio(a: dict, b: dict) -> Ratio:

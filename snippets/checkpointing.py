@@ -24,10 +24,10 @@ except ImportError:
 
 NAME = "checkpointing"
 BENCH_VERSION = 1
-ROUNDS = 5  # its ~10-25% recompute cost sits near a drifting VM's noise: five rounds, one extreme trimmed each end
+ROUNDS = 15  # its cost sits near a drifting VM's noise: many short rounds (a step is ~20 ms), paired
 DEPENDS = ["activation_memory"]
 EXTRA_INFO = {"activation_bytes": "B"}
-FULL = {"depth": 16, "width": 1024, "batch": 64, "segments": 4}
+FULL = {"depth": 16, "width": 512, "batch": 64, "segments": 4}
 QUICK = {"depth": 4, "width": 256, "batch": 16, "segments": 2}
 
 

@@ -25,7 +25,8 @@ except ImportError:
 NAME = "data_loader"
 BENCH_VERSION = 2  # on CUDA machines batches are copied to the GPU
 EXTRA_INFO_OPTIONAL = {"per": "text", "batch": "count"}
-SAMPLES, BATCH = 3072, 64
+SAMPLES, BATCH = 1536, 64
+ROUNDS = 9  # one pass per round, rounds paired: a 2-core VM drifts more than the effects here
 QUICK_SAMPLES = 256
 
 
@@ -75,7 +76,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
                         pin_memory=point["pin_memory"], worker_init_fn=_single_thread_worker,
                         persistent_workers=point["workers"] > 0)
     samples = []
-    for _ in range(1 if quick else 2):
+    for _ in range(1):  # one pass per round: more, shorter rounds pair better than longer ones
         batches = iter(loader)
         first = next(batches)
         start, count = time.perf_counter(), 0

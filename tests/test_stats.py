@@ -74,3 +74,11 @@ def test_from_five_rounds_one_odd_round_cannot_veto_an_effect():
     three = stats.paired_ratio(stats.summarise([1.5, 1.6, 0.9], [[1.5], [1.6], [0.9]]),
                                stats.summarise([1.0] * 3, [[1.0]] * 3))
     assert three.verdict == 0  # with three rounds every round must agree
+
+
+def test_round_interval_trims_by_the_sign_test():
+    """3 rounds keep the whole range, 5 leave out one extreme at each end, 15 leave out five (about 70% coverage)."""
+    assert [stats.sign_test_trim(n) for n in (2, 3, 5, 9, 15)] == [0, 0, 1, 2, 5]
+    rounds = [1.0 + i / 100 for i in range(15)]
+    ratio = stats.paired_ratio({"round_medians": rounds}, {"round_medians": [1.0] * 15})
+    assert (ratio.low, ratio.high) == (rounds[5], rounds[9])

@@ -8,6 +8,27 @@ from build_hooks.page import fact
 from build_hooks.render import MissingData
 
 
+# Where two close curves part moves by a doubling between runs of the same machine, so
+# the rule names the scale of the batch, not the batch itself (batch 1 is exact).
+SCALES = ((4, "a few samples"), (64, "tens of samples"), (float("inf"), "hundreds of samples"))
+
+
+def scale_of(batch: int) -> str:
+    return next(words for limit, words in SCALES if batch <= limit)
+
+
+def pulls_ahead(verdicts: dict[int, int]) -> int | None:
+    """The first batch where the GPU is ahead and never behind after it, ahead at the largest too.
+
+    A verdict is +1 (GPU ahead beyond the spread), 0 (level) or -1 (CPU ahead). A level
+    batch after the GPU got ahead is noise around a widening lead, not a reversal.
+    """
+    batches = sorted(verdicts)
+    if not batches or verdicts[batches[-1]] <= 0:
+        return None
+    return next(b for b in batches if verdicts[b] > 0 and all(verdicts[later] >= 0 for later in batches if later > b))
+
+
 @fact
 def cpu_choice_rule(data: Dataset) -> str:
     """Per width, the batch from which the GPU's epoch stays ahead: the race's own lanes, measured or estimated.
@@ -31,15 +52,15 @@ def cpu_choice_rule(data: Dataset) -> str:
         if not batches:
             continue
         # "Ahead" only beyond both spreads (and an estimate's error), so a near-tie is no crossover.
-        ahead = {b: stats.compare_points(race.point_stats(ours[str(b)]), race.point_stats(theirs[str(b)])) > 0
-                 for b in batches}
-        batch = next((b for b in batches if all(ahead[later] for later in batches if later >= b)), None)
+        verdicts = {b: stats.compare_points(race.point_stats(ours[str(b)]), race.point_stats(theirs[str(b)]))
+                    for b in batches}
+        batch = pulls_ahead(verdicts)
         if batch is None:
-            parts.append(f"at width {width} it never stays ahead of the CPU, up to batch {max(batches)}")
+            parts.append(f"at width {width} it is not ahead for good at any batch up to {max(batches)}")
         elif batch == min(batches):
             parts.append(f"at width {width} it is ahead from batch {batch}, the smallest measured")
         else:
-            parts.append(f"at width {width} it stays ahead only from batch {batch} on")
+            parts.append(f"at width {width} it pulls ahead at batches of {scale_of(batch)}")
     if not parts:
         raise MissingData("no width with both CPU and GPU epochs")
     return (f"against {against}, comparing epochs as the race does and counting a lead only beyond the "
