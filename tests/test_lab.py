@@ -70,3 +70,22 @@ def test_notebook_times_exactly_the_races_epochs():
         expected = {(p["width"], p["batch"], p["rows"]) for p in epoch_time.plan(["cpu"], quick)}
         size = sizes[mode]
         assert {(w, b, size["rows"]) for w in size["widths"] for b in size["batches"]} == expected, mode
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.12", "3.13"])
+def test_notebook_source_compiles_on_the_pythons_readers_have(version, tmp_path):
+    """Python 3.10 to 3.13 accept the notebook's syntax (the tests run it on 3.11 with torch)."""
+    import glob
+    import os
+    import subprocess
+
+    # pyenv's shims answer "command not found" for versions that are not selected: find the binary itself.
+    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    found = sorted(glob.glob(f"{pyenv}/versions/{version}.*/bin/python{version}")
+                   + glob.glob(f"/usr/bin/python{version}") + glob.glob(f"/usr/local/bin/python{version}"))
+    if not found:
+        pytest.skip(f"python{version} is not installed here")
+    python = found[-1]
+    result = subprocess.run([python, "-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')",
+                             str(NOTEBOOK)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr

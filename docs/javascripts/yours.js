@@ -276,6 +276,12 @@ function boot() {
     meaningfulRatio: data.meaningful_ratio, render: function (result) { renderCard(result, data); } });
 }
 
+/* "12.3 ms": three significant figures in the largest unit that keeps the number at 1 or more. */
+function seconds(value) {
+  const unit = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]].find(function (u) { return value >= u[0]; }) || [1e-9, "ns"];
+  return (value / unit[0]).toPrecision(3) + " " + unit[1];
+}
+
 /* The gallery's card: the file's provenance and its epoch times at the race's default width. */
 function renderCard(result, data) {
   const card = document.getElementById("yours-card");
@@ -294,7 +300,7 @@ function renderCard(result, data) {
     row.appendChild(make("td", String(batch)));
     result.lanes.forEach(function (lane) {
       const point = (lane.epochs[width] || {})[batch];
-      const cell = make("td", point ? point.seconds.toPrecision(3) + " s" : "not measured");
+      const cell = make("td", point ? seconds(point.seconds) : "not measured");
       if (point) cell.setAttribute("data-seconds", String(point.seconds));
       row.appendChild(cell);
     });
