@@ -96,8 +96,8 @@ def test_reloading_forgets_your_machine_unless_kept(browser, site_url, lab_file)
     watched.add(lab_file["path"])
     watched.open()
     assert page.locator(".race-lane--yours").count() == 0
-    page.locator("#yours-keep").check()
     watched.add(lab_file["path"])
+    page.locator("#yours-keep").check()  # ticked after adding: the file in the race is kept
     watched.open()
     page.wait_for_selector(".race-lane--yours")
     assert page.locator("#yours-keep").is_checked()

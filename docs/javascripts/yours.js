@@ -183,6 +183,7 @@ function setup(box, race) {
   const input = $("#yours-file"), keep = $("#yours-keep"), forget = $("#yours-forget");
   const status = $("#yours-status"), problem = $("#yours-problem");
   let schema = null;
+  let current = null; // the file now in the race: kept when "keep" is ticked, before or after adding it
 
   function say(text) { status.textContent = text; problem.textContent = ""; }
   function fail(name, error) {
@@ -197,7 +198,7 @@ function setup(box, race) {
     if (race.render) race.render(result);
     say("Added " + result.lanes.map(function (l) { return l.label; }).join(" and ") + " as yours. " + result.provenance + "." +
       (result.leftOut ? " " + result.leftOut + " epoch times of other sizes were left out." : "") +
-      (keep.checked ? " Kept in this browser until you forget it." : " Reloading the page forgets it."));
+      " It stays in this browser after a reload only while \u201ckeep\u201d is ticked.");
     forget.hidden = false;
   }
 
@@ -205,16 +206,20 @@ function setup(box, race) {
     try {
       schema = schema || await (await fetch(SCHEMA_URL)).json();
       const result = readResults(text, schema, race, name);
+      current = { name: name, text: text };
       show(result);
-      const store = storage();
-      if (store && keep.checked && !fromStorage) {
-        try { store.setItem(STORAGE_KEY, JSON.stringify({ name: name, text: text })); }
-        catch (error) { say(status.textContent + " It is too big to keep in this browser."); }
-      }
+      if (keep.checked && !fromStorage) remember();
     } catch (error) {
       if (fromStorage) { const store = storage(); if (store) store.removeItem(STORAGE_KEY); keep.checked = false; }
       fail(name, error);
     }
+  }
+
+  function remember() {
+    const store = storage();
+    if (!store || !current) return;
+    try { store.setItem(STORAGE_KEY, JSON.stringify(current)); }
+    catch (error) { say(status.textContent + " It is too big to keep in this browser."); }
   }
 
   function readFile(file) {
@@ -237,7 +242,8 @@ function setup(box, race) {
   });
   keep.addEventListener("change", function () {
     const store = storage();
-    if (store && !keep.checked) store.removeItem(STORAGE_KEY);
+    if (keep.checked) remember();
+    else if (store) store.removeItem(STORAGE_KEY);
   });
   forget.addEventListener("click", function () {
     const store = storage();
@@ -245,6 +251,7 @@ function setup(box, race) {
     keep.checked = false;
     if (race.setYours) race.setYours([], null);
     if (race.render) race.render(null);
+    current = null;
     forget.hidden = true;
     say("Forgotten: your machine is no longer in the race or in this browser.");
   });
