@@ -228,3 +228,27 @@ def test_a_quick_mode_file_cannot_race_a_full_site(browser, site_url, lab_file):
     assert "quick mode" in watched.add(lab_file["path"])
     watched.check_harmless()
     watched.page.close()
+
+
+def test_an_apple_gpu_joins_as_a_gpu_lane_with_its_crossover(browser, site_url, lab_file, tmp_path):
+    """A file with MPS epochs adds a lane labelled GPU (MPS) and the chart marks where it pulls ahead."""
+    doc = copy.deepcopy(lab_file["doc"])
+    doc["machine_info"]["gpu"] = {"name": "Apple M3 GPU (MPS)", "memory_bytes": 2**34, "cuda_version": None}
+    doc["experiments"]["epoch_time"]["devices"] = ["cpu", "mps"]
+    for bench in [b for b in doc["benchmarks"] if b["group"] == "epoch_time"]:
+        gpu = copy.deepcopy(bench)
+        gpu["params"]["device"] = "mps"
+        factor = 3.0 if bench["params"]["batch"] == 1 else 0.2  # slower at batch 1, far faster at 16
+        gpu["stats"] = {k: v * factor if isinstance(v, float) else v for k, v in gpu["stats"].items()}
+        gpu["stats"]["data"] = [x * factor for x in bench["stats"]["data"]]
+        doc["benchmarks"].append(gpu)
+    path = tmp_path / "apple.json"
+    path.write_text(json.dumps(doc))
+    watched = Watched(browser, site_url)
+    assert watched.add(path) == ""
+    labels = watched.page.locator(".race-lane--yours .race-lane__name").all_text_contents()
+    assert any("GPU (MPS)" in label and "Apple M3" in label for label in labels) and len(labels) == 2
+    assert race_time(watched.page, 16, 32) == epoch_median(doc, "cpu", 32, 16)  # the CPU lane comes first
+    assert "crossover: batch 16" in watched.page.locator("#race-chart").text_content()
+    watched.check_harmless()
+    watched.page.close()
