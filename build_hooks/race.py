@@ -126,14 +126,24 @@ def race_data(data: Dataset) -> dict:
 
 
 def _crossovers(machine: Machine) -> dict[str, int | None]:
-    """Per width, the batch from which this machine's GPU finishes the epoch first."""
-    if "cuda" not in machine.devices(EPOCH):
+    """Per width, the batch from which this machine's GPU finishes the epoch first at every
+    larger batch, by the race's own rule: ahead beyond the spread, not by a hair."""
+    gpu = next((d for d in machine.devices(EPOCH) if d in GPU_DEVICES), None)
+    if gpu is None:
         return {}
-    widths = {b["params"]["width"] for b in machine.benchmarks(EPOCH)}
-    def curve(device: str, width: int) -> dict[int, float]:
-        return analysis.medians(machine, EPOCH, "batch", device=device, width=width)
 
-    return {str(w): analysis.crossover(curve("cpu", w), curve("cuda", w)) for w in sorted(widths)}
+    def points(device: str, width: int) -> dict[int, dict]:
+        return {b["params"]["batch"]: b["stats"] for b in machine.measured(EPOCH, device=device, width=width)}
+
+    found = {}
+    for width in sorted({b["params"]["width"] for b in machine.benchmarks(EPOCH)}):
+        cpu, theirs = points("cpu", width), points(gpu, width)
+        ahead = [b for b in sorted(set(cpu) & set(theirs)) if stats.compare_points(cpu[b], theirs[b]) > 0]
+        common = sorted(set(cpu) & set(theirs))
+        # The first batch of the unbroken run of GPU wins that reaches the largest common batch.
+        start = next((b for b in common if all(later in ahead for later in common if later >= b)), None)
+        found[str(width)] = start
+    return found
 
 
 def data_script(data: Dataset) -> str:

@@ -34,6 +34,8 @@ def test_notebook_executes_in_quick_mode_and_writes_a_valid_results_file(tmp_pat
     assert len(files) == 1
     doc = store.load(files[0])
     assert doc["mode"] == "quick" and "epoch_time" in doc["experiments"]
+    from build_hooks import provenance
+    assert doc["machine_id"] == provenance.machine_id(doc["machine_info"])  # one machine, one id
     epoch = {b["params"]["batch"]: b["stats"]["median"] for b in doc["benchmarks"] if b["group"] == "epoch_time"}
     assert epoch[1] > 2 * epoch[16]  # 512 one-sample steps against 32 steps: the loop really is rows / batch
     outputs = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))

@@ -80,11 +80,13 @@ def test_a_lab_notebook_file_joins_the_race_with_its_medians(browser, site_url, 
     assert "Added" in page.locator("#yours-status").text_content()
     lane = page.locator(".race-lane--yours")
     assert lane.count() == 1 and "yours" in lane.get_attribute("aria-label")
-    assert lab_file["path"].name in lane.locator(".race-lane__provenance").text_content()
+    assert lab_file["path"].name in page.locator("#race-lanes .race-lane__provenance").text_content()
     for batch in (1, 16):
         assert race_time(page, batch, 32) == epoch_median(lab_file["doc"], "cpu", 32, batch)
     assert page.locator("#race-chart .race-chart__line--yours").count() == 1
     assert "(yours)" in page.locator("#race-chart-caption").text_content()
+    page.locator("#race-machine").select_option(label=page.locator("#race-machine option").last.text_content())
+    assert "your file has no GPU results" in page.locator(".race-lane--missing").text_content()
     watched.check_harmless()
     page.close()
 

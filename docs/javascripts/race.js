@@ -87,6 +87,12 @@
 
     function regimeText(lane, point) {
       if (!point.regime) return "";
+      // A reader's file has epochs only: its step is an epoch divided by its steps.
+      if (lane.yours && batch() !== 1) return stepRegime(point) + " (steps taken as epoch ÷ steps)";
+      return stepRegime(point);
+    }
+
+    function stepRegime(point) {
       if (batch() === 1) {
         return "one sample per step: " + point.steps + " steps, each paying the full fixed cost of a step";
       }
@@ -115,10 +121,7 @@
           (lane.yours ? " race-lane--yours" : ""), role: "group", "aria-label": tag(lane), "data-lane": lane.id });
         var name = el("div", { "class": "race-lane__name" }, lane.label);
         if (lane.estimate) name.appendChild(el("span", { "class": "race-estimate" }, " (estimate)"));
-        if (lane.yours) {
-          name.appendChild(el("span", { "class": "race-yours" }, "yours"));
-          name.appendChild(el("small", { "class": "race-lane__provenance" }, lane.provenance));
-        }
+        if (lane.yours) name.appendChild(el("span", { "class": "race-yours" }, "yours"));
         var track = el("div", { "class": "race-lane__track" });
         var bar = el("div", { "class": "race-lane__bar race-lane__bar--" + lane.kind.toLowerCase() });
         track.appendChild(bar);
@@ -133,11 +136,15 @@
         lanesBox.appendChild(el("p", { "class": "crossover-note" },
           "Lanes marked (estimate) were not measured: they come from the cost model with published figures."));
       }
+      var yours = lanes.filter(function (l) { return l.yours; });
+      if (yours.length) {  // the provenance of a reader's file, once for all its lanes
+        lanesBox.appendChild(el("p", { "class": "crossover-note race-lane__provenance" }, yours[0].provenance + "."));
+      }
       if (!gpuMeasured) {
         var missing = el("div", { "class": "race-lane race-lane--missing", role: "group", "aria-label": "GPU" });
         missing.appendChild(el("div", { "class": "race-lane__name" }, "GPU"));
-        missing.appendChild(el("div", { "class": "race-lane__why" },
-          "not measured: no GPU results are in this build"));
+        missing.appendChild(el("div", { "class": "race-lane__why" }, lanes.length && yours.length === lanes.length
+          ? "not measured: your file has no GPU results" : "not measured: no GPU results are in this build"));
         lanesBox.appendChild(missing);
       }
       var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));

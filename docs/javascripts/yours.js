@@ -46,6 +46,9 @@ function checkNumbers(value, where, limit) {
 
 function checkSchema(doc, schema, join) {
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new FileProblem("$", "expected a JSON object at the top level");
+  if (!("schema_version" in doc) && !("benchmarks" in doc)) {
+    throw new FileProblem("$", "this is not a Crossover results file (it has no schema_version and no benchmarks)");
+  }
   if (Number.isInteger(doc.schema_version) && doc.schema_version > join.schema_version) {
     throw new FileProblem("$.schema_version", "written by a newer Crossover (schema " + doc.schema_version +
       "); this site reads schema " + join.schema_version);
@@ -61,7 +64,8 @@ function checkSchema(doc, schema, join) {
   checkNumbers(doc, "$", join.max_number);
   if (doc.mode !== join.mode) {
     throw new FileProblem("$.mode", doc.mode === "quick"
-      ? "this file was measured in quick mode (tiny sizes, for tests): its times cannot race this site's full measurements"
+      ? "this file was measured in quick mode (tiny sizes, for tests): its times cannot race this site's full " +
+        "measurements; run the notebook again without CROSSOVER_QUICK=1"
       : "this file holds " + doc.mode + "-mode measurements, but this site was built in " + join.mode + " mode");
   }
 }
@@ -118,11 +122,17 @@ function regime(points, batch, race) {
   return { ratio: ratio, kind: ratio < race.fixedCostRatio ? "fixed" : "throughput", same: ratio < race.meaningfulRatio };
 }
 
-function crossover(cpu, gpu, batches) {
+/* The race's rule for a lead: at least the meaningful ratio, with the quartiles apart. */
+function ahead(slow, fast, race) {
+  return slow.seconds >= fast.seconds * race.meaningfulRatio && slow.q1 > fast.q3;
+}
+
+/* The first batch of the unbroken run of GPU leads that reaches the largest batch. */
+function crossover(cpu, gpu, batches, race) {
   let found = null;
   for (let i = batches.length - 1; i >= 0; i--) {
     const b = String(batches[i]);
-    if (!cpu[b] || !gpu[b] || !(gpu[b].seconds < cpu[b].seconds)) break;
+    if (!cpu[b] || !gpu[b] || !ahead(cpu[b], gpu[b], race)) break;
     found = batches[i];
   }
   return found;
@@ -164,12 +174,13 @@ export function readResults(text, schema, race, fileName) {
   const crossovers = {};
   if (gpu && epochs.cpu) {
     race.widths.forEach(function (w) {
-      if (epochs.cpu[w] && epochs[gpu][w]) crossovers[String(w)] = crossover(epochs.cpu[w], epochs[gpu][w], race.batches);
+      if (epochs.cpu[w] && epochs[gpu][w]) crossovers[String(w)] = crossover(epochs.cpu[w], epochs[gpu][w], race.batches, race);
     });
   }
   const cpu = doc.machine_info.cpu;
   return { lanes: lanes, leftOut: points.leftOut, provenance: provenance,
-    machine: { id: machineId, label: "your machine: " + cpu.brand, yours: true, crossover: crossovers } };
+    machine: { id: machineId, label: cpu.brand + " (" + cpu.threads_used + " threads), your file", yours: true,
+      crossover: crossovers } };
 }
 
 /* ---- the page: picking, dropping, keeping and forgetting a file ---- */
@@ -186,18 +197,20 @@ function setup(box, race) {
   let current = null; // the file now in the race: kept when "keep" is ticked, before or after adding it
 
   function say(text) { status.textContent = text; problem.textContent = ""; }
-  function fail(name, error) {
-    status.textContent = "";
-    problem.textContent = error instanceof FileProblem
-      ? name + " was not added: field " + error.field + ": " + error.message
-      : name + " was not added: " + String(error && error.message || error);
+  function fail(what, error) {
+    // A file already in the page stays there: say so, or the reader thinks it is gone too.
+    status.textContent = current ? "Still showing " + current.name + "." : "";
+    const detail = error instanceof FileProblem ? "field " + error.field + ": " + error.message
+      : String(error && error.message || error);
+    problem.textContent = what + ": " + detail;
   }
 
-  function show(result) {
+  function show(result, restored) {
     if (race.setYours) race.setYours(result.lanes, result.machine);
     if (race.render) race.render(result);
-    say("Added " + result.lanes.map(function (l) { return l.label; }).join(" and ") + " as yours. " + result.provenance + "." +
-      (result.leftOut ? " " + result.leftOut + " epoch times of other sizes were left out." : "") +
+    say((restored ? "Restored from this browser: " : "Added: ") +
+      result.lanes.map(function (l) { return l.label; }).join(" and ") + ", marked yours" + (race.setYours ? " in the race above. " : ". ") +
+      result.provenance + "." + (result.leftOut ? " " + result.leftOut + " epoch times of other sizes were left out." : "") +
       " It stays in this browser after a reload only while \u201ckeep\u201d is ticked.");
     forget.hidden = false;
   }
@@ -207,11 +220,17 @@ function setup(box, race) {
       schema = schema || await (await fetch(SCHEMA_URL)).json();
       const result = readResults(text, schema, race, name);
       current = { name: name, text: text };
-      show(result);
+      show(result, fromStorage);
       if (keep.checked && !fromStorage) remember();
     } catch (error) {
-      if (fromStorage) { const store = storage(); if (store) store.removeItem(STORAGE_KEY); keep.checked = false; }
-      fail(name, error);
+      if (fromStorage) {
+        const store = storage();
+        if (store) store.removeItem(STORAGE_KEY);
+        keep.checked = false;
+        fail("The file kept from an earlier visit (" + name + ") was dropped", error);
+      } else {
+        fail(name + " was not added", error);
+      }
     }
   }
 
@@ -225,14 +244,19 @@ function setup(box, race) {
   function readFile(file) {
     if (!file) return;
     if (file.size > MAX_BYTES) {
-      fail(file.name, new FileProblem("$", "the file is " + (file.size / 1e6).toFixed(1) + " MB; the race reads files up to " +
+      fail(file.name + " was not added", new FileProblem("$", "the file is " + (file.size / 1e6).toFixed(1) + " MB; the race reads files up to " +
         MAX_BYTES / (1024 * 1024) + " MB (a full results file is a few hundred kB)"));
       return;
     }
-    file.text().then(function (text) { add(text, file.name, false); }, function (error) { fail(file.name, error); });
+    file.text().then(function (text) { add(text, file.name, false); },
+      function (error) { fail(file.name + " was not added", error); });
   }
 
   input.addEventListener("change", function () { readFile(input.files[0]); input.value = ""; });
+  // A file dropped beside the box would make the browser leave the page to show it.
+  ["dragover", "drop"].forEach(function (type) {
+    document.addEventListener(type, function (event) { if (!box.contains(event.target)) event.preventDefault(); });
+  });
   box.addEventListener("dragover", function (event) { event.preventDefault(); box.classList.add("yours--over"); });
   box.addEventListener("dragleave", function () { box.classList.remove("yours--over"); });
   box.addEventListener("drop", function (event) {
@@ -253,7 +277,7 @@ function setup(box, race) {
     if (race.render) race.render(null);
     current = null;
     forget.hidden = true;
-    say("Forgotten: your machine is no longer in the race or in this browser.");
+    say("Forgotten: your file is gone from this page and from this browser.");
   });
 
   box.hidden = false;
@@ -264,7 +288,7 @@ function setup(box, race) {
     let saved = null;
     try { saved = JSON.parse(kept); } catch (error) { /* corrupt storage: handled below */ }
     if (saved && typeof saved.text === "string") add(saved.text, String(saved.name), true);
-    else { store.removeItem(STORAGE_KEY); keep.checked = false; fail("The kept file", new Error("it could not be read, so it was forgotten")); }
+    else { store.removeItem(STORAGE_KEY); keep.checked = false; fail("The file kept from an earlier visit was dropped", new Error("it could not be read")); }
   }
 }
 

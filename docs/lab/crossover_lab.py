@@ -15,8 +15,8 @@
 # train one epoch of a 512→H→10 MLP on a fixed dataset, for every batch size and layer
 # width the [race](../../race/) offers, on the CPU and on any GPU torch can use here
 # (NVIDIA's through CUDA, Apple's through MPS). It marks where the GPU starts to win,
-# checks the host→device bus and fp32 against bf16, and writes a results file in the
-# project's schema that you can add to the race in your browser.
+# checks the host→device bus (on CUDA) and fp32 against bf16 (on the CPU and CUDA), and
+# writes a results file in the project's schema that you can add to the race in your browser.
 #
 # It needs only `torch`, `numpy` and `matplotlib` (`pip install torch numpy matplotlib`;
 # `tqdm`, if you have it, draws the progress bar). It is written for Python 3.10 to 3.13
@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -253,7 +254,8 @@ elif GPU == "mps":  # Apple's GPU shares the machine's memory
     gpu = {"name": f"{brand} GPU (MPS)" if brand != "unknown" else "Apple GPU (MPS)",
            "memory_bytes": memory_bytes(), "cuda_version": None}
 identity = json.dumps([brand, platform.machine(), THREADS, gpu and gpu["name"]])
-slug = "".join(c if c.isalnum() else "-" for c in (gpu["name"] if gpu else brand).lower()).strip("-")[:40]
+# The same id the project's own measuring gives this machine (build_hooks/provenance.py).
+slug = re.sub(r"[^a-z0-9]+", "-", (gpu["name"] if gpu else brand).lower()).strip("-")[:40]
 machine_id = f"{slug or 'machine'}-{hashlib.sha256(identity.encode()).hexdigest()[:10]}"
 now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 benchmarks = [entry("epoch_time", {"device": d, "batch": b, "width": w, "rows": ROWS}, t,
@@ -283,4 +285,5 @@ with open(path, "w") as f:
     json.dump(results, f, indent=1)
 where = "the folder this notebook runs in" if out_dir == "." else "the folder named by CROSSOVER_LAB_OUTPUT"
 print(f"Your results file is {machine_id}.json in {where}: to race it, open the site's race page, "
-      "choose \"Add your machine\" and pick that file (it stays in your browser).")
+      "press \"Choose a results file\" under \"Add your machine\" and pick it (it never leaves your browser; "
+      "tick \"keep\" to find it there after a reload).")
