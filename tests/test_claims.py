@@ -64,8 +64,9 @@ def test_loader_claim_names_where_workers_stop_helping():
     """'More workers help until N' is computed: N moves when the data moves."""
     up_to_2 = page.render_fact("loader_summary", dataset(data_loader=loader({0: 100, 1: 90, 2: 190, 4: 195})))
     up_to_4 = page.render_fact("loader_summary", dataset(data_loader=loader({0: 100, 1: 150, 2: 200, 4: 390})))
-    assert "2 workers beat the main process alone" in up_to_2 and "A single worker was slower than none" in up_to_2
+    assert "2 workers beat the main process alone" in up_to_2 and "slower than none" not in up_to_2
     assert "4 workers beat the main process alone" in up_to_4 and "slower than none" not in up_to_4
+    assert "can only help by overlapping" in up_to_2  # a general truth, not a measured direction
 
 
 def test_threads_claim_follows_the_data():

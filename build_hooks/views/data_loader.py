@@ -61,9 +61,11 @@ def loader_summary(data: Dataset) -> str:
     text = (f"in the training process itself (num_workers=0) the pipeline delivered "
             f"{si(base, 'samples/s')}; the best was {si(by_workers[best], 'samples/s')} with "
             f"{best} worker{'s' if best != 1 else ''} ({times(by_workers[best] / base)})")
-    if 1 in seconds and stats.compare_points(seconds[1], seconds[0]) > 0:
-        text += (f". A single worker was slower than none ({si(by_workers[1], 'samples/s')}): it does the "
-                 "same work on one core and adds the cost of sending batches between processes")
+    if 1 in seconds:
+        # A general truth, not a measured claim: one worker against none sits within this VM's
+        # run-to-run noise (1.02x to 1.17x in three idle runs), so its direction is left to the table.
+        text += (". A single worker does the same work as the main process, on one core, and adds the cost "
+                 "of sending batches between processes: on its own it can only help by overlapping with training")
     text += (f". {useful} worker{'s' if useful != 1 else ''} beat the main process alone and every count that "
              "beat it before, beyond the measurements' spread"
              if useful else ". No worker count beat the main process beyond the measurements' spread")
