@@ -130,3 +130,12 @@ def test_the_gpu_pulls_ahead_where_it_is_never_behind_again():
     assert pulls_ahead({1: 1, 8: 1, 512: 0}) is None
     assert [scale_of(b) for b in (2, 4, 8, 64, 128)] == ["a few samples"] * 2 + ["tens of samples"] * 2 + [
         "hundreds of samples"]
+
+
+def test_gallery_flags_a_computed_peak_that_a_measurement_beats():
+    """A peak below the machine's own measured matrix-product rate says why instead of standing as a ceiling."""
+    from build_hooks.views.reference import _peak_cell
+
+    assert "below the measured rate" in _peak_cell(2.7e11, {1024: 3.1e11})
+    assert "below the measured rate" not in _peak_cell(4e11, {1024: 3.1e11})
+    assert _peak_cell(None, {}) == "unknown"
