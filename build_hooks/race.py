@@ -138,11 +138,10 @@ def _crossovers(machine: Machine) -> dict[str, int | None]:
     found = {}
     for width in sorted({b["params"]["width"] for b in machine.benchmarks(EPOCH)}):
         cpu, theirs = points("cpu", width), points(gpu, width)
-        ahead = [b for b in sorted(set(cpu) & set(theirs)) if stats.compare_points(cpu[b], theirs[b]) > 0]
         common = sorted(set(cpu) & set(theirs))
+        ahead = {b for b in common if stats.compare_points(cpu[b], theirs[b]) > 0}
         # The first batch of the unbroken run of GPU wins that reaches the largest common batch.
-        start = next((b for b in common if all(later in ahead for later in common if later >= b)), None)
-        found[str(width)] = start
+        found[str(width)] = next((b for b in common if all(later in ahead for later in common if later >= b)), None)
     return found
 
 

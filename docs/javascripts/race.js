@@ -61,7 +61,7 @@
       machineSelect.textContent = "";
       machineSelect.appendChild(el("option", { value: "" }, "All machines"));
       data.machines.forEach(function (m) {
-        machineSelect.appendChild(el("option", { value: m.id }, m.label + (m.yours ? " (yours)" : "")));
+        machineSelect.appendChild(el("option", { value: m.id }, m.label));  // a reader's says "your file"
       });
       var ids = data.machines.map(function (m) { return m.id; });
       machineSelect.value = ids.indexOf(chosen) >= 0 ? chosen : "";
