@@ -254,3 +254,14 @@ def test_an_apple_gpu_joins_as_a_gpu_lane_with_its_crossover(browser, site_url, 
     assert "crossover: batch 16" in watched.page.locator("#race-chart").text_content()
     watched.check_harmless()
     watched.page.close()
+
+
+def test_a_phone_page_stays_one_screen_wide_after_adding_a_file(browser, site_url, lab_file):
+    """At 375 px the race page does not scroll sideways once a reader's (long-named) machine joins."""
+    page = browser.new_page(viewport={"width": 375, "height": 800})
+    page.goto(site_url + "race/")
+    page.wait_for_selector("#yours:not([hidden])")
+    page.set_input_files("#yours-file", str(lab_file["path"]))
+    page.wait_for_selector(".race-lane--yours")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.close()
