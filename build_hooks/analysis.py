@@ -68,12 +68,16 @@ def crossover_batch(machine: Machine, width: int) -> int | None:
     return crossover(cpu, gpu)
 
 
-def crossover(cpu: dict[int, float], gpu: dict[int, float]) -> int | None:
-    """Smallest batch from which `gpu` time is below `cpu` time at every larger common batch."""
+def crossover(cpu: dict, gpu: dict, ahead=lambda cpu_point, gpu_point: gpu_point < cpu_point) -> int | None:
+    """Smallest batch from which the GPU is ahead at every larger common batch.
+
+    Points are times by default (ahead: lower); pass `ahead` to compare them otherwise,
+    e.g. measured points beyond their spread.
+    """
     common = sorted(set(cpu) & set(gpu))
     crossover = None
     for batch in reversed(common):
-        if gpu[batch] < cpu[batch]:
+        if ahead(cpu[batch], gpu[batch]):
             crossover = batch
         else:
             break

@@ -135,14 +135,11 @@ def _crossovers(machine: Machine) -> dict[str, int | None]:
     def points(device: str, width: int) -> dict[int, dict]:
         return {b["params"]["batch"]: b["stats"] for b in machine.measured(EPOCH, device=device, width=width)}
 
-    found = {}
-    for width in sorted({b["params"]["width"] for b in machine.benchmarks(EPOCH)}):
-        cpu, theirs = points("cpu", width), points(gpu, width)
-        common = sorted(set(cpu) & set(theirs))
-        ahead = {b for b in common if stats.compare_points(cpu[b], theirs[b]) > 0}
-        # The first batch of the unbroken run of GPU wins that reaches the largest common batch.
-        found[str(width)] = next((b for b in common if all(later in ahead for later in common if later >= b)), None)
-    return found
+    def ahead(cpu: dict, theirs: dict) -> bool:
+        return stats.compare_points(cpu, theirs) > 0
+
+    return {str(w): analysis.crossover(points("cpu", w), points(gpu, w), ahead)
+            for w in sorted({b["params"]["width"] for b in machine.benchmarks(EPOCH)})}
 
 
 def data_script(data: Dataset) -> str:

@@ -339,8 +339,6 @@
 
     // A reader's own machine (yours.js): its lanes replace any earlier ones of theirs.
     window.crossoverRace = {
-      join: data.join, widths: data.widths, batches: data.batches,
-      fixedCostRatio: data.fixed_cost_ratio, meaningfulRatio: data.meaningful_ratio,
       setYours: function (lanes, machine) {
         data.lanes = data.lanes.filter(function (l) { return !l.yours; }).concat(lanes);
         data.machines = data.machines.filter(function (m) { return !m.yours; }).concat(machine ? [machine] : []);

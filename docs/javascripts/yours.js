@@ -297,14 +297,18 @@ function boot() {
   const box = document.getElementById("yours");
   if (!box || box.dataset.ready) return;
   box.dataset.ready = "1";
-  if (document.getElementById("race")) {
-    if (window.crossoverRace) setup(box, window.crossoverRace);
-    else document.addEventListener("crossover:race-ready", function () { setup(box, window.crossoverRace); }, { once: true });
+  // Both pages carry the race's data: the sizes and rules a file must match come from it.
+  const data = JSON.parse(document.getElementById("race-data").textContent);
+  const race = { join: data.join, widths: data.widths, batches: data.batches, fixedCostRatio: data.fixed_cost_ratio,
+    meaningfulRatio: data.meaningful_ratio };
+  if (!document.getElementById("race")) {  // the gallery: a card
+    race.render = function (result) { renderCard(result, data); };
+    setup(box, race);
     return;
   }
-  const data = JSON.parse(document.getElementById("race-data").textContent);
-  setup(box, { join: data.join, widths: data.widths, batches: data.batches, fixedCostRatio: data.fixed_cost_ratio,
-    meaningfulRatio: data.meaningful_ratio, render: function (result) { renderCard(result, data); } });
+  const join = function () { race.setYours = window.crossoverRace.setYours; setup(box, race); };
+  if (window.crossoverRace) join();
+  else document.addEventListener("crossover:race-ready", join, { once: true });
 }
 
 /* "12.3 ms": three significant figures in the largest unit that keeps the number at 1 or more. */
