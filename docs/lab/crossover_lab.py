@@ -22,7 +22,7 @@
 # `tqdm`, if you have it, draws the progress bar). It is written for Python 3.10 to 3.13
 # and torch 2.4 or newer; the project's tests run it with Python 3.11 and torch 2.13 and
 # check that Python 3.10 to 3.13 accept its syntax. On a laptop CPU it takes a minute or
-# two (35 s on the 2-core VM that builds this site). The page you are reading was
+# two. The page you are reading was
 # produced by running it on the machine that built the site. Download it as a notebook
 # for Jupyter or Colab ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain
 # Python script (the download button above).
