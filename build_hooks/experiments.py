@@ -3,6 +3,7 @@
 An experiment is a module `snippets/<name>.py` that assigns NAME and BENCH_VERSION and
 defines plan() and measure(). It may declare, as plain literals:
 
+    PARAMS = {"batch": "positive"}         the params of its points (required; see PARAM_KINDS)
     DEPENDS = ["training_step"]            other snippets it imports (part of its cache key)
     EXTRA_INFO = {"flops": "FLOP"}         extra_info keys every measured point carries
     EXTRA_INFO_OPTIONAL = {"n": "count"}   keys some points carry
@@ -10,6 +11,10 @@ defines plan() and measure(). It may declare, as plain literals:
     DEVICES = ["cpu", "cuda", "mps"]       the device kinds it can measure (default: CPU and CUDA)
 
 Units are "FLOP", "B", "s", "count" (finite numbers >= 0) or "text" (a short string).
+A param is "positive" (an integer >= 1), "count" (an integer >= 0), "flag" (true or
+false), "label" (a few plain words) or a list of the strings it may be; every point also
+has a "device" among the experiment's DEVICES. A results file whose params break this is
+refused at load, so a view can format a batch as a number and a precision as a word.
 Those literals are read from the source with `ast`, so the build can list experiments,
 compute cache keys and check results files without importing torch; only measuring
 imports the module. Adding a file is all it takes to register one.
@@ -22,6 +27,7 @@ import hashlib
 import importlib.util
 import json
 import math
+import re
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -121,6 +127,57 @@ def check_extra_info(name: str, extra: dict, measured: bool = True) -> str | Non
 
 
 _EXPECTED = {"text": f"a string of at most {TEXT_LIMIT} characters", "flag": "true or false"}
+
+PARAM_KINDS = {"positive", "count", "flag", "label"}
+# Plain words: what a view may print as a label; no markup, quotes or placeholders can hide in it.
+LABEL = re.compile(r"[a-z0-9][a-z0-9 _,()-]{0,63}")
+
+
+def params_spec(name: str) -> dict[str, str | list[str]]:
+    """The params an experiment's points carry (besides "device"), as its snippet declares them."""
+    spec = declared(name).get("PARAMS")
+    if not isinstance(spec, dict):
+        raise ValueError(f"snippets/{name}.py must declare PARAMS as a literal dict of its points' params")
+    for key, kind in spec.items():
+        if not (isinstance(kind, list) and all(isinstance(v, str) for v in kind)) and kind not in PARAM_KINDS:
+            raise ValueError(f"snippets/{name}.py declares param '{key}' as {kind!r}; a param is one of "
+                             f"{', '.join(sorted(PARAM_KINDS))} or a list of strings")
+    return spec
+
+
+def check_params(name: str, params: dict) -> tuple[str, str] | None:
+    """(key, what is wrong) with one point's params, or None when they are what the experiment plans."""
+    spec = params_spec(name)
+    if params.get("device") not in declared(name).get("DEVICES", DEFAULT_DEVICES):
+        return "device", f"{name} does not measure the device {params.get('device')!r}"
+    for key in spec:
+        if key not in params:
+            return key, f"missing ({name} declares it in PARAMS)"
+    for key, value in params.items():
+        if key == "device":
+            continue
+        kind = spec.get(key)
+        if kind is None:
+            return key, f"not a param {name} declares (known: {', '.join(['device', *spec])})"
+        if not _param_ok(kind, value):
+            return key, f"must be {_PARAM_EXPECTED.get(kind) if isinstance(kind, str) else 'one of ' + ', '.join(kind)}"
+    return None
+
+
+def _param_ok(kind: str | list[str], value: object) -> bool:
+    if isinstance(kind, list):
+        return value in kind
+    if kind == "flag":
+        return isinstance(value, bool)
+    if kind == "label":
+        return isinstance(value, str) and LABEL.fullmatch(value) is not None
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    return whole and value >= (1 if kind == "positive" else 0)
+
+
+_PARAM_EXPECTED = {"positive": "a whole number of at least 1", "count": "a whole number of at least 0",
+                   "flag": "true or false",
+                   "label": "a few plain words (lowercase letters, digits, spaces and _ , ( ) -, at most 64)"}
 
 
 def load(name: str) -> ModuleType:

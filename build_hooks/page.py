@@ -17,7 +17,7 @@ import pkgutil
 from typing import Callable
 
 from build_hooks.dataset import Dataset
-from build_hooks.render import MissingData
+from build_hooks.render import Html, MissingData
 
 __all__ = ["FACTS", "SECTIONS", "MissingData", "UnknownName", "fact", "section",
            "render_fact", "render_section", "names"]
@@ -47,7 +47,7 @@ def fact(fn: View) -> View:
 
 
 def section(fn: View) -> View:
-    """Register `fn(data) -> HTML` as `{{ section: <function name> }}`."""
+    """Register `fn(data) -> Html` as `{{ section: <function name> }}` (render's Html, never a str)."""
     return _register(SECTIONS, "section", fn)
 
 
@@ -70,8 +70,14 @@ def render_fact(name: str, data: Dataset) -> str:
     return _lookup(FACTS, "fact", name)(data)
 
 
-def render_section(name: str, data: Dataset) -> str:
-    return _lookup(SECTIONS, "section", name)(data)
+def render_section(name: str, data: Dataset) -> Html:
+    """A section's HTML. A plain str is refused: it would be HTML a view formatted by hand, where
+    one forgotten escape lets a results file's text become markup."""
+    rendered = _lookup(SECTIONS, "section", name)(data)
+    if not isinstance(rendered, Html):
+        raise TypeError(f"section '{name}' returned {type(rendered).__name__}, not Html: build it with "
+                        "render.html, table, figure, note or missing so every value is escaped")
+    return rendered
 
 
 def names() -> dict[str, list[str]]:

@@ -19,6 +19,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import EngFormatter, FuncFormatter  # noqa: E402
 
+from markupsafe import Markup as Html  # noqa: E402
+
 from build_hooks import untrusted  # noqa: E402
 
 PLAIN = FuncFormatter(lambda value, _: f"{value:g}")
@@ -57,7 +59,7 @@ def _style() -> dict:
 
 
 def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, float] = (4.4, 3.6),
-                legend_columns: int = 4) -> str:
+                legend_columns: int = 4) -> Html:
     """Side-by-side log-log line plots; each panel: series, xlabel, ylabel, subtitle.
 
     `size` is one panel's size in inches; a series styled "o" is dots only, and one
@@ -103,18 +105,19 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
     return _inline_svg(buffer.getvalue(), alt)
 
 
-def _inline_svg(svg: str, alt: str) -> str:
+def _inline_svg(svg: str, alt: str) -> Html:
     """Strip the XML prologue, make colours follow the page and attach the text alternative."""
     svg = svg[svg.index("<svg"):]
     # Matplotlib's <metadata> (tool name, version, date) would show up as text in search results.
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
     svg = svg.replace(INK, "currentColor")
-    label = untrusted.escape(alt)
-    return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" class="crossover-plot" ', 1)
+    label = untrusted.escape(alt)  # quotes included: alt text names machines
+    # matplotlib writes every label as escaped SVG text: the document is HTML as it stands.
+    return Html(svg.replace("<svg ", f'<svg role="img" aria-label="{label}" class="crossover-plot" ', 1))
 
 
 def bars(groups: list[str], series: dict[str, list[float | None]], title: str, ylabel: str,
-         alt: str, log: bool = False, unit: str = "") -> str:
+         alt: str, log: bool = False, unit: str = "") -> Html:
     """Grouped vertical bars: one group per label in `groups`, one bar per series key."""
     with plt.rc_context(_style() | {"svg.hashsalt": f"crossover-{next(_figure_ids)}"}):
         fig, ax = plt.subplots(figsize=(max(4.4, 1.3 * len(groups) + 2), 3.4))

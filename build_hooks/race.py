@@ -142,33 +142,35 @@ def _crossovers(machine: Machine) -> dict[str, int | None]:
             for w in sorted({b["params"]["width"] for b in machine.benchmarks(EPOCH)})}
 
 
-def data_script(data: Dataset) -> str:
+def data_script(data: Dataset) -> render.Html:
     """The race data as an inert JSON script element (no `<` survives, so no `</script>`)."""
-    # allow_nan=False: an Infinity would pass here and kill the page's script.
-    payload = json.dumps(race_data(data), sort_keys=True, allow_nan=False).replace("<", "\\u003c")
-    return f'<script type="application/json" id="race-data">{payload}</script>'
+    # allow_nan=False: an Infinity would pass here and kill the page's script. `&` is escaped
+    # too, so no text in it can look like an HTML entity or a placeholder's neighbour.
+    payload = json.dumps(race_data(data), sort_keys=True, allow_nan=False)
+    payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return render.Html(f'<script type="application/json" id="race-data">{payload}</script>')
 
 
-def static_table(data: Dataset) -> str:
+def static_table(data: Dataset) -> render.Html:
     """The same numbers as the race, readable without JavaScript."""
     race = race_data(data)
     if not race["lanes"]:
-        return '<p class="crossover-missing">No epoch times have been measured yet.</p>'
+        return render.missing("No epoch times have been measured yet.")
     columns = [(lane, w) for w in race["widths"] for lane in race["lanes"] if str(w) in lane["epochs"]]
-    head = ["batch"] + [f"{render.esc(lane['label'])}<br><small>width {w}"
-                        f"{' · estimate, not measured' if lane['estimate'] else ''}</small>"
+    head = ["batch"] + [render.html("{}<br><small>width {}{}</small>", lane["label"], w,
+                                    " · estimate, not measured" if lane["estimate"] else "")
                         for lane, w in columns]
 
     def cell(lane: dict, width: int, batch: int) -> str:
         point = lane["epochs"][str(width)].get(str(batch))
         return render.si(point["seconds"], "s") if point else "not measured"
 
-    rows = [[str(batch)] + [cell(lane, w, batch) for lane, w in columns] for batch in race["batches"]]
+    rows = [[batch] + [cell(lane, w, batch) for lane, w in columns] for batch in race["batches"]]
     # Lanes may come from machines with different widths or dataset sizes: read them all.
     dataset_rows = sorted({point["rows"] for lane in race["lanes"]
                            for epochs in lane["epochs"].values() for point in epochs.values()})
     rows_text = " or ".join(f"{n:,}" for n in dataset_rows)
-    sources = "".join(f'<p class="crossover-note">{render.esc(lane["label"])}: {render.esc(lane["source"])}.</p>'
-                      for lane in race["lanes"] if lane["estimate"])
+    sources = render.join(render.note(f"{lane['label']}: {lane['source']}.")
+                          for lane in race["lanes"] if lane["estimate"])
     return render.table(head, rows, caption=f"Time for one epoch of {rows_text} rows, by batch size",
                         table_id="race-table") + sources

@@ -1,20 +1,24 @@
 """Formatting primitives every view shares: numbers, tables, figures, provenance.
 
 Only formatting: no experiment knows about this module's internals and nothing here
-measures. Every string that comes from a results file goes through `esc` (HTML) or
-`untrusted.text` (Markdown), so a machine called `<script>` is shown as text.
+measures. HTML is built so that the safe path is the only one: `table`, `figure`,
+`missing` and `html` escape every value they are given unless it is `Html` (markupsafe's
+Markup, made only by these helpers and by `esc`), attribute values included, so a
+results file's `1" onfocus="…` or `<img onerror>` is shown as text wherever a view puts
+it. In Markdown, strings from results files go through `untrusted.text`.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from typing import Callable
+
+from markupsafe import Markup as Html
 
 from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 
-esc = untrusted.escape
+esc = untrusted.escape  # text -> Html, escaped, bidi controls removed
 DEVICE_NAME = {"cpu": "CPU", "cuda": "GPU", "mps": "GPU (MPS)"}
 VERSIONED = ("torch", "numpy", "python")
 
@@ -107,41 +111,71 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None) ->
             "(boost clocks), and the true fraction of peak cannot be computed from what it exposes")
 
 
-def version_note(machine: Machine, host: Machine | None) -> str:
+def version_note(machine: Machine, host: Machine | None) -> Html:
     """A visible note when a committed file was measured with other library versions."""
     if host is None or machine is host:
-        return ""
+        return Html("")
     ours, theirs = host.doc["software"], machine.doc["software"]
-    differences = [f"{name} {esc(str(theirs[name]))} (this build: {esc(str(ours[name]))})"
+    differences = [f"{name} {theirs[name]} (this build: {ours[name]})"
                    for name in VERSIONED if theirs.get(name) != ours.get(name)]
     if not differences:
-        return ""
-    return (' <strong class="crossover-version-note">Measured with different library versions: '
-            + ", ".join(differences) + "; compare with care.</strong>")
+        return Html("")
+    return html(' <strong class="crossover-version-note">Measured with different library versions: {}; '
+                "compare with care.</strong>", ", ".join(differences))
 
 
-def table(head: list[str], rows: list[list[str]], caption: str = "", table_id: str = "") -> str:
-    """An HTML table in the site's scrolling wrapper; cells are HTML, already escaped."""
-    th = "".join(f"<th>{h}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    ident = f' id="{table_id}"' if table_id else ""
-    cap = f"<caption>{caption}</caption>" if caption else ""
+def html(template: str, *values: object, **named: object) -> Html:
+    """`template` (HTML written by a view) with `values` filled in as text unless they are Html.
+
+    Format specs work as in str.format: html("<td>{:.1f}</td>", 0.25).
+    """
+    return Html(template).format(*map(_as_html, values), **{k: _as_html(v) for k, v in named.items()})
+
+
+def _as_html(value: object) -> object:
+    """Html as it is; numbers as they are (so format specs apply); anything else as escaped text."""
+    if isinstance(value, Html) or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return value
+    return esc(value)
+
+
+def join(parts, separator: str = "") -> Html:
+    """Html parts (text parts escaped) joined by a separator written by the view."""
+    return Html(separator).join(_as_html(part) for part in parts)
+
+
+def plain(value: object) -> str:
+    """What a reader hears of a cell or caption: Html without its tags, or the text itself."""
+    return value.striptags() if isinstance(value, Html) else str(value)
+
+
+def table(head: list, rows: list[list], caption: object = "", table_id: str = "") -> Html:
+    """An HTML table in the site's scrolling wrapper; every head, cell and caption is text
+    (escaped here) unless it is Html."""
+    th = join(html("<th>{}</th>", h) for h in head)
+    body = join(html("<tr>{}</tr>", join(html("<td>{}</td>", c) for c in row)) for row in rows)
+    ident = html(' id="{}"', table_id) if table_id else ""
+    cap = html("<caption>{}</caption>", caption) if caption else ""
     # A wide table scrolls sideways inside its wrapper; keyboard users reach that scroll
     # area only if the wrapper can take focus, and screen readers need its name.
-    name = _TAGS.sub("", caption) or "Table: " + ", ".join(_TAGS.sub("", h) for h in head)
-    return (f'<div class="crossover-table" role="region" tabindex="0" aria-label="{name}">'
-            f"<table{ident}>{cap}<thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>")
+    name = plain(caption) or "Table: " + ", ".join(plain(h) for h in head)
+    return html('<div class="crossover-table" role="region" tabindex="0" aria-label="{}">'
+                "<table{}>{}<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>",
+                name, ident, cap, th, body)
 
 
-_TAGS = re.compile(r"<[^>]+>")
+def figure(svg: Html, caption: object) -> Html:
+    """A plot (Html from plots) with its caption (text unless Html)."""
+    return html('<figure class="crossover-figure">{}<figcaption>{}</figcaption></figure>', svg, caption)
 
 
-def figure(svg: str, caption: str) -> str:
-    return f'<figure class="crossover-figure">{svg}<figcaption>{caption}</figcaption></figure>'
+def missing(text: object) -> Html:
+    return html('<p class="crossover-missing">{}</p>', text)
 
 
-def missing(text: str) -> str:
-    return f'<p class="crossover-missing">{text}</p>'
+def note(text: object) -> Html:
+    """A note under a table or figure (text unless Html)."""
+    return html('<p class="crossover-note">{}</p>', text)
 
 
 MARKS = {  # symbol, and what it means in words (the note under a table)
@@ -151,77 +185,79 @@ MARKS = {  # symbol, and what it means in words (the note under a table)
 }
 
 
-def mark(point_stats: dict, extra: dict, timing: bool = True) -> str:
+def mark(point_stats: dict, extra: dict, timing: bool = True) -> Html:
     """Superscript symbols for a point's caveats, each with a tooltip."""
     titles = {"noisy": f"IQR is {100 * point_stats['iqr'] / point_stats['median']:.0f}% of the median"
               if point_stats["median"] else "noisy",
               "few": f"only {point_stats['rounds']} samples", "load": "taken under load"}
-    return "".join(f'<sup title="{titles[k]}">{MARKS[k][0]}</sup>'
-                   for k in stats.caveats(point_stats, extra, timing))
+    return join(html('<sup title="{}">{}</sup>', titles[k], MARKS[k][0])
+                for k in stats.caveats(point_stats, extra, timing))
 
 
-def marks_note_for(benches: list[dict]) -> str:
+def marks_note_for(benches: list[dict]) -> Html:
     """The legend for the caveats of these measured points (nothing when none has any)."""
     return marks_note({k for b in benches
                        for k in stats.caveats(b["stats"], b["extra_info"], b["unit"] == "s")})
 
 
-def marks_note(kinds: set[str]) -> str:
+def marks_note(kinds: set[str]) -> Html:
     """The legend for the symbols that appear in a table (nothing when none do)."""
     if not kinds:
-        return ""
-    return ('<p class="crossover-note">'
-            + "; ".join(f"{MARKS[k][0]} {MARKS[k][1]()}" for k in MARKS if k in kinds) + ".</p>")
+        return Html("")
+    return note("; ".join(f"{MARKS[k][0]} {MARKS[k][1]()}" for k in MARKS if k in kinds) + ".")
 
 
-def measured_value(point_stats: dict, extra: dict, unit: str) -> str:
+def measured_value(point_stats: dict, extra: dict, unit: str) -> Html:
     """A median with the digits its spread supports, and its caveat marks."""
     timing = unit == "s"
     digits = stats.significant_figures(point_stats) if timing else 3
-    return si(point_stats["median"], unit, digits) + mark(point_stats, extra, timing)
+    return esc(si(point_stats["median"], unit, digits)) + mark(point_stats, extra, timing)
 
 
-def provenance(machine: Machine, host: Machine | None = None) -> str:
+def provenance(machine: Machine, host: Machine | None = None) -> Html:
     """One line saying where, when and with what a machine's numbers were measured."""
     cpu, sw, commit = machine.cpu, machine.doc["software"], machine.doc["commit_info"]
     peak = si(cpu["fp32_peak_flops"], "FLOP/s") if cpu["fp32_peak_flops"] else "unknown"
     clock = si(cpu["clock_hz"], "Hz") if cpu["clock_hz"] else "clock unknown"
     gpu = machine.gpu
-    gpu_text = (f"GPU {esc(gpu['name'])} ({si(gpu['memory_bytes'], 'B')}, CUDA "
-                f"{esc(str(gpu['cuda_version']))}, driver {esc(str(gpu.get('driver')))})"
-                if gpu else "no GPU")
-    commit_text = esc(commit["id"][:10]) if commit["id"] else "uncommitted"
+    gpu_text = (f"GPU {gpu['name']} ({si(gpu['memory_bytes'], 'B')}, CUDA {gpu['cuda_version']}, "
+                f"driver {gpu.get('driver')})" if gpu else "no GPU")
+    commit_text = commit["id"][:10] if commit["id"] else "uncommitted"
     if commit["dirty"]:
         commit_text += " (modified)"
-    return (
-        '<p class="crossover-provenance">'
-        f"Measured on <strong>{esc(cpu['brand'])}</strong>, {cpu['threads_used']} threads at "
-        f"{clock} (fp32 peak {peak} = {esc(cpu['peak_formula'])}); {gpu_text}. "
-        f"Python {esc(sw['python'])}, torch {esc(sw['torch'])} (BLAS {esc(sw['blas'])}), "
-        f"numpy {esc(str(sw['numpy']))}, fp32 matmul precision "
-        f"“{esc(sw['float32_matmul_precision'])}”. {esc(machine.doc['datetime'][:10])}, "
-        f"commit {commit_text}, {esc(machine.origin)} ({esc(machine.source)})."
-        f"{version_note(machine, host)}</p>"
-    )
+    return html(
+        '<p class="crossover-provenance">Measured on <strong>{}</strong>, {} threads at {} (fp32 peak {} = {}); '
+        "{}. Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}</p>",
+        cpu["brand"], cpu["threads_used"], clock, peak, cpu["peak_formula"], gpu_text, sw["python"], sw["torch"],
+        sw["blas"], sw["numpy"], sw["float32_matmul_precision"], machine.doc["datetime"][:10], commit_text,
+        machine.origin, machine.source, version_note(machine, host))
 
 
-def per_machine(data: Dataset, group: str, render: Callable[[Machine], str]) -> str:
+def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) -> Html:
     """`render(machine)` for every machine that measured `group`, each with its provenance."""
     machines = data.with_experiment(group)
     if not machines:
         return missing("Not measured on any machine in this build.")
     parts = []
     for machine in machines:
-        heading = f"<p><strong>{esc(machine.label)}</strong></p>" if len(machines) > 1 else ""
-        parts.append(heading + render(machine) + provenance(machine, data.host))
-    return "\n".join(parts)
+        heading = html("<p><strong>{}</strong></p>", machine.label) if len(machines) > 1 else Html("")
+        parts.append(heading + _checked(render(machine), group) + provenance(machine, data.host))
+    return join(parts, "\n")
 
 
-def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]]) -> str:
+def _checked(rendered: object, where: str) -> Html:
+    """A view's HTML; a plain str would be a view that formatted HTML by hand (and could leak a value)."""
+    if not isinstance(rendered, Html):
+        raise TypeError(f"the view of {where} returned a plain str; build HTML with render.html, table, "
+                        "figure or note so every value is escaped")
+    return rendered
+
+
+def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]]) -> Html:
     """A plain table of an experiment's medians with the given (param, heading) columns."""
-    def one(m: Machine) -> str:
+    def one(m: Machine) -> Html:
         points = m.measured(group)
-        rows = [[esc(str(b["params"].get(p, ""))) for p, _ in columns]
+        rows = [[b["params"].get(p, "") for p, _ in columns]
                 + [measured_value(b["stats"], b["extra_info"], "s")] for b in points]
         return table([h for _, h in columns] + ["median time"], rows) + marks_note_for(points)
     return per_machine(data, group, one)

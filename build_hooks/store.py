@@ -145,6 +145,7 @@ def _check_consistency(doc: dict, path: Path | str) -> None:
         if bench["group"] not in experiments:
             raise ResultsError(path, f"{where}.group",
                                f"'{bench['group']}' has no entry in $.experiments")
+        _check_params(bench, f"{where}.params", path)
         _check_extra_info(bench, f"{where}.extra_info", path)
         stats = bench.get("stats")
         if stats is None:  # an out-of-memory point: recorded, with no timing to check
@@ -161,6 +162,19 @@ def _check_consistency(doc: dict, path: Path | str) -> None:
                                    f"{quote(sample)} is outside [{low:g}, {high:g}] {bench['unit']}")
         if not stats["min"] <= stats["median"] <= stats["max"]:
             raise ResultsError(path, f"{where}.stats.median", "outside [min, max]")
+
+
+def _check_params(bench: dict, where: str, path: Path | str) -> None:
+    """Each point's params are the kinds its experiment plans: a batch is a whole number >= 1."""
+    from build_hooks import experiments
+
+    if bench["group"] not in experiments.REGISTRY:
+        return
+    problem = experiments.check_params(bench["group"], bench["params"])
+    if problem:
+        key, what = problem
+        raise ResultsError(path, f"{where}.{key}", f"experiment {bench['group']}, point {quote(bench['name'])}: "
+                                                   f"{quote(bench['params'].get(key))} is wrong: {what}")
 
 
 def _check_extra_info(bench: dict, where: str, path: Path | str) -> None:

@@ -8,7 +8,11 @@ Prose that is Markdown (facts, exec blocks that print Markdown) therefore carrie
 placeholder made of letters and digits only, which no Markdown or HTML syntax touches.
 `restore()` swaps each placeholder for the escaped text after Markdown has run, inside
 `<bdi>` so a stray bidirectional control character cannot reorder the words around it.
-HTML renderers use `escape()` (render.esc) or `html_text()` directly.
+HTML renderers use `escape()` (render.esc) or `html_text()` directly; both return
+`Html` (markupsafe's Markup), the one type that `render` accepts as ready-made HTML.
+
+The placeholder carries a random nonce drawn once per process, so a results string that
+imitates the syntax is plain text that matches nothing and stays as it is.
 """
 
 from __future__ import annotations
@@ -16,9 +20,13 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import secrets
 
-# Letters and digits only: inert in Markdown, in HTML text and in slugs.
-_PREFIX, _SUFFIX = "CROSSOVERTEXT", "TXETREVOSSORC"
+from markupsafe import Markup as Html
+
+# Letters and digits only: inert in Markdown, in HTML text and in slugs. The nonce makes a
+# placeholder unguessable to a results file written before this process started.
+_PREFIX, _SUFFIX = "CROSSOVERTEXT" + secrets.token_hex(8).upper(), "TXETREVOSSORC"
 _PLACEHOLDER = re.compile(_PREFIX + r"([0-9A-F]{24})" + _SUFFIX)
 _texts: dict[str, str] = {}
 # Bidirectional controls (LRE..RLO, LRI..PDI, LRM, RLM, ALM): an unclosed one can make
@@ -26,14 +34,14 @@ _texts: dict[str, str] = {}
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
-def escape(value: object) -> str:
-    """`value` escaped for HTML text or a quoted attribute, bidi controls removed."""
-    return html.escape(_BIDI_CONTROLS.sub("", str(value)))
+def escape(value: object) -> Html:
+    """`value` as text, escaped for HTML text or a quoted attribute, bidi controls removed."""
+    return Html(html.escape(_BIDI_CONTROLS.sub("", str(value)), quote=True))
 
 
-def html_text(value: object) -> str:
+def html_text(value: object) -> Html:
     """`value` as HTML text: escaped, with its direction isolated from the sentence."""
-    return f"<bdi>{escape(value)}</bdi>"
+    return Html("<bdi>{}</bdi>").format(escape(value))
 
 
 def text(value: object) -> str:

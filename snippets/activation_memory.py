@@ -21,6 +21,7 @@ except ImportError:
 
 NAME = "activation_memory"
 BENCH_VERSION = 1
+PARAMS = {"batch": "positive"}
 ROUNDS = 1  # byte counts, not timings: one round is exact
 EXTRA_INFO = {"weight_bytes": "B"}
 EXTRA_INFO_OPTIONAL = {"peak_allocated_bytes": "B", "error": "text"}  # CUDA only; out of memory

@@ -18,6 +18,7 @@ except ImportError:
 
 NAME = "call_overhead"
 BENCH_VERSION = 1
+PARAMS = {"op": ["add_"]}
 EXTRA_INFO_OPTIONAL = {"calls_per_sample": "count"}
 CALLS = 1000
 OP = "add_"  # one tiny in-place addition: almost no arithmetic, all overhead

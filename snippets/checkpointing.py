@@ -24,6 +24,8 @@ except ImportError:
 
 NAME = "checkpointing"
 BENCH_VERSION = 1
+PARAMS = {"depth": "positive", "width": "positive", "batch": "positive", "segments": "positive",
+          "checkpoint": ["off", "on"]}
 ROUNDS = 15  # its cost sits near a drifting VM's noise: many short rounds (a step is ~20 ms), paired
 DEPENDS = ["activation_memory"]
 EXTRA_INFO = {"activation_bytes": "B"}

@@ -24,6 +24,7 @@ except ImportError:
 
 NAME = "data_loader"
 BENCH_VERSION = 2  # on CUDA machines batches are copied to the GPU
+PARAMS = {"workers": "count", "pin_memory": "flag"}
 EXTRA_INFO_OPTIONAL = {"per": "text", "batch": "count"}
 SAMPLES, BATCH = 1536, 64
 ROUNDS = 9  # one pass per round, rounds paired: a 2-core VM drifts more than the effects here

@@ -21,6 +21,7 @@ except ImportError:
 NAME = "epoch_time"
 DEVICES = ["cpu", "cuda", "mps"]  # the race: CPU against whichever GPU torch offers
 BENCH_VERSION = 1
+PARAMS = {"batch": "positive", "width": "positive", "rows": "positive"}
 DEPENDS = ["training_step"]
 EXTRA_INFO_OPTIONAL = {"steps": "count"}
 ROWS = 2048  # small enough that every point gets several timed epochs

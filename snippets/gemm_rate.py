@@ -18,6 +18,7 @@ except ImportError:
 
 NAME = "gemm_rate"
 BENCH_VERSION = 1
+PARAMS = {"n": "positive"}
 EXTRA_INFO = {"flops": "FLOP"}
 SIZES = [64, 128, 256, 512, 1024, 2048, 4096]
 QUICK_SIZES = [64, 256]

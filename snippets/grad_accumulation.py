@@ -24,6 +24,7 @@ except ImportError:
 
 NAME = "grad_accumulation"
 BENCH_VERSION = 1
+PARAMS = {"effective_batch": "positive", "micro_batch": "positive", "width": "positive"}
 DEPENDS = ["training_step", "activation_memory"]
 EXTRA_INFO = {"activation_bytes": "B", "micro_batches": "count"}
 FULL = {"effective_batch": 256, "width": 2048, "micro_batches": [256, 64, 16]}

@@ -21,6 +21,7 @@ except ImportError:
 
 NAME = "inference_latency"
 BENCH_VERSION = 1
+PARAMS = {"batch": "positive", "width": "positive"}
 DEPENDS = ["training_step"]
 BATCHES = [1, 16]
 

@@ -26,6 +26,7 @@ except ImportError:
 
 NAME = "loader_overlap"
 BENCH_VERSION = 2
+PARAMS = {"workers": "count"}
 DEPENDS = ["data_loader"]
 ROUNDS = 5  # an effect near the noise of a drifting VM: more rounds, so one odd round cannot decide
 EXTRA_INFO = {"samples": "count", "batch": "count", "training_threads": "count"}

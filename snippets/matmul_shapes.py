@@ -19,6 +19,7 @@ except ImportError:
 
 NAME = "matmul_shapes"
 BENCH_VERSION = 1
+PARAMS = {"side": "positive", "calls": "positive"}
 EXTRA_INFO = {"flops": "FLOP"}
 BUDGET = 2**28
 SIDES = [8, 16, 32, 64, 128, 256, 512]

@@ -20,6 +20,7 @@ except ImportError:
 
 NAME = "memory_bandwidth"
 BENCH_VERSION = 2
+PARAMS = {"bytes": "positive"}
 EXTRA_INFO = {"bytes": "B"}  # read + written per call
 SIZES = [2**k for k in range(16, 29, 2)]  # 64 KiB ... 256 MiB per tensor: cache sizes, then past them
 QUICK_SIZES = [2**16, 2**22]

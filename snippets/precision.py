@@ -32,6 +32,7 @@ except ImportError:
 
 NAME = "precision"
 BENCH_VERSION = 1
+PARAMS = {"op": ["matmul", "train_step", "numpy_matmul"], "dtype": ["fp64", "fp32", "bf16", "fp16"]}
 # matmuls record flops and n; the training step its batch, width and saved bytes
 EXTRA_INFO_OPTIONAL = {"flops": "FLOP", "n": "count", "saved_bytes": "B", "batch": "count", "width": "count"}
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}

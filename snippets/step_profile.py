@@ -23,6 +23,7 @@ except ImportError:
 
 NAME = "step_profile"
 BENCH_VERSION = 1
+PARAMS = {"batch": "positive", "width": "positive", "kind": "label"}
 DEPENDS = ["training_step"]
 EXTRA_INFO = {"calls_per_step": "count", "ops": "text"}
 BATCH, WIDTH, STEPS, QUICK_STEPS = 64, 512, 20, 5

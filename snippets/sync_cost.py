@@ -21,6 +21,7 @@ except ImportError:
 
 NAME = "sync_cost"
 BENCH_VERSION = 1
+PARAMS = {"read_loss": ["every_step", "on_device"]}
 DEPENDS = ["training_step"]
 EXTRA_INFO_OPTIONAL = {"steps": "count"}
 STEPS, BATCH, WIDTH = 50, 64, 512

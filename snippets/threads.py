@@ -18,6 +18,7 @@ except ImportError:
 
 NAME = "threads"
 BENCH_VERSION = 2
+PARAMS = {"threads": "positive", "batch": "positive", "width": "positive"}
 DEPENDS = ["training_step"]
 ROUNDS = 5  # cheap, and its effects sit near a drifting VM's noise: one odd round must not decide
 BATCHES, WIDTH = [1, 16, 256], 512

@@ -24,6 +24,7 @@ except ImportError:  # run as a script: python snippets/training_step.py
 NAME = "training_step"
 DEVICES = ["cpu", "cuda", "mps"]  # what the race and the crossover need, on every device torch offers
 BENCH_VERSION = 4  # bump whenever what or how this measures changes
+PARAMS = {"batch": "positive", "width": "positive"}
 EXTRA_INFO = {"flops": "FLOP"}  # per step, counted exactly
 EXTRA_INFO_OPTIONAL = {"ops": "count", "bytes": "B", "footprint": "B"}  # for the cost model
 INPUTS, CLASSES = 512, 10

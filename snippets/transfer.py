@@ -19,6 +19,7 @@ except ImportError:
 
 NAME = "transfer"
 BENCH_VERSION = 2  # buffers are written before copying
+PARAMS = {"bytes": "positive", "direction": ["host_to_device", "device_to_host"], "memory": ["pageable", "pinned"]}
 EXTRA_INFO = {"bytes": "B"}
 SIZES = [4**k * 4096 for k in range(10)]  # 4 KiB ... 1 GiB
 QUICK_SIZES = [4096, 2**20]

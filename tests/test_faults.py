@@ -22,6 +22,7 @@ SLOW = '''
 import time
 NAME = "slow"
 BENCH_VERSION = 1
+PARAMS = {"n": "positive"}
 def plan(devices, quick):
     return [{"device": "cpu", "n": 1}]
 def measure(point, threads, quick):

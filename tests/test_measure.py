@@ -12,6 +12,7 @@ from build_hooks import config, experiments, measure, store
 BROKEN = '''
 NAME = "broken"
 BENCH_VERSION = 1
+PARAMS = {"n": "positive"}
 def plan(devices, quick):
     return [{"device": "cpu", "n": 1}, {"device": "cpu", "n": 2}]
 def measure(point, threads, quick):

@@ -175,6 +175,7 @@ import time
 
 NAME = "toy_sum"
 BENCH_VERSION = 1
+PARAMS = {"items": "positive"}
 EXTRA_INFO = {"items": "count"}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, MissingData, figure, first_with, per_machine, si, table, times
+from build_hooks.render import DEVICE_NAME, Html, MissingData, figure, first_with, html, per_machine, si, table, times
 
 GROUP = "activation_memory"
 MEMORY_SIZES_GB = (8, 24, 80)  # common accelerator memory sizes for the extrapolation
@@ -23,8 +23,8 @@ def fit(machine: Machine, device: str) -> tuple[float, float] | None:
 
 
 @section
-def activation_memory(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def activation_memory(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         series, rows = [], []
         for device in m.devices(GROUP):
             ok = sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["batch"])
@@ -37,10 +37,10 @@ def activation_memory(data: Dataset) -> str:
                                            [weights / 2**20] * len(ok), ":", "weights"))
             for b in sorted(m.benchmarks(GROUP, device=device), key=lambda b: b["params"]["batch"]):
                 if b.get("status", "ok") == "oom":
-                    rows.append([DEVICE_NAME[device], str(b["params"]["batch"]), "<strong>out of memory</strong>", ""])
+                    rows.append([DEVICE_NAME[device], b["params"]["batch"], html("<strong>out of memory</strong>"), ""])
                 else:
                     peak = b["extra_info"].get("peak_allocated_bytes")
-                    rows.append([DEVICE_NAME[device], str(b["params"]["batch"]), si(b["stats"]["median"], "B"),
+                    rows.append([DEVICE_NAME[device], b["params"]["batch"], si(b["stats"]["median"], "B"),
                                  si(peak, "B") if peak else "not measured (CPU)"])
         svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)",
                                   "ylabel": "memory (MiB)", "subtitle": "Counted from the autograd graph"}],

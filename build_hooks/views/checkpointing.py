@@ -5,17 +5,17 @@ from __future__ import annotations
 from build_hooks import stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, esc, first_with, marks_note_for, measured_value, per_machine, si,
+from build_hooks.render import (DEVICE_NAME, Html, first_with, marks_note_for, measured_value, per_machine, si,
                                 table, times_with_interval)
 
 CHECKPOINT = "checkpointing"
 
 
 @section
-def checkpointing(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def checkpointing(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         points = m.measured(CHECKPOINT)
-        rows = [[DEVICE_NAME[b["params"]["device"]], esc(b["params"]["checkpoint"]),
+        rows = [[DEVICE_NAME[b["params"]["device"]], b["params"]["checkpoint"],
                  measured_value(b["stats"], b["extra_info"], "s"), si(b["extra_info"]["activation_bytes"], "B")]
                 for b in points]
         shape = points[0]["params"]

@@ -7,7 +7,7 @@ import statistics
 from build_hooks import conditions, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import esc, missing, table
+from build_hooks.render import Html, html, join, missing, note, table
 
 
 def _percent(value: float | None) -> str:
@@ -15,7 +15,7 @@ def _percent(value: float | None) -> str:
 
 
 @section
-def measurement_conditions(data: Dataset) -> str:
+def measurement_conditions(data: Dataset) -> Html:
     """Per machine and experiment: rounds, canary drift, other processes' CPU use, steal, load."""
     machines = [m for m in data.machines if any("conditions" in meta for meta in m.doc["experiments"].values())]
     if not machines:
@@ -32,19 +32,18 @@ def measurement_conditions(data: Dataset) -> str:
             drift = f"{100 * (max(canary) / min(canary) - 1):.0f}%" if len(canary) > 1 else "one reading"
             loaded = sum(1 for b in m.measured(name) if b["extra_info"].get("under_load"))
             load = measured_under.get("load_before")
-            rows.append([esc(name), str(measured_under["rounds"]), drift,
+            rows.append([name, measured_under["rounds"], drift,
                          _percent(measured_under.get("foreign_cpu")), _percent(measured_under.get("steal")),
-                         f"{load[0]:.2f}" if load else "not recorded", str(loaded)])
-        parts.append(f"<p><strong>{esc(m.label)}</strong></p>" + table(
+                         f"{load[0]:.2f}" if load else "not recorded", loaded])
+        parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
             ["experiment", "rounds", "canary drift (max/min − 1)", "CPU used by other processes",
              "steal", "load average before", "points under load"], rows))
-    note = (f'<p class="crossover-note">A point is marked under load when other processes used '
-            f"more than {100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.</p>")
-    return "\n".join(parts) + note
+    return join(parts, "\n") + note("A point is marked under load when other processes used more than "
+                                    f"{100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.")
 
 
 @section
-def run_to_run(data: Dataset) -> str:
+def run_to_run(data: Dataset) -> Html:
     """How much a re-measurement of the same machine moved the medians, per experiment."""
     host = data.host
     if host is None or host.id not in data.earlier:
@@ -53,13 +52,13 @@ def run_to_run(data: Dataset) -> str:
                        "measures itself again.")
     earlier = data.earlier[host.id]
     if earlier.doc["datetime"] == host.doc["datetime"]:
-        return missing(f"The committed {esc(earlier.source)} is this build's own measurement (the same "
+        return missing(f"The committed {earlier.source} is this build's own measurement (the same "
                        "run), so there is nothing to compare yet: the comparison appears when this machine "
                        "measures itself again.")
     return _ratios(host, earlier)
 
 
-def _ratios(now: Machine, before: Machine) -> str:
+def _ratios(now: Machine, before: Machine) -> Html:
     rows = []
     for name in sorted(set(now.doc["experiments"]) & set(before.doc["experiments"])):
         earlier = {b["name"]: b["stats"]["median"] for b in before.measured(name)}
@@ -68,12 +67,12 @@ def _ratios(now: Machine, before: Machine) -> str:
         if not ratios:
             continue
         moved = sum(1 for r in ratios if stats.compare(r, 1.0) != 0)
-        rows.append([esc(name), str(len(ratios)), f"{statistics.median(ratios):.2f}",
-                     f"{min(ratios):.2f} to {max(ratios):.2f}", str(moved)])
+        rows.append([name, len(ratios), f"{statistics.median(ratios):.2f}",
+                     f"{min(ratios):.2f} to {max(ratios):.2f}", moved])
     if not rows:
         return missing("The two measurements share no points.")
-    return (f"<p>This build ({esc(now.doc['datetime'][:10])}) against {esc(before.source)} "
-            f"({esc(before.doc['datetime'][:10])}): the ratio of each point's median, now over before.</p>"
+    return (html("<p>This build ({}) against {} ({}): the ratio of each point's median, now over before.</p>",
+                 now.doc["datetime"][:10], before.source, before.doc["datetime"][:10])
             + table(["experiment", "points", "median ratio", "range", "points that moved by more than "
                      f"{100 * (stats.MEANINGFUL_RATIO - 1):.0f}%"], rows))
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 from build_hooks import analysis, cost_model, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, MissingData, esc, figure, first_with, gpu_with,
-                                missing, per_machine, si, table, times)
+from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, gpu_with, html, join,
+                                missing, note, per_machine, si, table, times)
 
 SHOWN_BATCHES = {1, 8, 64, 512}  # enough rows to see the trend in a summary table
 
 
 @section
-def cost_model_validation(data: Dataset) -> str:
+def cost_model_validation(data: Dataset) -> Html:
     """Predicted against measured step times, per machine and device, with the errors."""
-    def one(m: Machine) -> str:
+    def one(m: Machine) -> Html:
         parts = []
         for device in m.devices(analysis.STEP):
             check = cost_model.validate(m, device, calibrated=True) or cost_model.validate(m, device)
@@ -22,11 +22,11 @@ def cost_model_validation(data: Dataset) -> str:
                 parts.append(missing(f"{DEVICE_NAME[device]}: not enough measurements for the model."))
                 continue
             parts.append(_validation_figure(check, device) + _parameters_table(check.params, check.fitted))
-        return "\n".join(parts)
+        return join(parts, "\n")
     return per_machine(data, analysis.STEP, one)
 
 
-def _validation_figure(check: cost_model.Validation, device: str) -> str:
+def _validation_figure(check: cost_model.Validation, device: str) -> Html:
     series = []
     for width in sorted({w for _, w, _, _ in check.points}):
         points = [(b, measured, predicted) for b, w, measured, predicted in check.points if w == width]
@@ -44,7 +44,7 @@ def _validation_figure(check: cost_model.Validation, device: str) -> str:
                        f"(batch {batch}, width {width}), over {len(check.points)} points.")
 
 
-def _parameters_table(params: cost_model.DeviceParams, fitted: cost_model.Fitted | None) -> str:
+def _parameters_table(params: cost_model.DeviceParams, fitted: cost_model.Fitted | None) -> Html:
     rows = [["R(n), matmul rate", f"{si(min(params.gemm_rates.values()), 'FLOP/s')} to "
                                   f"{si(max(params.gemm_rates.values()), 'FLOP/s')}", "gemm_rate (measured)"],
             ["BW(footprint), copy bandwidth", _bandwidth_range(params), "memory_bandwidth (measured)"]]
@@ -67,22 +67,22 @@ def _bandwidth_range(params: cost_model.DeviceParams) -> str:
 
 
 @section
-def gpu_estimate(data: Dataset) -> str:
+def gpu_estimate(data: Dataset) -> Html:
     """Estimated step times on a GPU nobody measured here, from published figures, next to the CPU."""
     measured_gpu = gpu_with(data, analysis.STEP)
     if measured_gpu is not None:
-        return missing(f"This build measured a GPU ({esc(measured_gpu.device_label('cuda'))}): its "
+        return missing(f"This build measured a GPU ({measured_gpu.device_label('cuda')}): its "
                        "measured step times are on the batch-size page, so no published-figure "
                        "estimate is shown.")
     host = data.host or (data.machines[0] if data.machines else None)
     if host is None or not cost_model.step_work(host):
         return missing("No training-step counts to estimate from.")
     gpu = cost_model.gpu_estimate_params(host)
-    rows = [[str(width), str(batch), si(cpu, "s") if cpu is not None else "not measured",
-             f"{si(estimate, 's')} <small>(estimate)</small>"] for width, batch, cpu, estimate in _estimate_rows(host)]
-    return (f'<p class="crossover-note">Estimate source: {esc(gpu.source)}. Not a measurement.</p>'
-            + table(["width", "batch", f"measured: {esc(host.device_label('cpu'))}",
-                     f"{esc(gpu.name)} (estimate)"], rows))
+    rows = [[width, batch, si(cpu, "s") if cpu is not None else "not measured",
+             html("{} <small>(estimate)</small>", si(estimate, "s"))]
+            for width, batch, cpu, estimate in _estimate_rows(host)]
+    return (note(f"Estimate source: {gpu.source}. Not a measurement.")
+            + table(["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)"], rows))
 
 
 def _estimate_rows(host: Machine) -> list[tuple[int, int, float | None, float]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import figure, first_with, mark, marks_note_for, per_machine, si, table, times
+from build_hooks.render import Html, figure, first_with, mark, marks_note_for, per_machine, si, table, times
 
 GROUP = "data_loader"
 
@@ -28,15 +28,15 @@ def useful_workers(seconds: dict[int, dict]) -> int | None:
 
 
 @section
-def data_loader(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def data_loader(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         series, rows, shown = [], [], []
         for pin in sorted({b["params"]["pin_memory"] for b in m.benchmarks(GROUP)}):
             by_workers = rates(m, pin)
             points = {b["params"]["workers"]: b for b in m.measured(GROUP, pin_memory=pin)}
             label = "pinned memory" if pin else "pageable memory"
             series.append(plots.Series(label, list(by_workers), list(by_workers.values()), "-", label))
-            rows += [[str(w), label, si(r, "samples/s") + mark(points[w]["stats"], points[w]["extra_info"])]
+            rows += [[w, label, si(r, "samples/s") + mark(points[w]["stats"], points[w]["extra_info"])]
                      for w, r in by_workers.items()]
             shown += points.values()
         svg = plots.line_panels([{"series": series, "xlabel": "DataLoader num_workers",

@@ -5,13 +5,13 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import first_with, medians_table, ratio_sentence, si
+from build_hooks.render import Html, first_with, medians_table, ratio_sentence, si
 
 GROUP = "data_parallel"
 
 
 @section
-def data_parallel(data: Dataset) -> str:
+def data_parallel(data: Dataset) -> Html:
     return medians_table(data, GROUP, [("setup", "setup"), ("processes", "processes"),
                                        ("global_batch", "global batch")])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, esc, figure, first_with, mark, marks_note_for, per_machine, si, table,
+from build_hooks.render import (DEVICE_NAME, Html, figure, first_with, mark, marks_note_for, per_machine, si, table,
                                 versus_peak)
 from snippets import flop_count  # plain arithmetic, no torch
 
@@ -13,15 +13,15 @@ GROUP = "gemm_rate"
 
 
 @section
-def gemm_rate(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def gemm_rate(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         series, rows, shown = [], [], []
         for device in m.devices(GROUP):
             achieved = analysis.gemm_rates(m, device)
             series.append(plots.Series(DEVICE_NAME[device], list(achieved), [r / 1e9 for r in achieved.values()],
                                        "--" if device == "cuda" else "-", DEVICE_NAME[device]))
             points = {b["params"]["n"]: b for b in m.measured(GROUP, device=device)}
-            rows += [[DEVICE_NAME[device], str(n), si(r, "FLOP/s") + mark(points[n]["stats"], points[n]["extra_info"])]
+            rows += [[DEVICE_NAME[device], n, si(r, "FLOP/s") + mark(points[n]["stats"], points[n]["extra_info"])]
                      for n, r in achieved.items()]
             shown += points.values()
         peak = m.cpu["fp32_peak_flops"]
@@ -33,13 +33,13 @@ def gemm_rate(data: Dataset) -> str:
                                   "yscale": "linear"}],
                                 title="Square fp32 matrix product: achieved FLOP/s",
                                 alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; the table below has the numbers.")
-        return (figure(svg, f"Formula: peak = {esc(m.cpu['peak_formula'])}.")
+        return (figure(svg, f"Formula: peak = {m.cpu['peak_formula']}.")
                 + table(["device", "n", "achieved"], rows) + marks_note_for(list(shown)))
     return per_machine(data, GROUP, one)
 
 
 @section
-def flop_table(data: Dataset) -> str:
+def flop_table(data: Dataset) -> Html:
     """The worked example's FLOP counts, timed at a published GPU rate and this build's measured CPU."""
     rates = {flop_count.GPU_LABEL: flop_count.GPU_RATE}
     machines = data.with_experiment(GROUP)
@@ -51,7 +51,7 @@ def flop_table(data: Dataset) -> str:
     rows = [[f"{b}, {d}, {h}", f"{forward:.3g}", f"{backward:.3g}", f"{forward + backward:.3g}"]
             + [si(s, "s") for s in seconds]
             for (b, d, h), forward, backward, seconds in flop_count.counts(list(rates.values()))]
-    return table(["B, D, H", "forward FLOPs", "backward FLOPs", "total", *map(esc, rates)], rows)
+    return table(["B, D, H", "forward FLOPs", "backward FLOPs", "total", *rates], rows)
 
 
 @fact

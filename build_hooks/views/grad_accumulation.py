@@ -5,17 +5,17 @@ from __future__ import annotations
 from build_hooks import stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, MissingData, first_with, marks_note_for, measured_value, per_machine,
-                                ratio_sentence, same_configuration, si, table)
+from build_hooks.render import (DEVICE_NAME, Html, MissingData, first_with, marks_note_for, measured_value, note,
+                                per_machine, ratio_sentence, same_configuration, si, table)
 
 ACCUMULATION = "grad_accumulation"
 
 
 @section
-def grad_accumulation(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def grad_accumulation(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         points = m.measured(ACCUMULATION)
-        rows = [[DEVICE_NAME[b["params"]["device"]], str(b["params"]["effective_batch"]),
+        rows = [[DEVICE_NAME[b["params"]["device"]], b["params"]["effective_batch"],
                  f"{b['extra_info']['micro_batches']} × {b['params']['micro_batch']}",
                  measured_value(b["stats"], b["extra_info"], "s"), si(b["extra_info"]["activation_bytes"], "B")]
                 for b in points]
@@ -40,7 +40,7 @@ def accumulation_summary(data: Dataset) -> str:
             f"{si(finest['extra_info']['activation_bytes'], 'B')} ({memory:.0f}× less) and {time}")
 
 
-def _twin_note(machine: Machine) -> str:
+def _twin_note(machine: Machine) -> Html:
     """One configuration, one number: the single-batch point is also a training-step point."""
     pairs = []
     for b in machine.measured(ACCUMULATION, device="cpu"):
@@ -49,6 +49,6 @@ def _twin_note(machine: Machine) -> str:
                                     width=b["params"]["width"])
             pairs += [(b["stats"], twin[0]["stats"])] if twin else []
     if not pairs:
-        return ""
-    return ('<p class="crossover-note">The one-batch row is the same step as the training-step experiment\'s '
-            f"point at that batch and width; they {same_configuration(pairs)}.</p>")
+        return Html("")
+    return note("The one-batch row is the same step as the training-step experiment's point at that batch "
+                f"and width; they {same_configuration(pairs)}.")

@@ -5,18 +5,18 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, first_with, marks_note_for, measured_value, per_machine, si, table,
+from build_hooks.render import (DEVICE_NAME, Html, first_with, marks_note_for, measured_value, per_machine, si, table,
                                 times_with_interval)
 
 GROUP = "inference_latency"
 
 
 @section
-def inference_latency(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def inference_latency(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         points = sorted(m.measured(GROUP), key=lambda b: (b["params"]["device"], b["params"]["width"],
                                                           b["params"]["batch"]))
-        rows = [[DEVICE_NAME[b["params"]["device"]], str(b["params"]["width"]), str(b["params"]["batch"]),
+        rows = [[DEVICE_NAME[b["params"]["device"]], b["params"]["width"], b["params"]["batch"],
                  measured_value(b["stats"], b["extra_info"], "s")] for b in points]
         return table(["device", "width", "batch", "one forward pass (inference mode)"], rows) + marks_note_for(points)
     return per_machine(data, GROUP, one)

@@ -5,17 +5,17 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import first_with, marks_note_for, measured_value, per_machine, si, table, times_with_interval
+from build_hooks.render import Html, first_with, marks_note_for, measured_value, per_machine, si, table, times_with_interval
 from build_hooks.views.data_loader import useful_workers
 
 OVERLAP = "loader_overlap"
 
 
 @section
-def loader_overlap(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def loader_overlap(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         points = sorted(m.measured(OVERLAP), key=lambda b: b["params"]["workers"])
-        rows = [[str(b["params"]["workers"]), measured_value(b["stats"], b["extra_info"], "s")] for b in points]
+        rows = [[b["params"]["workers"], measured_value(b["stats"], b["extra_info"], "s")] for b in points]
         size = points[0]["extra_info"]
         return table(["num_workers", "epoch time"], rows,
                      caption=f"One epoch of {size['samples']} augmented samples in batches of {size['batch']}, "

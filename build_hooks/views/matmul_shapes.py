@@ -5,15 +5,15 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, figure, first_with, marks_note_for, measured_value, per_machine, si,
+from build_hooks.render import (DEVICE_NAME, Html, figure, first_with, marks_note_for, measured_value, per_machine, si,
                                 ratio_sentence, table)
 
 GROUP = "matmul_shapes"
 
 
 @section
-def matmul_shapes(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def matmul_shapes(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         series, rows, shown = [], [], []
         for device in m.devices(GROUP):
             benches = sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["side"])

@@ -5,14 +5,14 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, MissingData, figure, first_with, mark, marks_note_for, per_machine, si, table
+from build_hooks.render import DEVICE_NAME, Html, MissingData, figure, first_with, mark, marks_note_for, per_machine, si, table
 
 GROUP = "memory_bandwidth"
 
 
 @section
-def memory_bandwidth(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def memory_bandwidth(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         series, rows = [], []
         for device in m.devices(GROUP):
             curve = analysis.copy_bandwidths(m, device)

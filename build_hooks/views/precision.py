@@ -5,8 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, MissingData, figure, first_with, marks_note_for, measured_value,
-                                per_machine, ratio_sentence, si, table)
+from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, marks_note_for, measured_value,
+                                join, per_machine, ratio_sentence, si, table)
 
 GROUP = "precision"
 DTYPES = ["fp64", "fp32", "bf16", "fp16"]
@@ -17,8 +17,8 @@ def precision_times(machine: Machine, device: str, op: str) -> dict[str, float]:
 
 
 @section
-def precision(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def precision(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         parts = []
         for device in m.devices(GROUP):
             ops = ["matmul", "train_step"] + (["numpy_matmul"] if device == "cpu" else [])
@@ -36,7 +36,7 @@ def precision(data: Dataset) -> str:
                                      "torch.autocast for 16-bit; numpy's product is plain numpy. Sizes "
                                      "are chosen by a probe so the slowest precision fits the time budget.")
                          + table(["operation", "precision", "median time", "size"], rows) + marks_note_for(points))
-        return "\n".join(parts)
+        return join(parts, "\n")
     return per_machine(data, GROUP, one)
 
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 from build_hooks import race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
-from build_hooks.render import si, times
+from build_hooks.render import Html, si, times
 
 PREFERRED_WIDTH = 32  # the small network the lessons use, when it was measured
 
 
 @section
-def race_data(data: Dataset) -> str:
+def race_data(data: Dataset) -> Html:
     return race.data_script(data)
 
 
 @section
-def race_table(data: Dataset) -> str:
+def race_table(data: Dataset) -> Html:
     return race.static_table(data)
 
 

@@ -5,46 +5,46 @@ from __future__ import annotations
 from build_hooks import analysis, cost_model, experiments
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
-from build_hooks.render import esc, marks_note_for, measured_value, missing, provenance, si, table
+from build_hooks.render import Html, html, join, marks_note_for, measured_value, missing, note, provenance, si, table
 
 
 @section
-def gallery(data: Dataset) -> str:
+def gallery(data: Dataset) -> Html:
     """Every machine side by side: peak, achieved rates, bandwidths, crossover, provenance."""
     if not data.machines:
         return missing("No results files were found.")
     rows = [_gallery_row(m) for m in data.machines]
     return (table(["machine", "fp32 peak", "best fp32 matmul", "memory bandwidth",
                    "host→device (pinned)", "crossover batch", "GPU estimate's error"], rows)
-            + "\n".join(provenance(m, data.host) for m in data.machines))
+            + join((provenance(m, data.host) for m in data.machines), "\n"))
 
 
-def _gallery_row(m: Machine) -> list[str]:
+def _gallery_row(m: Machine) -> list[Html]:
     cpu_rates, gpu_rates = analysis.gemm_rates(m, "cpu"), analysis.gemm_rates(m, "cuda")
     peak = m.cpu["fp32_peak_flops"]
     cpu_params, gpu_params = cost_model.measured_params(m, "cpu"), cost_model.measured_params(m, "cuda")
     transfer = analysis.transfer_bandwidth(m, "host_to_device", "pinned")
     crossings = [f"width {w}: {analysis.crossover_batch(m, w) or 'none'}" for w in analysis.widths(m)]
     return [
-        f"{esc(m.label)}<br><small>{esc(m.origin)}, {esc(m.doc['datetime'][:10])}</small>",
+        html("{}<br><small>{}, {}</small>", m.label, m.origin, m.doc["datetime"][:10]),
         _peak_cell(peak, cpu_rates),
-        (si(max(cpu_rates.values()), "FLOP/s") if cpu_rates else "not measured")
-        + (f"<br>GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "<br>GPU not measured"),
-        (si(cpu_params.bandwidth, "B/s") if cpu_params else "not measured")
-        + (f"<br>GPU {si(gpu_params.bandwidth, 'B/s')}" if gpu_params else ""),
+        html("{}<br>{}", si(max(cpu_rates.values()), "FLOP/s") if cpu_rates else "not measured",
+             f"GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "GPU not measured"),
+        html("{}", si(cpu_params.bandwidth, "B/s") if cpu_params else "not measured")
+        + (html("<br>GPU {}", si(gpu_params.bandwidth, "B/s")) if gpu_params else ""),
         si(transfer[max(transfer)], "B/s") if transfer else "not applicable (no GPU)",
-        "<br>".join(crossings) if "cuda" in m.devices(analysis.STEP) else "no GPU measured",
+        join(crossings, "<br>") if "cuda" in m.devices(analysis.STEP) else "no GPU measured",
         _estimate_error(m),
     ]
 
 
-def _peak_cell(peak: float | None, cpu_rates: dict) -> str:
+def _peak_cell(peak: float | None, cpu_rates: dict) -> Html | str:
     """The computed CPU peak, flagged where a measured matrix product beats it (a clock set too low)."""
     if not peak:
         return "unknown"
-    cell = f"{si(peak, 'FLOP/s')} <small>(CPU, computed from the reported clock)</small>"
+    cell = html("{} <small>(CPU, computed from the reported clock)</small>", si(peak, "FLOP/s"))
     if cpu_rates and max(cpu_rates.values()) > peak:
-        cell += "<br><small>below the measured rate: the cores run faster than the clock the OS reports</small>"
+        cell += html("<br><small>below the measured rate: the cores run faster than the clock the OS reports</small>")
     return cell
 
 
@@ -58,42 +58,41 @@ def _estimate_error(m: Machine) -> str:
 
 
 @section
-def machines(data: Dataset) -> str:
+def machines(data: Dataset) -> Html:
     """Every machine in the build, with what it measured and its provenance."""
     if not data.machines:
         return missing("No results files were found.")
     rows = []
     for m in data.machines:
         measured = ", ".join(
-            f"{esc(name)} (v{meta['bench_version']}, "
-            f"{'+'.join(map(esc, meta['devices'])) or 'not applicable here'})"
+            f"{name} (v{meta['bench_version']}, {'+'.join(meta['devices']) or 'not applicable here'})"
             for name, meta in sorted(m.doc["experiments"].items())
         )
-        rows.append([esc(m.label), esc(m.origin), esc(m.doc["mode"]), measured or "none"])
+        rows.append([m.label, m.origin, m.doc["mode"], measured or "none"])
     return (table(["machine", "origin", "mode", "experiments (bench_version, devices)"], rows)
-            + "\n".join(provenance(m, data.host) for m in data.machines))
+            + join((provenance(m, data.host) for m in data.machines), "\n"))
 
 
 @section
-def all_provenance(data: Dataset) -> str:
-    return "\n".join(provenance(m, data.host) for m in data.machines)
+def all_provenance(data: Dataset) -> Html:
+    return join((provenance(m, data.host) for m in data.machines), "\n")
 
 
 def _measurements_of(group: str):
     """A section with one experiment's raw table for every machine that measured it."""
-    def render(data: Dataset) -> str:
+    def render(data: Dataset) -> Html:
         machines_with = data.with_experiment(group)
         if not machines_with:
             return missing("Not measured on any machine in this build.")
         parts = []
         for machine in machines_with:
             meta = machine.experiment(group)
-            parts.append(f"<h3>{esc(machine.label)}</h3>")
-            parts.append(f'<p class="crossover-note">bench_version {meta["bench_version"]}, '
-                         f"measured {esc(meta['measured_at'][:16])} in {meta['duration_s']:.1f} s.</p>")
+            parts.append(html("<h3>{}</h3>", machine.label))
+            parts.append(note(f"bench_version {meta['bench_version']}, measured {meta['measured_at'][:16]} "
+                              f"in {meta['duration_s']:.1f} s."))
             parts.append(experiment_table(machine, group))
             parts.append(marks_note_for(machine.measured(group)))
-        return "\n".join(parts)
+        return join(parts, "\n")
     render.__name__ = f"measurements_{group}"
     render.__doc__ = f"Every point of the {group} experiment, per machine."
     return render
@@ -105,7 +104,7 @@ for _group in experiments.REGISTRY:
     section(_measurements_of(_group))
 
 
-def experiment_table(machine: Machine, group: str) -> str:
+def experiment_table(machine: Machine, group: str) -> Html:
     """Every point of one experiment on one machine: parameters, median, IQR, implied rate."""
     benches = machine.benchmarks(group)
     if not benches:
@@ -118,8 +117,8 @@ def experiment_table(machine: Machine, group: str) -> str:
         iqr = (f"{100 * point_stats['iqr'] / point_stats['median']:.0f}%"
                if point_stats and point_stats["median"] else "")
         rate = _derived(b) if point_stats else ""
-        rows.append([esc(str(b["params"].get(k, ""))) for k in keys] + [_value(b), iqr, rate])
-    return table([esc(k) for k in keys] + ["median", "IQR", "rate"], rows)
+        rows.append([b["params"].get(k, "") for k in keys] + [_value(b), iqr, rate])
+    return table(keys + ["median", "IQR", "rate"], rows)
 
 
 def _derived(bench: dict) -> str:
@@ -136,7 +135,7 @@ def _derived(bench: dict) -> str:
     return ""
 
 
-def _value(bench: dict) -> str:
+def _value(bench: dict) -> Html:
     if bench.get("status", "ok") == "oom":
-        return "<strong>out of memory</strong>"
+        return html("<strong>out of memory</strong>")
     return measured_value(bench["stats"], bench["extra_info"], "B" if bench["unit"] == "bytes" else bench["unit"])

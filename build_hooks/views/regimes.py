@@ -7,7 +7,7 @@ from collections import Counter
 from build_hooks import analysis, cost_model, plots
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import MissingData, figure, first_with, missing, si
+from build_hooks.render import Html, MissingData, figure, first_with, missing, si
 
 REGIME_WORDS = {"overhead": "overhead-bound", "compute": "compute-bound", "memory": "memory-bound"}
 
@@ -28,7 +28,7 @@ def classified(machine: Machine) -> list[tuple[int, int, str]]:
 
 
 @section
-def roofline(data: Dataset) -> str:
+def roofline(data: Dataset) -> Html:
     """This CPU's roofline from its own measurements, with every training step placed on it."""
     machines = data.with_experiment(analysis.STEP)
     if not machines:

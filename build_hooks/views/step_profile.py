@@ -5,29 +5,29 @@ from __future__ import annotations
 from build_hooks import untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, esc, first_with, marks_note_for, measured_value, per_machine, si,
-                                table)
+from build_hooks.render import (DEVICE_NAME, Html, first_with, html, join, marks_note_for, measured_value, per_machine,
+                                si, table)
 
 PROFILE = "step_profile"
 
 
 @section
-def step_profile(data: Dataset) -> str:
+def step_profile(data: Dataset) -> Html:
     """The profiler's self time per step by kind of operation, largest first."""
-    def one(m: Machine) -> str:
+    def one(m: Machine) -> Html:
         parts = []
         for device in m.devices(PROFILE):
             points = sorted(m.measured(PROFILE, device=device), key=lambda b: -b["stats"]["median"])
             total = sum(b["stats"]["median"] for b in points)
-            rows = [[esc(b["params"]["kind"]), measured_value(b["stats"], b["extra_info"], "s"),
-                     f"{100 * b['stats']['median'] / total:.0f}%", str(b["extra_info"]["calls_per_step"]),
-                     f"<small>{esc(b['extra_info']['ops'])}</small>"] for b in points]
+            rows = [[b["params"]["kind"], measured_value(b["stats"], b["extra_info"], "s"),
+                     f"{100 * b['stats']['median'] / total:.0f}%", b["extra_info"]["calls_per_step"],
+                     html("<small>{}</small>", b["extra_info"]["ops"])] for b in points]
             parts.append(table(["kind of operation", "self time per step", "share", "calls per step",
                                 "ATen operations"], rows,
                                caption=f"{DEVICE_NAME[device]}: one training step (batch {points[0]['params']['batch']}, "
                                        f"width {points[0]['params']['width']}), by torch.profiler")
                          + marks_note_for(points))
-        return "\n".join(parts)
+        return join(parts, "\n")
     return per_machine(data, PROFILE, one)
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from build_hooks import stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, first_with, medians_table, si, times_with_interval
+from build_hooks.render import DEVICE_NAME, Html, first_with, medians_table, si, times_with_interval
 
 GROUP = "sync_cost"
 
 
 @section
-def sync_cost(data: Dataset) -> str:
+def sync_cost(data: Dataset) -> Html:
     return medians_table(data, GROUP, [("device", "device"), ("read_loss", "loss read")])
 
 

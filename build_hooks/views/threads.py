@@ -5,18 +5,18 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import first_with, medians_table, ratio_sentence, same_configuration
+from build_hooks.render import Html, first_with, join, medians_table, note, ratio_sentence, same_configuration
 
 GROUP = "threads"
 
 
 @section
-def threads(data: Dataset) -> str:
+def threads(data: Dataset) -> Html:
     table_html = medians_table(data, GROUP, [("batch", "batch"), ("width", "width"), ("threads", "threads")])
-    return table_html + "".join(_same_configuration_note(m) for m in data.with_experiment(GROUP)[:1])
+    return table_html + join(_same_configuration_note(m) for m in data.with_experiment(GROUP)[:1])
 
 
-def _same_configuration_note(machine) -> str:
+def _same_configuration_note(machine) -> Html:
     """One configuration, one number: the all-thread points against the training-step ones."""
     most = max((b["params"]["threads"] for b in machine.measured(GROUP)), default=1)
     pairs = []
@@ -25,9 +25,9 @@ def _same_configuration_note(machine) -> str:
         if twin and most == machine.cpu["threads_used"]:
             pairs.append((b["stats"], twin[0]["stats"]))
     if not pairs:
-        return ""
-    return (f'<p class="crossover-note">The {most}-thread points repeat training-step configurations '
-            f"measured by the training-step experiment; they {same_configuration(pairs)}.</p>")
+        return Html("")
+    return note(f"The {most}-thread points repeat training-step configurations measured by the "
+                f"training-step experiment; they {same_configuration(pairs)}.")
 
 
 @fact

@@ -5,32 +5,32 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, MissingData, esc, first_with, marks_note, measured_value,
+from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, html, join, marks_note, measured_value,
                                 missing, provenance, si, table, versus_peak)
 
 STEP = analysis.STEP
 
 
-def _cell(point: analysis.Point | None) -> str:
+def _cell(point: analysis.Point | None) -> Html | str:
     if point is None:
         return "not measured"
     figures = stats.significant_figures(point.stats)
-    return (f"{measured_value(point.stats, point.flags, 's')}"
-            f"<br><small>{si(point.samples_per_s, 'samples/s', figures)}</small>")
+    return html("{}<br><small>{}</small>", measured_value(point.stats, point.flags, "s"),
+                si(point.samples_per_s, "samples/s", figures))
 
 
-def step_table(machine: Machine) -> str:
+def step_table(machine: Machine) -> Html:
     """Step time and throughput per batch (rows) for each device and width (columns)."""
     columns = [(d, w) for d in machine.devices(STEP) for w in analysis.widths(machine)]
     curves = {(d, w): {p.batch: p for p in analysis.step_curve(machine, d, w)} for d, w in columns}
     batches = sorted({b for curve in curves.values() for b in curve})
     head = ["batch"] + [f"{DEVICE_NAME[d]}, width {w}" for d, w in columns]
-    rows = [[str(b)] + [_cell(curves[c].get(b)) for c in columns] for b in batches]
+    rows = [[b] + [_cell(curves[c].get(b)) for c in columns] for b in batches]
     kinds = {k for curve in curves.values() for p in curve.values() for k in stats.caveats(p.stats, p.flags)}
     return table(head, rows) + marks_note(kinds)
 
 
-def step_plot(machine: Machine) -> str:
+def step_plot(machine: Machine) -> Html:
     """Step time and samples/s versus batch, one line per device and width."""
     series_time, series_rate = [], []
     for device in machine.devices(STEP):
@@ -58,29 +58,27 @@ def step_plot(machine: Machine) -> str:
 
 
 @section
-def training_step(data: Dataset) -> str:
+def training_step(data: Dataset) -> Html:
     """The measured result of the training-step experiment for every machine that has it."""
     machines = data.with_experiment(STEP)
     if not machines:
         return missing("No machine has measured this experiment yet.")
     parts = []
     for machine in machines:
-        parts.append(f"<h3>{esc(machine.label)}</h3>")
+        parts.append(html("<h3>{}</h3>", machine.label))
         has_gpu = "cuda" in machine.devices(STEP)
         if not has_gpu:
             parts.append(missing("GPU: not measured on this machine (it has no CUDA device). "
                                  "Only the CPU is shown."))
         lines = "Solid lines: CPU; dashed: GPU. " if has_gpu else ""
-        caption = (f"<figcaption>{lines}A ring marks a point not to lean on: noisy "
-                   f"({stats.noise_rule()}), fewer than {stats.MIN_SAMPLES} samples, or measured "
-                   "under load.</figcaption>")
-        parts += [f'<figure class="crossover-figure">{step_plot(machine)}{caption}</figure>',
-                  step_table(machine), provenance(machine, data.host)]
-    return "\n".join(parts)
+        caption = (f"{lines}A ring marks a point not to lean on: noisy ({stats.noise_rule()}), fewer than "
+                   f"{stats.MIN_SAMPLES} samples, or measured under load.")
+        parts += [figure(step_plot(machine), caption), step_table(machine), provenance(machine, data.host)]
+    return join(parts, "\n")
 
 
 @section
-def crossover_table(data: Dataset) -> str:
+def crossover_table(data: Dataset) -> Html:
     """The crossover batch per width for every machine that measured a GPU."""
     rows = []
     for m in data.with_experiment(STEP):
@@ -88,10 +86,10 @@ def crossover_table(data: Dataset) -> str:
             continue
         for width in analysis.widths(m):
             batch = analysis.crossover_batch(m, width)
-            rows.append([esc(m.label), str(width), f"from batch {batch}" if batch else "never in the measured range"])
+            rows.append([m.label, width, f"from batch {batch}" if batch else "never in the measured range"])
     if not rows:
-        return missing("No GPU was measured for this build, so there is no measured crossover "
-                       "batch. Add a GPU machine's results to <code>results/</code> to fill this in.")
+        return missing(html("No GPU was measured for this build, so there is no measured crossover "
+                            "batch. Add a GPU machine's results to <code>results/</code> to fill this in."))
     return table(["machine", "hidden width", "GPU training step faster"], rows)
 
 

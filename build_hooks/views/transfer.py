@@ -5,15 +5,15 @@ from __future__ import annotations
 from build_hooks import analysis, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import MissingData, esc, figure, gpu_with, missing, per_machine, si, table
+from build_hooks.render import Html, MissingData, figure, gpu_with, missing, per_machine, si, table
 from snippets import transfer_arithmetic as arithmetic  # plain arithmetic, no torch
 
 GROUP = "transfer"
 
 
 @section
-def transfer(data: Dataset) -> str:
-    def one(m: Machine) -> str:
+def transfer(data: Dataset) -> Html:
+    def one(m: Machine) -> Html:
         if not m.benchmarks(GROUP):
             return missing("Not applicable on this machine: it has no GPU, so there is no "
                            "host↔device bus to measure.")
@@ -35,13 +35,13 @@ def transfer(data: Dataset) -> str:
 
 
 @section
-def transfer_arithmetic(data: Dataset) -> str:
+def transfer_arithmetic(data: Dataset) -> Html:
     """Copy times at the published link rates and at every measured pinned rate."""
-    rates = {f"{esc(name)} (published)": rate for name, rate in arithmetic.PUBLISHED.items()}
+    rates = {f"{name} (published)": rate for name, rate in arithmetic.PUBLISHED.items()}
     for machine in data.with_experiment(GROUP):
         measured = analysis.transfer_bandwidth(machine, "host_to_device", "pinned")
         if measured:
-            rates[f"measured: {esc(machine.label)}, pinned"] = measured[max(measured)]
+            rates[f"measured: {machine.label}, pinned"] = measured[max(measured)]
     rows = [[f"{mb} MB"] + [f"{ms:.3g} ms" for ms in times]
             for mb, times in arithmetic.times_ms(list(rates.values()))]
     return table(["size", *rates], rows)
