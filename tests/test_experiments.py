@@ -43,3 +43,38 @@ def test_only_declared_experiments_measure_apple_gpus():
     assert experiments.supported_devices("epoch_time", available) == available
     assert experiments.supported_devices("training_step", available) == available
     assert experiments.supported_devices("transfer", available) == ["cpu", "cuda"]
+
+
+@pytest.mark.parametrize("name", experiments.REGISTRY)
+def test_every_planned_point_has_the_params_its_snippet_declares(name):
+    """PARAMS is what plan() makes, quick and full, on every device: the load check refuses nothing real."""
+    module = experiments.load(name)
+    devices = experiments.supported_devices(name, ["cpu", "cuda", "mps"])
+    points = module.plan(devices, True) + module.plan(devices, False)
+    for params in points:
+        assert experiments.check_params(name, params) is None, params
+    declared = set(experiments.params_spec(name))
+    assert not points or {k for p in points for k in p} - {"device"} == declared
+
+
+@pytest.mark.parametrize("params, key, says", [
+    ({"device": "cpu", "batch": "<img src=x onerror=alert(1)>", "width": 8}, "batch", "whole number"),
+    ({"device": "cpu", "batch": 1, "width": 8.0}, "width", "whole number"),
+    ({"device": "cpu", "batch": 0, "width": 8}, "batch", "at least 1"),
+    ({"device": "cpu", "batch": True, "width": 8}, "batch", "whole number"),
+    ({"device": "cpu", "batch": 1}, "width", "missing"),
+    ({"device": "cpu", "batch": 1, "width": 8, "note": "x"}, "note", "not a param"),
+    ({"device": "tpu", "batch": 1, "width": 8}, "device", "does not measure"),
+], ids=["html", "float", "zero", "bool", "missing", "unknown", "device"])
+def test_params_that_break_the_declaration_are_named(params, key, says):
+    """A wrong param is reported by key, with what it should be."""
+    problem = experiments.check_params("training_step", params)
+    assert problem is not None and problem[0] == key and says in problem[1]
+
+
+@pytest.mark.parametrize("value", ['1" autofocus onfocus="alert(1)" x="', "<b>", "CROSSOVERTEXTABCTXETREVOSSORC",
+                                   "Matrix products", ""])
+def test_a_label_param_is_plain_words(value):
+    """A label may not carry quotes, markup, capitals (a placeholder's letters) or be empty."""
+    params = {"device": "cpu", "batch": 64, "width": 512, "kind": value}
+    assert experiments.check_params("step_profile", params)[0] == "kind"

@@ -38,3 +38,40 @@ def test_digits_follow_the_spread():
 def test_bidi_controls_are_removed_and_html_escaped():
     """An unclosed right-to-left override cannot reorder a number; markup is escaped."""
     assert render.esc("<b>\u202e61</b>") == "&lt;b&gt;61&lt;/b&gt;"
+
+
+QUOTE_BREAKER = '1" autofocus onfocus="window.__pwned = 1" x="'
+
+
+def elements(html: str) -> list:
+    """Every element of an HTML fragment, as html5lib parses it (a browser's view, not a grep)."""
+    import html5lib
+
+    return list(html5lib.parseFragment(html, treebuilder="etree", namespaceHTMLElements=False).iter())
+
+
+def test_table_escapes_cells_captions_and_its_accessible_name():
+    """Text in a cell, heading or caption, quotes included, stays text; only Html passes as markup."""
+    out = render.table([QUOTE_BREAKER], [["<img src=x onerror=alert(1)>", render.html("<b>{}</b>", "<i>")]],
+                       caption="batch " + QUOTE_BREAKER)
+    tags = [e.tag for e in elements(out) if isinstance(e.tag, str)]
+    assert "img" not in tags and "i" not in tags and tags.count("b") == 1
+    assert not any(name in e.attrib for e in elements(out) for name in ("autofocus", "onfocus", "x"))
+    region = next(e for e in elements(out) if e.get("role") == "region")
+    assert region.get("aria-label") == "batch " + QUOTE_BREAKER
+
+
+def test_html_fills_values_as_text_and_keeps_format_specs():
+    """render.html escapes what it is given (bidi controls removed) and formats numbers as str.format does."""
+    assert render.html("<td>{:.1f}</td><td>{}</td>", 0.25, "<\u202eb>") == "<td>0.2</td><td>&lt;b&gt;</td>"
+    assert isinstance(render.html("{}", "x"), render.Html)
+
+
+def test_a_section_that_returns_a_plain_string_is_refused(monkeypatch):
+    """A view that formats HTML by hand (a str) stops the build instead of risking an unescaped value."""
+    from build_hooks import page
+    from build_hooks.dataset import Dataset
+
+    monkeypatch.setitem(page.SECTIONS, "hand_made", lambda data: "<p>hand made</p>")
+    with pytest.raises(TypeError, match="section 'hand_made' returned str, not Html"):
+        page.render_section("hand_made", Dataset([]))

@@ -87,6 +87,23 @@ def test_malformed_committed_results_fail_the_build_naming_file_and_field(tmp_pa
     assert "broken.json" in result.stderr and "field $" in result.stderr
 
 
+@pytest.mark.slow
+def test_a_committed_file_with_markup_in_a_param_is_refused_by_the_build(tmp_path):
+    """A payload in a numeric or word param stops the strict build, naming file, point and key, before measuring."""
+    from conftest import complete_doc
+
+    doc = complete_doc(machine_id="param-payload")
+    bench = next(b for b in doc["benchmarks"] if b["group"] == "grad_accumulation")
+    bench["params"]["micro_batch"] = '<img src=x onerror="window.__pwned = 1">'
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "payload.json").write_text(json.dumps(doc))
+    result = build_site(tmp_path / "site", quick_env(tmp_path / "cache", results))
+    assert result.returncode != 0 and not (tmp_path / "cache").exists()
+    assert "results/payload.json" in result.stderr or "payload.json: field" in result.stderr
+    assert ".params.micro_batch: experiment grad_accumulation" in result.stderr
+
+
 def test_browser_makes_no_request_beyond_localhost(built_site):
     """Loading every page in Chromium sends no request to any host but 127.0.0.1."""
     from scripts.screenshot import CHROMIUM, CHROMIUM_ARGS, serve

@@ -99,8 +99,11 @@ def test_guided_step_sets_controls(browser, site_url):
     page.close()
 
 
+# The last two imitate the build's own placeholder for untrusted text (one with a nonce-shaped middle).
+FORGED_PLACEHOLDERS = ["CROSSOVERTEXT" + "0123456789ABCDEF" * 2 + "01234567" + "TXETREVOSSORC",
+                       "CROSSOVERTEXT" + "0123456789ABCDEF" + "0123456789ABCDEF01234567" + "TXETREVOSSORC"]
 PAYLOADS = [HOSTILE, HOSTILE_MARKDOWN, "[x](javascript:alert(3)){: .x onclick=alert(4) }",
-            "$\\mathrm{x}$ <svg onload=alert(5)>", "\u202eevil\u202c **b**"]
+            "$\\mathrm{x}$ <svg onload=alert(5)>", "\u202eevil\u202c **b**", *FORGED_PLACEHOLDERS]
 
 
 def poison_every_string(doc: dict) -> dict:
@@ -171,6 +174,8 @@ def test_hostile_machine_names_are_text_on_every_page(browser, tmp_path, quick_c
             page.goto(base + path)
             assert "onerror=alert(document.domain)" in page.locator("article").text_content(), path
         page.goto(base + "race/")
+        race = page.evaluate("JSON.parse(document.getElementById('race-data').textContent)")
+        assert any(lane["machine_id"] == "hostile-fixture" for lane in race["lanes"])
         page.locator("#race-machine").select_option("hostile-fixture")
         page.get_by_role("button", name="Start").click()
         assert HOSTILE in page.locator("#race-lanes").text_content()

@@ -186,3 +186,13 @@ def test_only_regular_files_are_read(tmp_path, doc, make):
         path.mkdir()
     with pytest.raises(store.ResultsError, match="symbolic link|not a regular file"):
         store.load(path)
+
+
+@pytest.mark.parametrize("key, value", [("batch", "<img src=x onerror=alert(1)>"), ("width", 8.0), ("batch", -1)])
+def test_a_param_of_the_wrong_kind_is_refused_naming_file_point_and_key(tmp_path, doc, key, value):
+    """A training-step batch that is text, fractional or negative stops the load before any view formats it."""
+    doc["benchmarks"][0]["params"][key] = value
+    with pytest.raises(store.ResultsError, match=r"m\.json: field \$\.benchmarks\[0\]\.params\." + key
+                       + r": experiment training_step, point 'training_step\[.*whole number") as err:
+        store.load(write(tmp_path / "m.json", doc))
+    assert err.value.field == f"$.benchmarks[0].params.{key}"

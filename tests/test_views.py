@@ -139,3 +139,50 @@ def test_gallery_flags_a_computed_peak_that_a_measurement_beats():
     assert "below the measured rate" in _peak_cell(2.7e11, {1024: 3.1e11})
     assert "below the measured rate" not in _peak_cell(4e11, {1024: 3.1e11})
     assert _peak_cell(None, {}) == "unknown"
+
+
+PARAM_PAYLOADS = ['1" autofocus onfocus="window.__pwned = 1" data-pwned="', "<img src=x onerror=window.__pwned=2>"]
+INJECTED_ATTRIBUTES = {"autofocus", "onfocus", "onerror", "data-pwned"}
+
+
+def _poison_params(doc: dict, group: str) -> dict:
+    """Every param of every point of `group` (device aside) replaced by a payload, bypassing the load check."""
+    import copy
+
+    doc = copy.deepcopy(doc)
+    points = [b for b in doc["benchmarks"] if b["group"] == group]
+    for i, bench in enumerate(points):
+        for key in bench["params"]:
+            if key != "device":
+                bench["params"][key] = f"{PARAM_PAYLOADS[i % 2]} {i}"  # distinct, so points stay apart
+        for key, value in bench["extra_info"].items():
+            if isinstance(value, str):
+                bench["extra_info"][key] = PARAM_PAYLOADS[i % 2]
+    return doc
+
+
+@pytest.mark.parametrize("group", sorted(__import__("build_hooks.experiments").experiments.REGISTRY))
+def test_params_that_slip_past_the_load_check_are_still_only_text(group):
+    """Defence in depth: with payloads in every param, an experiment's sections parse with no injected element or attribute."""
+    import importlib
+
+    import html5lib
+
+    from conftest import complete_doc
+
+    data = Dataset([Machine(_poison_params(complete_doc(gpu="Fixture GPU"), group), "f", "this build host")])
+    module = importlib.import_module(f"build_hooks.views.{group}") if group != "epoch_time" else None
+    names = [n for n, fn in page.SECTIONS.items() if module and fn.__module__ == module.__name__]
+    rendered = []
+    for name in names + [f"measurements_{group}", "gallery"]:
+        try:
+            rendered.append(page.render_section(name, data))
+        except (TypeError, ValueError, KeyError, LookupError, ZeroDivisionError):
+            continue  # a view that needs a number where the load check guarantees one may fail here
+    assert rendered, f"no section of {group} rendered"
+    for html in rendered:
+        tree = html5lib.parseFragment(html, treebuilder="etree", namespaceHTMLElements=False)
+        for element in tree.iter():
+            assert element.tag != "img" and not INJECTED_ATTRIBUTES & set(element.attrib), (group, element.attrib)
+    assert any(PARAM_PAYLOADS[0] in "".join(html5lib.parseFragment(html, treebuilder="etree").itertext())
+               for html in rendered), "the payload should be shown as text somewhere"
