@@ -52,11 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         a, b = (claims(store.load(p), str(p)) for p in (args.first, args.second))
     except store.ResultsError as exc:
-        print(f"crossover: {exc}", file=sys.stderr)
+        print(untrusted.terminal(f"crossover: {exc}"), file=sys.stderr)
         return 2
     found = differences(a, b)
-    for name, first, second in found:
-        print(f"{name}:\n  {args.first.name}: {normalise(first)}\n  {args.second.name}: {normalise(second)}")
+    for name, first, second in found:  # sentences carry machine names from the files: escaped
+        print(untrusted.terminal(f"{name}:\n  {args.first.name}: {normalise(first)}\n"
+                                 f"  {args.second.name}: {normalise(second)}"))
     print(f"{len(a) - len(found)} of {len(a)} claims agree; {len(found)} differ.")
     return 1 if found else 0
 

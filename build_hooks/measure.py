@@ -29,7 +29,7 @@ try:  # a progress bar where tqdm is installed; plain lines on a bare measuring 
 except ImportError:  # pragma: no cover - exercised by the torch-and-numpy-only test
     from build_hooks.progress import LineProgress as tqdm
 
-from build_hooks import conditions, config, dataset, experiments, provenance, stats, store
+from build_hooks import conditions, config, dataset, experiments, provenance, stats, store, untrusted
 
 
 class MeasurementError(RuntimeError):
@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         dataset.load_committed(config.settings().results_dir, config.PROJECT_ROOT)
         path = run(only=args.only, force=args.force)
     except (MeasurementError, KeyError, store.ResultsError, config.SettingError) as exc:
-        print(f"crossover: {exc}", file=sys.stderr)
+        print(untrusted.terminal(f"crossover: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("crossover: interrupted; experiments that finished are saved", file=sys.stderr)

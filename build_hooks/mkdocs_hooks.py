@@ -52,7 +52,7 @@ def on_config(config):
         # would fail a --strict build once: it is logged at INFO.
         data = site_data.prepare(log=log.info)
     except (store.ResultsError, measure.MeasurementError, crossover_config.SettingError) as exc:
-        raise PluginError(f"crossover: {exc}") from exc
+        raise PluginError(untrusted.terminal(f"crossover: {exc}")) from exc
     _isolate_notebook_runs(config, data)
     return config
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from build_hooks import config, experiments, measure, store
+from build_hooks import config, experiments, measure, store, untrusted
 
 
 def publish(settings: config.Settings | None = None) -> Path:
@@ -44,7 +44,7 @@ def main() -> int:
     try:
         print(f"published {publish()}")
     except (ValueError, FileNotFoundError, store.ResultsError) as exc:
-        print(f"crossover: {exc}", file=sys.stderr)
+        print(untrusted.terminal(f"crossover: {exc}"), file=sys.stderr)
         return 1
     return 0
 

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from build_hooks import untrusted
+
 try:  # the site build pins it; a bare GPU runner measuring with its own torch may lack it
     import jsonschema
 except ImportError:  # pragma: no cover - exercised by the torch-and-numpy-only test
@@ -38,7 +40,8 @@ class ResultsError(ValueError):
 
     def __init__(self, path: Path | str, field: str, problem: str):
         self.path, self.field, self.problem = str(path), field, problem
-        super().__init__(f"{path}: field {field}: {problem}")
+        # File names and quoted values come from whoever wrote the file: no terminal controls.
+        super().__init__(untrusted.terminal(f"{path}: field {field}: {problem}"))
 
 
 def quote(value: object) -> str:

@@ -44,6 +44,17 @@ def html_text(value: object) -> Html:
     return Html("<bdi>{}</bdi>").format(escape(value))
 
 
+# C0 and C1 controls, DEL, and the bidi controls: what can move a cursor, recolour or reorder a terminal.
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def terminal(value: object) -> str:
+    """`value` safe to print: control characters shown as escapes (an ANSI sequence in a CPU brand
+    could otherwise repaint a reviewer's screen). Newlines and tabs are kept."""
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                                else f"\\u{ord(m.group()):04x}", str(value))
+
+
 def text(value: object) -> str:
     """A placeholder for `value` that Markdown leaves alone; `restore()` shows it as text."""
     value = str(value)

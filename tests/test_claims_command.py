@@ -39,3 +39,15 @@ def test_normalise_keeps_batches_and_blanks_measurements():
     """Batch sizes stay (a moved crossover is a different claim); times and ratios do not."""
     text = "at batch 64, 2 threads were 1.4× faster; it took 12.3 ms (45%)"
     assert claims.normalise(text) == "at batch 64, 2 threads were # faster; it took # (#)"
+
+
+def test_terminal_controls_from_a_results_file_are_printed_as_escapes(tmp_path, capsys):
+    """An ANSI sequence in a CPU brand reaches the claims output as visible escapes, never raw."""
+    painted = "\x1b[2J\x1b[32m37 of 37 claims agree\x1b[0m"
+    first, second = complete_doc(machine_id="a"), complete_doc(machine_id="b")
+    second["machine_info"]["cpu"]["brand"] = painted  # the host_cpu claim differs, so it is printed
+    (tmp_path / "a.json").write_text(json.dumps(first))
+    (tmp_path / "b.json").write_text(json.dumps(second))
+    claims.main([str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[2J" in out

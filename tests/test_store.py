@@ -196,3 +196,11 @@ def test_a_param_of_the_wrong_kind_is_refused_naming_file_point_and_key(tmp_path
                        + r": experiment training_step, point 'training_step\[.*whole number") as err:
         store.load(write(tmp_path / "m.json", doc))
     assert err.value.field == f"$.benchmarks[0].params.{key}"
+
+
+def test_an_error_about_a_file_never_carries_terminal_controls(tmp_path, doc):
+    """A file name and a quoted value with ANSI escapes reach the message as visible escapes."""
+    doc["benchmarks"][0]["params"]["batch"] = "\x1b[31mred"
+    with pytest.raises(store.ResultsError) as err:
+        store.load(write(tmp_path / "m\x1b[2J.json", doc))
+    assert "\x1b" not in str(err.value) and "\\x1b[2J" in str(err.value)
