@@ -35,6 +35,8 @@ def claims(doc: dict, source: str) -> dict[str, str]:
     for name in page.names()["fact"]:
         try:
             rendered[name] = page.render_fact(name, data)
+        except page.BadData as exc:
+            rendered[name] = f"({exc})"
         except page.MissingData:
             rendered[name] = "(no data)"
     return rendered

@@ -4,7 +4,7 @@ CROSSOVER_CACHE_DIR  the build host's own measurements (default: .cache/crossove
 CROSSOVER_RESULTS_DIR committed reference measurements (default: results/)
 CROSSOVER_QUICK=1    tiny sizes for tests; pages then carry a visible "quick mode" banner
 CROSSOVER_POINT_TIMEOUT  seconds one measured point may take (default: the experiment's own, or 300)
-CROSSOVER_BLOCK_TIMEOUT  seconds one page's exec blocks and markers may take to render (default 300)
+CROSSOVER_BLOCK_TIMEOUT  seconds one page's exec blocks and markers may take to render (default 600)
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ def settings() -> Settings:
     )
 
 
+MAX_SECONDS = 7 * 86_400  # a week: beyond it a timeout is a typo (and 1e300 overflows the timers)
+
+
 class SettingError(ValueError):
     """An environment variable with a value the build cannot use."""
 
@@ -54,7 +57,7 @@ def seconds(var: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise SettingError(f"{var}={raw!r}: expected a number of seconds greater than 0 "
-                           f"(unset it for the default of {default:g})")
+    if not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
+        raise SettingError(f"{var}={raw!r}: expected a number of seconds greater than 0 and at most "
+                           f"{MAX_SECONDS:g} (unset it for the default of {default:g})")
     return value

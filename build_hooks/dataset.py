@@ -97,7 +97,7 @@ class Dataset:
         return json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n"
 
 
-def _display_path(path: Path, root: Path) -> str:
+def display_path(path: Path, root: Path) -> str:
     """`path` relative to the project; outside it, only its name (never the build machine's layout)."""
     return _relative(path, root) or path.name
 
@@ -114,12 +114,21 @@ def _relative(path: Path, root: Path) -> str | None:
         return None
 
 
+# The race names a reader's own file's lanes "yours-…": a committed file may not pass for one.
+READERS_PREFIX = "yours-"
+
+
 def _load_named(path: Path, project_root: Path) -> dict:
     """store.load, with errors naming the file relative to the project."""
     try:
-        return store.load(path)
+        doc = store.load(path)
     except store.ResultsError as exc:
         raise store.ResultsError(_error_path(path, project_root), exc.field, exc.problem) from None
+    if doc["machine_id"].startswith(READERS_PREFIX):
+        raise store.ResultsError(_error_path(path, project_root), "$.machine_id",
+                                 f"'{doc['machine_id']}' starts with '{READERS_PREFIX}', which the race keeps for "
+                                 "a reader's own file; a measured machine's id never does")
+    return doc
 
 
 def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Dataset:
@@ -131,7 +140,7 @@ def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Datas
         if doc["machine_id"] in machines and machines[doc["machine_id"]].doc["mode"] == doc["mode"]:
             earlier[doc["machine_id"]] = machines[doc["machine_id"]]
         # The host's fresh measurement of its own hardware wins over a committed copy.
-        machines[doc["machine_id"]] = Machine(doc, _display_path(host_file, project_root),
+        machines[doc["machine_id"]] = Machine(doc, display_path(host_file, project_root),
                                               "this build host")
     host_first = sorted(machines.values(), key=lambda m: (m.origin != "this build host", m.id))
     return Dataset(host_first, earlier)
@@ -146,8 +155,8 @@ def load_committed(results_dir: Path, project_root: Path) -> list[Machine]:
     for path in sorted(results_dir.glob("*.json")):
         doc = _load_named(path, project_root)
         if doc["machine_id"] in machines:
-            raise store.ResultsError(path, "$.machine_id",
+            raise store.ResultsError(_error_path(path, project_root), "$.machine_id",
                                      f"'{doc['machine_id']}' is also in {machines[doc['machine_id']].source}")
-        machines[doc["machine_id"]] = Machine(doc, _display_path(path, project_root),
+        machines[doc["machine_id"]] = Machine(doc, display_path(path, project_root),
                                               "committed reference")
     return list(machines.values())

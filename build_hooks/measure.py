@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import faulthandler
+import itertools
 import json
 import os
 import shutil
@@ -98,7 +99,12 @@ def _set_aside(path: Path, reason: str) -> Path:
     """Move an unusable cache file out of the way, never deleting it."""
     archive = path.parent / "archive"
     archive.mkdir(exist_ok=True)
-    target = archive / f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.{reason}.json"
+    stem = f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.{reason}"
+    target = archive / f"{stem}.json"
+    for n in itertools.count(2):  # two set aside in the same second must both be kept
+        if not target.exists():
+            break
+        target = archive / f"{stem}.{n}.json"
     shutil.move(path, target)
     return target
 
@@ -224,6 +230,7 @@ def run(only: list[str] | None = None, force: bool = False,
     if not only and not force:
         current = current_without_torch(settings)
         if current is not None:
+            store.sweep_temporaries(settings.cache_dir)  # stray temporaries go on every run
             return current
     usable_cache_dir(settings.cache_dir)
     from snippets.benchmarking import all_threads, canary, devices  # imports torch: only from here on

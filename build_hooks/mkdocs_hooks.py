@@ -50,6 +50,7 @@ def on_config(config):
     try:
         # Recovering from a stale or corrupt host cache is routine, not a warning that
         # would fail a --strict build once: it is logged at INFO.
+        block_timeout()  # a bad CROSSOVER_BLOCK_TIMEOUT stops the build before it measures
         data = site_data.prepare(log=log.info)
     except (store.ResultsError, measure.MeasurementError, crossover_config.SettingError) as exc:
         raise PluginError(untrusted.terminal(f"crossover: {exc}")) from exc
@@ -128,11 +129,15 @@ def on_page_content(html, page, config, files):
     return html
 
 
+def block_timeout() -> float:
+    return crossover_config.seconds("CROSSOVER_BLOCK_TIMEOUT", 600)
+
+
 def _start_deadline(page: str) -> None:
     """Interrupt a page whose blocks never return: an endless loop must not hang the build."""
     if threading.current_thread() is not threading.main_thread():
         return
-    seconds = crossover_config.seconds("CROSSOVER_BLOCK_TIMEOUT", 600)
+    seconds = block_timeout()
 
     def expire(signum, frame):
         raise PageTimeout(f"{page} took more than {seconds:g} s to render "

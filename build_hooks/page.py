@@ -19,7 +19,7 @@ from typing import Callable
 from build_hooks.dataset import Dataset
 from build_hooks.render import Html, MissingData
 
-__all__ = ["FACTS", "SECTIONS", "MissingData", "UnknownName", "fact", "section",
+__all__ = ["FACTS", "SECTIONS", "BadData", "MissingData", "UnknownName", "fact", "section",
            "render_fact", "render_section", "names"]
 View = Callable[[Dataset], str]
 FACTS: dict[str, View] = {}
@@ -66,14 +66,28 @@ def _lookup(registry: dict[str, View], kind: str, name: str) -> View:
     return registry[name]
 
 
+class BadData(MissingData):
+    """A view met a value it cannot compute with (a zero it divides by): the data, not the code, is wrong."""
+
+
+def _guarded(kind: str, name: str, view: View, data: Dataset):
+    try:
+        return view(data)
+    except ArithmeticError as exc:  # schema-valid but absurd: a byte count of 0, a time of 0 ...
+        group = view.__module__.rsplit(".", 1)[-1]
+        files = ", ".join(m.source for m in data.with_experiment(group)) or "the results files"
+        raise BadData(f"the {kind} '{name}' cannot be computed from {files} ({exc}: a zero or absurd "
+                      f"value in its {group} points)") from None
+
+
 def render_fact(name: str, data: Dataset) -> str:
-    return _lookup(FACTS, "fact", name)(data)
+    return _guarded("fact", name, _lookup(FACTS, "fact", name), data)
 
 
 def render_section(name: str, data: Dataset) -> Html:
     """A section's HTML. A plain str is refused: it would be HTML a view formatted by hand, where
     one forgotten escape lets a results file's text become markup."""
-    rendered = _lookup(SECTIONS, "section", name)(data)
+    rendered = _guarded("section", name, _lookup(SECTIONS, "section", name), data)
     if not isinstance(rendered, Html):
         raise TypeError(f"section '{name}' returned {type(rendered).__name__}, not Html: build it with "
                         "render.html, table, figure, note or missing so every value is escaped")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from build_hooks import config, experiments, measure, store, untrusted
+from build_hooks import config, dataset, experiments, measure, store, untrusted
 
 
 def publish(settings: config.Settings | None = None) -> Path:
@@ -34,7 +34,14 @@ def publish(settings: config.Settings | None = None) -> Path:
     if stale:
         raise ValueError(f"{source} holds results of older code for {', '.join(stale)}: "
                          "run `make site` (or `make measure`) before publishing")
+    if settings.results_dir.exists() and not settings.results_dir.is_dir():
+        raise ValueError(f"{settings.results_dir} is a file, not a folder of results files: move it "
+                         "away (or set CROSSOVER_RESULTS_DIR) and publish again")
     target = settings.results_dir / f"{machine_id}.json"
+    for other in dataset.load_committed(settings.results_dir, config.PROJECT_ROOT):
+        if other.id == machine_id and other.source != dataset.display_path(target, config.PROJECT_ROOT):
+            raise ValueError(f"{other.source} already holds this machine ({machine_id}): publishing would make "
+                             f"a second file for it; remove or rename that file first")
     store.remove_stale_temporaries(target)  # left by a publish that was killed mid-write
     store.save_atomic(target, doc)
     return target

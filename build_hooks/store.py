@@ -7,6 +7,7 @@ after pytest-benchmark's JSON). Nothing here measures or renders.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import math
 import os
@@ -234,10 +235,33 @@ def dumps(doc: dict) -> str:
     return json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
 
 
+_WRITE_HINTS = {
+    errno.ENOSPC: "the disk is full: free some space and run again",
+    errno.EDQUOT: "the disk quota is used up: free some space and run again",
+    errno.EFBIG: "the file is larger than this file system or a ulimit allows",
+    errno.ENOTDIR: "a folder on its path is a file (was the folder replaced?)",
+    errno.EEXIST: "a folder on its path is a file (was the folder replaced?)",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+}
+
+
 def save_atomic(path: Path, doc: dict) -> None:
-    """Validate, then replace `path` in one step: readers see the old file or the new one."""
+    """Validate, then replace `path` in one step: readers see the old file or the new one.
+
+    A write that fails (full disk, file too big, a folder replaced by a file) raises
+    ResultsError naming the file and the cause; the earlier file is left as it was.
+    """
     validate(doc, path)
-    text = dumps(doc)
+    try:
+        _replace(path, dumps(doc))
+    except OSError as exc:
+        hint = _WRITE_HINTS.get(exc.errno, exc.strerror or str(exc))
+        raise ResultsError(path, "$", f"cannot be written ({hint}); the earlier file, if any, is "
+                                      "unchanged") from None
+
+
+def _replace(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -263,6 +287,29 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     for tmp in stale:
         tmp.unlink(missing_ok=True)
     return stale
+
+
+def sweep_temporaries(folder: Path) -> list[Path]:
+    """Remove every stray *.tmp in `folder` when no writer holds its lock (else leave them for it).
+
+    For runs that need no lock otherwise (a warm build): a temporary file is only ever
+    being written by a process that holds the lock.
+    """
+    import fcntl
+
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return []
+    try:
+        if not _try_lock(fd, fcntl):
+            return []
+        stale = list(folder.glob(".*.tmp"))
+        for tmp in stale:
+            tmp.unlink(missing_ok=True)
+        return stale
+    finally:
+        os.close(fd)
 
 
 class LockTimeout(RuntimeError):
@@ -296,9 +343,12 @@ def locked(path: Path, timeout_s: float = 3 * 3600, log=print):
                     raise LockTimeout(f"gave up after {timeout_s:g} s waiting for the lock on {folder} "
                                       f"({_holder(folder)}); if that process is gone, run again")
                 time.sleep(0.5)
-        (folder / LOCK_HOLDER).write_text(json.dumps({
-            "pid": os.getpid(), "command": " ".join(sys.argv)[:200],
-            "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}))
+        try:  # who holds the lock, for a waiter's message: helpful, not needed
+            (folder / LOCK_HOLDER).write_text(json.dumps({
+                "pid": os.getpid(), "command": " ".join(sys.argv)[:200],
+                "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}))
+        except OSError:  # a full disk: no half-written holder file left behind
+            (folder / LOCK_HOLDER).unlink(missing_ok=True)
         try:
             yield
         finally:

@@ -51,3 +51,16 @@ def test_terminal_controls_from_a_results_file_are_printed_as_escapes(tmp_path, 
     claims.main([str(tmp_path / "a.json"), str(tmp_path / "b.json")])
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\x1b[2J" in out
+
+
+def test_a_file_with_zero_byte_counts_is_reported_per_claim_not_with_a_traceback(tmp_path, capsys):
+    """Schema-valid zeros that a claim divides by name the claim, the file and the experiment."""
+    first, second = complete_doc(machine_id="a"), complete_doc(machine_id="b")
+    for bench in second["benchmarks"]:
+        if bench["group"] == "grad_accumulation":
+            bench["extra_info"]["activation_bytes"] = 0
+    (tmp_path / "a.json").write_text(json.dumps(first))
+    (tmp_path / "b.json").write_text(json.dumps(second))
+    assert claims.main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
+    out = capsys.readouterr().out
+    assert "accumulation_summary" in out and "b.json" in out and "grad_accumulation points" in out

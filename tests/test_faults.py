@@ -235,7 +235,7 @@ def test_recovering_from_a_corrupt_host_cache_passes_a_strict_build(tmp_path, qu
     assert "host cache is unusable" in result.stderr and list((cache / "archive").glob("*.invalid.json"))
 
 
-@pytest.mark.parametrize("value", ["abc", "-5", "nan", "0", "inf"])
+@pytest.mark.parametrize("value", ["abc", "-5", "nan", "0", "inf", "1e300"])
 def test_bad_point_timeout_is_a_clear_error_before_measuring(tmp_path, snippets, monkeypatch, value):
     """CROSSOVER_POINT_TIMEOUT must be seconds > 0; anything else stops the run naming the variable."""
     monkeypatch.setenv("CROSSOVER_POINT_TIMEOUT", value)
@@ -266,3 +266,16 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+@pytest.mark.parametrize("value", ["-1", "1e300"])
+def test_bad_block_timeout_stops_the_build_before_measuring(monkeypatch, value):
+    """CROSSOVER_BLOCK_TIMEOUT is checked when the build starts, naming the variable, before anything is measured."""
+    from mkdocs.exceptions import PluginError
+
+    from build_hooks import mkdocs_hooks, site_data
+
+    monkeypatch.setenv("CROSSOVER_BLOCK_TIMEOUT", value)
+    monkeypatch.setattr(site_data, "prepare", lambda log: pytest.fail("measured despite a bad timeout"))
+    with pytest.raises(PluginError, match="CROSSOVER_BLOCK_TIMEOUT"):
+        mkdocs_hooks.on_config({"plugins": {}})

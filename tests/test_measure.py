@@ -309,3 +309,24 @@ def test_mps_is_offered_and_synchronised_when_torch_has_it(monkeypatch):
     samples = benchmarking.time_it(lambda: calls.append(1), threads=1, min_run_time=0.001, warmup=0,
                                    device="mps")
     assert samples and len(waits) == len(calls)
+
+
+def test_two_caches_set_aside_in_the_same_second_are_both_kept(tmp_path):
+    """Archive names never collide: a second corrupt cache in the same second gets its own file."""
+    cache = tmp_path / "m.quick.json"
+    cache.write_text("first")
+    first = measure._set_aside(cache, "invalid")
+    cache.write_text("second")
+    second = measure._set_aside(cache, "invalid")
+    assert first != second and first.read_text() == "first" and second.read_text() == "second"
+
+
+def test_a_warm_run_sweeps_stray_temporaries(tmp_path, monkeypatch):
+    """The torch-free warm path removes temporaries a killed writer left, as the README says."""
+    settings = config.Settings(cache_dir=tmp_path / "cache", results_dir=tmp_path / "results", quick=True)
+    settings.cache_dir.mkdir()
+    stray = settings.cache_dir / ".m.quick.json.abc.tmp"
+    stray.write_text("half")
+    monkeypatch.setattr(measure, "current_without_torch", lambda s: settings.cache_dir / "m.quick.json")
+    measure.run(settings=settings, log=lambda msg: None)
+    assert not stray.exists()

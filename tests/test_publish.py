@@ -60,3 +60,25 @@ def test_publish_cleans_what_a_killed_publish_left(tmp_path, doc):
     leftover.write_text("half a file")
     target = publish.publish(settings)
     assert target.exists() and not leftover.exists()
+
+
+def test_refuses_a_second_file_for_a_machine_already_committed(tmp_path, doc):
+    """A machine committed as results/other-name.json is not published again under its own id."""
+    import json
+
+    settings = config.Settings(tmp_path / "cache", tmp_path / "results", quick=False)
+    machine_id, complete = _complete_host_file(settings, doc)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "renamed.json").write_text(json.dumps(complete))
+    with pytest.raises(ValueError, match="renamed.json already holds this machine"):
+        publish.publish(settings)
+    assert [p.name for p in (tmp_path / "results").iterdir()] == ["renamed.json"]
+
+
+def test_results_that_is_a_file_is_named(tmp_path, doc):
+    """results/ being a file is a message saying so, not a traceback."""
+    settings = config.Settings(tmp_path / "cache", tmp_path / "results", quick=False)
+    _complete_host_file(settings, doc)
+    (tmp_path / "results").write_text("not a folder")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        publish.publish(settings)

@@ -1,5 +1,6 @@
 """Tests for build_hooks.store: validation, error messages and atomic writes."""
 
+import errno
 import json
 import os
 import threading
@@ -204,3 +205,60 @@ def test_an_error_about_a_file_never_carries_terminal_controls(tmp_path, doc):
     with pytest.raises(store.ResultsError) as err:
         store.load(write(tmp_path / "m\x1b[2J.json", doc))
     assert "\x1b" not in str(err.value) and "\\x1b[2J" in str(err.value)
+
+
+@pytest.mark.parametrize("code, says", [(errno.ENOSPC, "the disk is full"), (errno.EFBIG, "the file is larger than")])
+def test_a_failed_write_names_the_file_and_keeps_the_old_one(tmp_path, doc, monkeypatch, code, says):
+    """A full disk or a file too big is a ResultsError naming file and cause; the earlier file and no temporary remain."""
+    path = tmp_path / "m.json"
+    store.save_atomic(path, doc)
+    before = path.read_text()
+
+    def no_space(fd):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "fsync", no_space)
+    changed = {**doc, "machine_id": "changed"}
+    with pytest.raises(store.ResultsError, match=f"m.json: field \\$: cannot be written \\({says}") as err:
+        store.save_atomic(path, changed)
+    assert "unchanged" in str(err.value)
+    assert path.read_text() == before and not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_replaced_folder_is_named_not_a_traceback(tmp_path, doc):
+    """A cache folder replaced by a file mid-run gives a message naming the path."""
+    (tmp_path / "cache").write_text("I was a folder")
+    with pytest.raises(store.ResultsError, match="cache/m.json: field \\$: cannot be written \\(a folder on its path"):
+        store.save_atomic(tmp_path / "cache" / "m.json", doc)
+
+
+def test_a_full_disk_leaves_no_empty_lock_holder(tmp_path, monkeypatch):
+    """If the holder note cannot be written, the lock still works and no empty note is left."""
+    from pathlib import Path
+
+    real = Path.write_text
+
+    def full(self, *args, **kwargs):
+        if self.name == store.LOCK_HOLDER:
+            self.touch()  # the file is created, then the write fails, as on a full disk
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with store.locked(tmp_path / "m.json"):
+        assert not (tmp_path / store.LOCK_HOLDER).exists()
+
+
+def test_stray_temporaries_are_swept_unless_a_writer_holds_the_lock(tmp_path):
+    """sweep_temporaries removes *.tmp when the folder is free and leaves them while a writer holds it."""
+    stray = tmp_path / ".m.json.abc.tmp"
+    stray.write_text("half")
+    with store.locked(tmp_path / "m.json"):
+        import subprocess
+        import sys
+        # flock is per open file: another process sees the folder locked.
+        code = ("import sys; from pathlib import Path; from build_hooks import store; "
+                "sys.exit(len(store.sweep_temporaries(Path(sys.argv[1]))))")
+        assert subprocess.run([sys.executable, "-c", code, str(tmp_path)]).returncode == 0
+        assert stray.exists()
+    assert store.sweep_temporaries(tmp_path) == [stray] and not stray.exists()

@@ -45,6 +45,8 @@ def roofline(data: Dataset) -> Html:
         if points:
             series.append(plots.Series(f"training steps, width {width}", [x for x, _, _ in points],
                                        [y for _, y, _ in points], "o", str(width), [s for _, _, s in points]))
+    if not series:
+        return missing("No training step recorded a FLOP count to place on the roofline.")
     lowest = min(x for s in series for x in s.x) / 2
     highest = max(max(x for s in series for x in s.x) * 2, best / params.bandwidth * 4)
     grid = [lowest * (highest / lowest) ** (i / 60) for i in range(61)]
