@@ -198,7 +198,7 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
             bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
             before = conditions.snapshot()
             try:
-                with deadline(timeout):
+                with deadline(timeout), _ending_its_processes():
                     results[i].append(module.measure(point, threads, quick))
             except Exception as exc:
                 raise MeasurementError(
@@ -216,6 +216,24 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
                       "load_after": conditions.load_average(),
                       "foreign_cpu": conditions.foreign_cpu(start, end), "steal": conditions.steal(start, end)}
     return entries, measured_under
+
+
+@contextmanager
+def _ending_its_processes():
+    """A point that fails, times out or is interrupted takes the processes it started with it
+    (DataLoader workers, a launcher's children): the next point must have the cores to itself."""
+    from snippets.benchmarking import descendants
+
+    already = set(descendants(os.getpid()))
+    try:
+        yield
+    except BaseException:
+        for pid in set(descendants(os.getpid())) - already:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        raise
 
 
 def _replace_experiment(doc: dict, name: str, meta: dict, entries: list[dict]) -> dict:

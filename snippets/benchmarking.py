@@ -106,14 +106,15 @@ def synchronize(device: str) -> None:
 def run_process_group(command: list[str], *, env: dict, timeout: float) -> subprocess.CompletedProcess:
     """Run `command` and everything it starts as one process group; nothing outlives it.
 
-    torchrun starts worker processes of its own. If the run times out, is interrupted or
-    fails, killing only torchrun would leave its workers running (adopted by init),
-    busy on the same cores as the next measurement. So the command gets its own process
-    group, the whole group is killed on the way out, and on Linux each process is told
-    to die with its parent, which covers a build that is itself killed.
+    torchrun starts worker processes of its own, in sessions of their own. If the run
+    times out, is interrupted or fails, killing only torchrun would leave its workers
+    running (adopted by init), busy on the same cores as the next measurement. So on the
+    way out torchrun is asked to stop (SIGTERM: it ends its workers), then everything it
+    started is killed. On Linux torchrun also gets SIGTERM the moment its parent dies,
+    which covers a measurer or build that is itself killed, even by SIGKILL.
     """
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=env, start_new_session=True, preexec_fn=die_with_parent)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               start_new_session=True, preexec_fn=lambda: die_with_parent(signal.SIGTERM))
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except BaseException:  # timeout, Ctrl-C, the runner's own deadline
@@ -123,18 +124,59 @@ def run_process_group(command: list[str], *, env: dict, timeout: float) -> subpr
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
+GRACE_S = 10.0  # how long torchrun may take to end its workers before everything is killed
+
+
 def kill_group(process: subprocess.Popen) -> None:
+    """End `process`, its group and every process it started, wherever they went."""
+    started = descendants(process.pid)  # before anyone dies: orphans lose their parent link
+    _signal_group(process.pid, signal.SIGTERM)
     try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group is already gone
+        process.wait(timeout=GRACE_S)
+    except subprocess.TimeoutExpired:
+        pass
+    _signal_group(process.pid, signal.SIGKILL)
+    for pid in started + descendants(process.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # gone already
     process.wait()
 
 
-def die_with_parent() -> None:
-    """Ask Linux to kill this process when its parent dies (a no-op elsewhere)."""
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already gone
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below `pid` (Linux /proc; elsewhere none are known)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in filter(str.isdigit, entries):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Ask Linux to send this process `sig` when its parent dies (a no-op elsewhere)."""
     if sys.platform.startswith("linux"):
         import ctypes
 
         PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, sig)

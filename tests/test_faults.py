@@ -279,3 +279,65 @@ def test_bad_block_timeout_stops_the_build_before_measuring(monkeypatch, value):
     monkeypatch.setattr(site_data, "prepare", lambda log: pytest.fail("measured despite a bad timeout"))
     with pytest.raises(PluginError, match="CROSSOVER_BLOCK_TIMEOUT"):
         mkdocs_hooks.on_config({"plugins": {}})
+
+
+def worker_pids() -> list[int]:
+    """Live torchrun workers of the data-parallel experiment, found by their command line."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if b"data_parallel.py --worker" in command and alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig, after_s", [(signal.SIGINT, 1.0), (signal.SIGINT, 8.0), (signal.SIGKILL, 1.0),
+                                          (signal.SIGKILL, 8.0)],
+                         ids=["Ctrl-C while workers import torch", "Ctrl-C while they train",
+                              "SIGKILL while workers import torch", "SIGKILL while they train"])
+def test_torchrun_workers_die_with_their_measurer(tmp_path, sig, after_s):
+    """However the measurer ends, and at whatever moment, no torchrun worker outlives it by more than a few seconds."""
+    assert not worker_pids(), "workers from an earlier run are still alive"
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from snippets import data_parallel; data_parallel.launch(2, 1, 10**6)")
+    measurer = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while not worker_pids() and time.time() < deadline:
+        time.sleep(0.1)
+    assert worker_pids(), "torchrun never started its workers"
+    time.sleep(after_s)
+    measurer.send_signal(sig)
+    measurer.wait(timeout=60)
+    deadline = time.time() + 20  # torchrun's own shutdown, then the hard kill
+    while worker_pids() and time.time() < deadline:
+        time.sleep(0.2)
+    assert not worker_pids()
+
+
+SPAWNER = '''
+import subprocess, sys, time
+NAME = "spawner"
+BENCH_VERSION = 1
+PARAMS = {}
+def plan(devices, quick):
+    return [{"device": "cpu"}]
+def measure(point, threads, quick):
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    print(f"child {child.pid}", flush=True)
+    time.sleep(120)
+'''
+
+
+@pytest.mark.slow
+def test_a_point_that_times_out_takes_its_child_processes_with_it(tmp_path, snippets):
+    """A snippet's own child process (not in a group of its own) is ended when its point times out."""
+    (snippets / "spawner.py").write_text(SPAWNER)
+    process = start_measure(tmp_path, snippets, ["spawner"], CROSSOVER_POINT_TIMEOUT="2")
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and "no result after 2 s" in err
+    child = int(out.split("child ")[1].split()[0])
+    assert not alive(child)

@@ -10,6 +10,7 @@
 import { Validator } from "./vendor/cfworker-json-schema/index.js";
 
 const MAX_BYTES = 8 * 1024 * 1024; // a full results file is a few hundred kB
+const MAX_DEPTH = 32; // a results file nests about 5 deep
 const STORAGE_KEY = "crossover.yours.v1";
 const SCHEMA_URL = new URL("../data/results.schema.json", import.meta.url);
 const EPOCH = "epoch_time";
@@ -29,6 +30,8 @@ function fieldOf(pointer) {
 }
 
 function quote(value) {
+  // JSON.parse reads 1e999 as Infinity, which JSON.stringify would print as "null".
+  if (typeof value === "number" && !isFinite(value)) return "a number too large to be a number (such as 1e999)";
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 80 ? text.slice(0, 80) + "…" : text;
 }
@@ -36,7 +39,8 @@ function quote(value) {
 /* Every number is finite and sane: JSON.parse turns 1e999 into Infinity without a word. */
 function checkNumbers(value, where, limit) {
   if (typeof value === "number") {
-    if (!isFinite(value) || Math.abs(value) > limit) throw new FileProblem(where, quote(value) + " is out of range");
+    if (!isFinite(value)) throw new FileProblem(where, "is a number too large to represent (such as 1e999)");
+    if (Math.abs(value) > limit) throw new FileProblem(where, quote(value) + " is out of range");
   } else if (Array.isArray(value)) {
     value.forEach(function (item, i) { checkNumbers(item, where + "[" + i + "]", limit); });
   } else if (value && typeof value === "object") {
@@ -44,8 +48,25 @@ function checkNumbers(value, where, limit) {
   }
 }
 
+/* How deeply objects and arrays nest, counted without recursion (a hostile file nests thousands deep). */
+function nestingDepth(root) {
+  let deepest = 0;
+  const stack = [[root, 0]];
+  while (stack.length) {
+    const [value, depth] = stack.pop();
+    if (!value || typeof value !== "object") continue;
+    if (depth + 1 > MAX_DEPTH) return depth + 1;
+    deepest = Math.max(deepest, depth + 1);
+    Object.keys(value).forEach(function (key) { stack.push([value[key], depth + 1]); });
+  }
+  return deepest;
+}
+
 function checkSchema(doc, schema, join) {
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new FileProblem("$", "expected a JSON object at the top level");
+  if (nestingDepth(doc) > MAX_DEPTH) {
+    throw new FileProblem("$", "this is not a Crossover results file (objects nested more than " + MAX_DEPTH + " deep)");
+  }
   if (!("schema_version" in doc) && !("benchmarks" in doc)) {
     throw new FileProblem("$", "this is not a Crossover results file (it has no schema_version and no benchmarks)");
   }
@@ -108,10 +129,15 @@ function epochPoints(doc, race) {
   return { used: used, leftOut: leftOut };
 }
 
+/* A string from the file as the page shows it: bidirectional controls removed, as the build does,
+ * so an unclosed right-to-left override cannot make "16" read "61" in the words around it. */
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+function plain(text) { return String(text).replace(BIDI_CONTROLS, ""); }
+
 function deviceLabel(doc, device) {
   const cpu = doc.machine_info.cpu, gpu = doc.machine_info.gpu;
-  if (device === "cpu") return "CPU: " + cpu.brand + ", " + cpu.threads_used + " threads";
-  return (gpu && gpu.name ? gpu.name : "GPU") + " · " + DEVICE_KIND[device];
+  if (device === "cpu") return "CPU: " + plain(cpu.brand) + ", " + cpu.threads_used + " threads";
+  return (gpu && gpu.name ? plain(gpu.name) : "GPU") + " · " + DEVICE_KIND[device];
 }
 
 /* A step's cost is its epoch over its steps; how a batch-B step compares with a 1-sample one. */
@@ -149,8 +175,8 @@ export function readResults(text, schema, race, fileName) {
   checkSchema(doc, schema, race.join);
   const points = epochPoints(doc, race);
   const machineId = "yours-" + doc.machine_id;
-  const provenance = "Your file " + fileName + ": measured " + doc.datetime + " with torch " + doc.software.torch +
-    " and Python " + doc.software.python + (doc.software.os ? " on " + doc.software.os : "");
+  const provenance = plain("Your file " + fileName + ": measured " + doc.datetime + " with torch " + doc.software.torch +
+    " and Python " + doc.software.python + (doc.software.os ? " on " + doc.software.os : ""));
   const epochs = {};
   points.used.forEach(function (bench) {
     const p = bench.params, device = p.device;
@@ -179,7 +205,7 @@ export function readResults(text, schema, race, fileName) {
   }
   const cpu = doc.machine_info.cpu;
   return { lanes: lanes, leftOut: points.leftOut, provenance: provenance,
-    machine: { id: machineId, label: cpu.brand + " (" + cpu.threads_used + " threads), your file", yours: true,
+    machine: { id: machineId, label: plain(cpu.brand) + " (" + cpu.threads_used + " threads), your file", yours: true,
       crossover: crossovers } };
 }
 
