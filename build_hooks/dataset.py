@@ -16,6 +16,9 @@ from pathlib import Path
 from build_hooks import store
 
 MERGED_FORMAT = "crossover-merged-v1"
+# A lesson page draws an experiment for this many machines at most: the build host first, then
+# machines with a GPU, newest first. Every machine is in the gallery and data/results.json.
+SHOWN_MACHINES = 3
 GPU_DEVICES = ("cuda", "mps")  # torch's device kinds that are a GPU: NVIDIA's, and Apple's through Metal
 
 
@@ -85,6 +88,17 @@ class Dataset:
     def with_experiment(self, group: str) -> list[Machine]:
         return [m for m in self.machines if m.experiment(group)]
 
+    def shown(self, group: str | None = None) -> list[Machine]:
+        """The machines a lesson page draws (for `group`, or any): at most SHOWN_MACHINES."""
+        machines = self.with_experiment(group) if group else self.machines
+        # One order for every section, so a page draws the same machines throughout.
+        return sorted(machines, key=lambda m: (m.origin != "this build host", m.gpu is None,
+                                               -_timestamp(m)))[:SHOWN_MACHINES]
+
+    def not_shown(self, group: str | None = None) -> int:
+        """How many machines measured `group` (or anything) but are left off a lesson page."""
+        return len(self.with_experiment(group) if group else self.machines) - len(self.shown(group))
+
     def to_json(self) -> str:
         """The merged data as published at site/data/results.json."""
         merged = {
@@ -95,6 +109,10 @@ class Dataset:
             "machines": [{"origin": m.origin, "source": m.source, **m.doc} for m in self.machines],
         }
         return json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+def _timestamp(machine: Machine) -> float:
+    return dt.datetime.fromisoformat(machine.doc["datetime"]).timestamp()
 
 
 def display_path(path: Path, root: Path) -> str:

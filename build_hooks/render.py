@@ -234,15 +234,28 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
 
 
 def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) -> Html:
-    """`render(machine)` for every machine that measured `group`, each with its provenance."""
-    machines = data.with_experiment(group)
+    """`render(machine)` for the machines a page shows for `group`, each with its provenance."""
+    machines = data.shown(group)
     if not machines:
         return missing("Not measured on any machine in this build.")
     parts = []
     for machine in machines:
         heading = html("<p><strong>{}</strong></p>", machine.label) if len(machines) > 1 else Html("")
         parts.append(heading + _checked(render(machine), group) + provenance(machine, data.host))
-    return join(parts, "\n")
+    return join(parts, "\n") + more_machines(data, group)
+
+
+def more_machines(data: Dataset, group: str | None = None) -> Html:
+    """Where the machines a page leaves out are: nothing when it shows them all."""
+    hidden = data.not_shown(group)
+    if not hidden:
+        return Html("")
+    return note(html('{} more machine{} measured this too: every machine is in the <a href="{}">gallery</a> and in '
+                     '<a href="{}">data/results.json</a>.', hidden, "s" if hidden != 1 else "",
+                     SITE_ROOT + "gallery/", SITE_ROOT + "data/results.json"))
+
+
+SITE_ROOT = "../"  # every page that shows measurements sits one folder below the site root
 
 
 def _checked(rendered: object, where: str) -> Html:

@@ -42,3 +42,32 @@ def test_second_machine_appears_in_gallery_race_pages_and_data(tmp_path, quick_c
         page.close()
     finally:
         server.shutdown()
+
+
+def test_fifty_machines_fit_every_page_budget_and_all_reach_the_gallery(tmp_path, quick_cache):
+    """With 50 committed machines, lesson pages draw a few and point to the rest; the gallery and data list all."""
+    from build_hooks.dataset import SHOWN_MACHINES
+    from conftest import complete_doc
+    from test_site_accessibility import BUDGET, KIB, LESSON_BUDGET, pages, weight
+
+    results = tmp_path / "results"
+    results.mkdir()
+    for i in range(50):
+        doc = complete_doc(gpu=f"Fixture GPU {i}" if i % 3 == 0 else None, machine_id=f"fixture-{i:02d}")
+        doc["mode"], doc["machine_info"]["cpu"]["brand"] = "quick", f"Fixture CPU {i:02d}"
+        (results / f"fixture-{i:02d}.json").write_text(json.dumps(doc))
+    cache = tmp_path / "cache"
+    shutil.copytree(quick_cache, cache)
+    result = build_site(tmp_path / "site", quick_env(cache, results))
+    assert result.returncode == 0, result.stderr[-3000:]
+    site = tmp_path / "site"
+    over = {page: weight(site, page) // KIB for page in pages(site)
+            if weight(site, page) > BUDGET.get(page, LESSON_BUDGET)}
+    assert not over, f"pages over budget (KiB): {over}"
+    gallery = (site / "gallery" / "index.html").read_text()
+    assert all(f"Fixture CPU {i:02d}" in gallery for i in range(50))
+    assert len(json.loads((site / "data" / "results.json").read_text())["machines"]) == 51  # and the host
+    batch_size = (site / "batch-size" / "index.html").read_text()
+    drawn = [i for i in range(50) if f"Fixture CPU {i:02d} (" in batch_size]
+    assert 0 < len(drawn) <= SHOWN_MACHINES - 1  # the host takes the first place
+    assert f"{51 - SHOWN_MACHINES} more machines measured this too" in batch_size

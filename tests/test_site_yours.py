@@ -181,8 +181,11 @@ def test_a_broken_or_hostile_file_is_refused_by_name_and_the_race_still_runs(bro
 
 @pytest.mark.parametrize("name, text, expected", [
     ("nan", lambda t: t.replace('"median": ', '"median": NaN, "x": ', 1), "not valid JSON"),
-    ("infinite", lambda t: t.replace('"median": ', '"median": 1e999, "x": ', 1), "out of range"),
+    ("infinite", lambda t: t.replace('"median": ', '"median": 1e999, "x": ', 1),
+     "field $.benchmarks[0].stats.median: is a number too large to represent (such as 1e999)"),
     ("truncated", lambda t: t[: len(t) // 2], "not valid JSON"),
+    ("deeply nested", lambda t: t.replace('"cpu": {', '"cpu": {"deep": ' + "[" * 20000 + "]" * 20000 + ", ", 1),
+     "field $: this is not a Crossover results file (objects nested more than 32 deep)"),
 ])
 def test_numbers_json_cannot_hold_are_refused(browser, site_url, lab_file, tmp_path, name, text, expected):
     """NaN, an infinite number and a cut-off file are refused with a message, never raced."""
@@ -270,3 +273,36 @@ def test_a_phone_page_stays_one_screen_wide_after_adding_a_file(browser, site_ur
     page.wait_for_selector(".race-lane--yours")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     page.close()
+
+
+@pytest.mark.parametrize("kept", ['{"text": 5, "name": "x.json"}', "[]", "null", '"text"', "{", '{"text": "{}", "name": {"a": 1}}',
+                                  '{"text": "[1, 2]", "name": "list.json"}'],
+                         ids=["text not a string", "array", "null", "string", "not JSON", "name not a string",
+                              "kept file not a results file"])
+def test_a_poisoned_kept_value_is_dropped_with_a_message_once(browser, site_url, kept):
+    """Whatever shape the browser's storage holds, the page says it dropped it, removes it and loads clean next time."""
+    watched = Watched(browser, site_url)
+    watched.page.evaluate("value => localStorage.setItem('crossover.yours.v1', value)", kept)
+    watched.open()
+    watched.page.wait_for_function("document.getElementById('yours-problem').textContent")
+    assert "The file kept from an earlier visit" in watched.page.locator("#yours-problem").text_content()
+    assert watched.page.evaluate("localStorage.getItem('crossover.yours.v1')") is None
+    assert not watched.page.locator("#yours-keep").is_checked()
+    watched.open()
+    assert watched.page.locator("#yours-problem").text_content() == ""
+    watched.check_harmless()
+    watched.page.close()
+
+
+def test_bidi_controls_in_a_readers_file_are_stripped_as_in_the_build(browser, site_url, lab_file, tmp_path):
+    """A right-to-left override in a reader's CPU name cannot reorder the lane's words: it is removed."""
+    doc = copy.deepcopy(lab_file["doc"])
+    doc["machine_info"]["cpu"]["brand"] = "\u202eevil\u202c CPU"
+    path = tmp_path / "bidi.json"
+    path.write_text(json.dumps(doc))
+    watched = Watched(browser, site_url)
+    assert watched.add(path) == ""
+    label = watched.page.locator(".race-lane--yours .race-lane__name").first.text_content()
+    assert "evil CPU" in label and "\u202e" not in label and "\u202c" not in label
+    watched.check_harmless()
+    watched.page.close()

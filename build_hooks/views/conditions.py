@@ -7,7 +7,7 @@ import statistics
 from build_hooks import conditions, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, html, join, missing, note, table
+from build_hooks.render import Html, html, join, missing, more_machines, note, table
 
 
 def _percent(value: float | None) -> str:
@@ -17,7 +17,7 @@ def _percent(value: float | None) -> str:
 @section
 def measurement_conditions(data: Dataset) -> Html:
     """Per machine and experiment: rounds, canary drift, other processes' CPU use, steal, load."""
-    machines = [m for m in data.machines if any("conditions" in meta for meta in m.doc["experiments"].values())]
+    machines = [m for m in data.shown() if any("conditions" in meta for meta in m.doc["experiments"].values())]
     if not machines:
         return missing("No results file in this build records its measuring conditions "
                        "(files measured before this was recorded).")
@@ -38,7 +38,7 @@ def measurement_conditions(data: Dataset) -> Html:
         parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
             ["experiment", "rounds", "canary drift (max/min − 1)", "CPU used by other processes",
              "steal", "load average before", "points under load"], rows))
-    return join(parts, "\n") + note("A point is marked under load when other processes used more than "
+    return join(parts, "\n") + more_machines(data) + note("A point is marked under load when other processes used more than "
                                     f"{100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, cost_model, experiments
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
-from build_hooks.render import Html, html, join, marks_note_for, measured_value, missing, note, provenance, si, table
+from build_hooks.render import Html, html, join, marks_note_for, more_machines, measured_value, missing, note, provenance, si, table
 
 
 @section
@@ -81,7 +81,7 @@ def all_provenance(data: Dataset) -> Html:
 def _measurements_of(group: str):
     """A section with one experiment's raw table for every machine that measured it."""
     def render(data: Dataset) -> Html:
-        machines_with = data.with_experiment(group)
+        machines_with = data.shown(group)
         if not machines_with:
             return missing("Not measured on any machine in this build.")
         parts = []
@@ -92,7 +92,7 @@ def _measurements_of(group: str):
                               f"in {meta['duration_s']:.1f} s."))
             parts.append(experiment_table(machine, group))
             parts.append(marks_note_for(machine.measured(group)))
-        return join(parts, "\n")
+        return join(parts, "\n") + more_machines(data, group)
     render.__name__ = f"measurements_{group}"
     render.__doc__ = f"Every point of the {group} experiment, per machine."
     return render

@@ -6,7 +6,7 @@ from build_hooks import analysis, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, html, join, marks_note, measured_value,
-                                missing, provenance, si, table, versus_peak)
+                                missing, more_machines, provenance, si, table, versus_peak)
 
 STEP = analysis.STEP
 
@@ -60,7 +60,7 @@ def step_plot(machine: Machine) -> Html:
 @section
 def training_step(data: Dataset) -> Html:
     """The measured result of the training-step experiment for every machine that has it."""
-    machines = data.with_experiment(STEP)
+    machines = data.shown(STEP)
     if not machines:
         return missing("No machine has measured this experiment yet.")
     parts = []
@@ -74,14 +74,14 @@ def training_step(data: Dataset) -> Html:
         caption = (f"{lines}A ring marks a point not to lean on: noisy ({stats.noise_rule()}), fewer than "
                    f"{stats.MIN_SAMPLES} samples, or measured under load.")
         parts += [figure(step_plot(machine), caption), step_table(machine), provenance(machine, data.host)]
-    return join(parts, "\n")
+    return join(parts, "\n") + more_machines(data, STEP)
 
 
 @section
 def crossover_table(data: Dataset) -> Html:
     """The crossover batch per width for every machine that measured a GPU."""
     rows = []
-    for m in data.with_experiment(STEP):
+    for m in data.shown(STEP):
         if "cuda" not in m.devices(STEP):
             continue
         for width in analysis.widths(m):
@@ -90,7 +90,7 @@ def crossover_table(data: Dataset) -> Html:
     if not rows:
         return missing(html("No GPU was measured for this build, so there is no measured crossover "
                             "batch. Add a GPU machine's results to <code>results/</code> to fill this in."))
-    return table(["machine", "hidden width", "GPU training step faster"], rows)
+    return table(["machine", "hidden width", "GPU training step faster"], rows) + more_machines(data, STEP)
 
 
 @fact
@@ -130,7 +130,7 @@ def cpu_best_step_fraction_of_peak(data: Dataset) -> str:
 @fact
 def crossover_summary(data: Dataset) -> str:
     sentences = []
-    for machine in data.with_experiment(STEP):
+    for machine in data.shown(STEP):  # the machines the page draws; the gallery lists every crossover
         if "cuda" not in machine.devices(STEP):
             continue
         parts = []
@@ -138,6 +138,9 @@ def crossover_summary(data: Dataset) -> str:
             batch = analysis.crossover_batch(machine, width)
             parts.append(f"width {width}: " + (f"from batch {batch}" if batch else "never, in the measured range"))
         sentences.append(f"On {untrusted.text(machine.label)} the GPU step is faster " + "; ".join(parts) + ".")
+    hidden = sum(1 for m in data.with_experiment(STEP) if "cuda" in m.devices(STEP)) - len(sentences)
+    if hidden:
+        sentences.append(f"{hidden} more GPU machine{'s are' if hidden != 1 else ' is'} in the gallery.")
     if not sentences:
         return ("No GPU has been measured for this build, so no crossover is measured here: "
                 "the CPU curves stand alone.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, MissingData, figure, gpu_with, missing, per_machine, si, table
+from build_hooks.render import Html, MissingData, figure, gpu_with, missing, more_machines, per_machine, si, table
 from snippets import transfer_arithmetic as arithmetic  # plain arithmetic, no torch
 
 GROUP = "transfer"
@@ -38,13 +38,13 @@ def transfer(data: Dataset) -> Html:
 def transfer_arithmetic(data: Dataset) -> Html:
     """Copy times at the published link rates and at every measured pinned rate."""
     rates = {f"{name} (published)": rate for name, rate in arithmetic.PUBLISHED.items()}
-    for machine in data.with_experiment(GROUP):
+    for machine in data.shown(GROUP):
         measured = analysis.transfer_bandwidth(machine, "host_to_device", "pinned")
         if measured:
             rates[f"measured: {machine.label}, pinned"] = measured[max(measured)]
     rows = [[f"{mb} MB"] + [f"{ms:.3g} ms" for ms in times]
             for mb, times in arithmetic.times_ms(list(rates.values()))]
-    return table(["size", *rates], rows)
+    return table(["size", *rates], rows) + more_machines(data, GROUP)
 
 
 @fact

@@ -153,13 +153,15 @@ function ahead(slow, fast, race) {
   return slow.seconds >= fast.seconds * race.meaningfulRatio && slow.q1 > fast.q3;
 }
 
-/* The first batch of the unbroken run of GPU leads that reaches the largest batch. */
+/* The first batch of the unbroken run of GPU leads that reaches the largest batch both lanes
+ * measured (the build's analysis.crossover): a batch only other machines measured is no gap. */
 function crossover(cpu, gpu, batches, race) {
+  const common = batches.filter(function (b) { return cpu[String(b)] && gpu[String(b)]; });
   let found = null;
-  for (let i = batches.length - 1; i >= 0; i--) {
-    const b = String(batches[i]);
-    if (!cpu[b] || !gpu[b] || !ahead(cpu[b], gpu[b], race)) break;
-    found = batches[i];
+  for (let i = common.length - 1; i >= 0; i--) {
+    const b = String(common[i]);
+    if (!ahead(cpu[b], gpu[b], race)) break;
+    found = common[i];
   }
   return found;
 }
@@ -307,15 +309,30 @@ function setup(box, race) {
   });
 
   box.hidden = false;
-  const store = storage();
-  const kept = store && store.getItem(STORAGE_KEY);
-  if (kept) {
-    keep.checked = true;
+  restore();
+
+  /* A kept file is input like any other: anything but {name: string, text: string} is dropped with a word. */
+  function restore() {
+    const store = storage();
+    let kept = null;
+    try { kept = store && store.getItem(STORAGE_KEY); } catch (error) { return; } // storage blocked: nothing kept
+    if (!kept) return;
     let saved = null;
-    try { saved = JSON.parse(kept); } catch (error) { /* corrupt storage: handled below */ }
-    if (saved && typeof saved.text === "string") add(saved.text, String(saved.name), true);
-    else { store.removeItem(STORAGE_KEY); keep.checked = false; fail("The file kept from an earlier visit was dropped", new Error("it could not be read")); }
+    try { saved = JSON.parse(kept); } catch (error) { /* not JSON: dropped below */ }
+    if (keptShape(saved)) {
+      keep.checked = true;
+      add(saved.text, saved.name, true);
+      return;
+    }
+    try { store.removeItem(STORAGE_KEY); } catch (error) { /* storage went away: nothing more to drop */ }
+    keep.checked = false;
+    fail("The file kept from an earlier visit was dropped", new Error("what this browser kept is not a results file as this page stores one"));
   }
+}
+
+function keptShape(saved) {
+  return saved !== null && typeof saved === "object" && !Array.isArray(saved) && typeof saved.text === "string" &&
+    typeof saved.name === "string" && saved.name.length <= 255 && saved.text.length <= MAX_BYTES;
 }
 
 /* On the race page the race provides the page's sizes; on the gallery the race data does, and a card shows the file. */
