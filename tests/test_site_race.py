@@ -210,3 +210,32 @@ def test_finished_bars_show_each_lanes_time_on_one_scale(browser, site_url):
     slowest = max(seconds for seconds, _ in lanes)
     assert all(abs(width - 100 * seconds / slowest) < 0.01 for seconds, width in lanes) and not errors
     page.close()
+
+
+def test_sections_with_params_that_slip_past_the_load_check_run_nothing_in_a_browser(browser):
+    """Chromium loads every experiment's sections built from payload params (load check bypassed): no script runs."""
+    import importlib
+
+    from build_hooks import experiments, page as page_api
+    from build_hooks.dataset import Dataset, Machine
+    from conftest import complete_doc
+    from test_views import _poison_params
+
+    tab = browser.new_page()
+    errors = []
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    for group in experiments.REGISTRY:
+        data = Dataset([Machine(_poison_params(complete_doc(gpu="Fixture GPU"), group), "f", "this build host")])
+        module = importlib.import_module(f"build_hooks.views.{group}") if group != "epoch_time" else None
+        names = [n for n, fn in page_api.SECTIONS.items() if module and fn.__module__ == module.__name__]
+        html = []
+        for name in names + [f"measurements_{group}"]:
+            try:
+                html.append(page_api.render_section(name, data))
+            except (TypeError, ValueError, KeyError, LookupError, ZeroDivisionError):
+                continue
+        tab.set_content("<!doctype html><title>t</title><body>" + "".join(html) + "</body>")
+        tab.wait_for_timeout(100)  # autofocus and onerror fire as the page settles
+        assert tab.evaluate("window.__pwned") is None, group
+    assert not errors
+    tab.close()
