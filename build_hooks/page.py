@@ -16,6 +16,7 @@ import importlib
 import pkgutil
 from typing import Callable
 
+from build_hooks import untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.render import Html, MissingData
 
@@ -76,8 +77,8 @@ def _guarded(kind: str, name: str, view: View, data: Dataset):
     except ArithmeticError as exc:  # schema-valid but absurd: a byte count of 0, a time of 0 ...
         group = view.__module__.rsplit(".", 1)[-1]
         files = ", ".join(m.source for m in data.with_experiment(group)) or "the results files"
-        raise BadData(f"the {kind} '{name}' cannot be computed from {files} ({exc}: a zero or absurd "
-                      f"value in its {group} points)") from None
+        raise BadData(untrusted.terminal(f"the {kind} '{name}' cannot be computed from {files} ({exc}: a zero "
+                                         f"or absurd value in its {group} points)")) from None
 
 
 def render_fact(name: str, data: Dataset) -> str:

@@ -262,3 +262,27 @@ def test_stray_temporaries_are_swept_unless_a_writer_holds_the_lock(tmp_path):
         assert subprocess.run([sys.executable, "-c", code, str(tmp_path)]).returncode == 0
         assert stray.exists()
     assert store.sweep_temporaries(tmp_path) == [stray] and not stray.exists()
+
+
+def _every_param():
+    """(experiment, key) for every param every experiment declares, device included."""
+    from build_hooks import experiments
+
+    return [(name, key) for name in experiments.REGISTRY for key in ["device", *experiments.params_spec(name)]]
+
+
+@pytest.mark.parametrize("payload", ['<img src=x onerror="window.__pwned = 1">', '1" autofocus onfocus="alert(1)" x="',
+                                     "CROSSOVERTEXT0123456789ABCDEF01234567TXETREVOSSORC"],
+                         ids=["html", "quote-breaking", "placeholder"])
+@pytest.mark.parametrize("group, key", _every_param(), ids=lambda v: str(v))
+def test_a_payload_in_any_param_of_any_experiment_is_refused_naming_file_point_and_key(tmp_path, group, key, payload):
+    """What the build loads: every declared param of every experiment refuses markup, naming where it is."""
+    from conftest import complete_doc
+
+    doc = complete_doc(gpu="Fixture GPU")
+    index, bench = next((i, b) for i, b in enumerate(doc["benchmarks"]) if b["group"] == group)
+    bench["params"][key] = payload
+    with pytest.raises(store.ResultsError) as err:
+        store.load(write(tmp_path / "m.json", doc))
+    assert err.value.field.startswith(f"$.benchmarks[{index}].params"), err.value
+    assert str(err.value).startswith(str(tmp_path / "m.json"))
