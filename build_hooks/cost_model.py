@@ -27,7 +27,7 @@ import math
 import statistics
 from dataclasses import dataclass, replace
 
-from build_hooks import analysis, experiments
+from build_hooks import analysis, consistency, experiments
 from build_hooks.dataset import Machine
 
 INPUTS = experiments.declared("training_step")["INPUTS"]  # the model's input width
@@ -187,10 +187,11 @@ def fit(machine: Machine, device: str) -> Fitted | None:
     if params is None:
         return None
     rows, train = [], []
+    contradicted = consistency.disagreeing(machine, device)  # timed in another state of the machine
     for width in analysis.widths(machine):
         for point in analysis.step_curve(machine, device, width):
             counts = work.get((point.batch, width))
-            if counts is None or held_out(point.batch):
+            if counts is None or held_out(point.batch) or (point.batch, width) in contradicted:
                 continue
             terms = predict(params, counts, point.batch, width)
             rows.append([counts["ops"] / point.seconds, terms["compute"] / point.seconds,
@@ -273,8 +274,8 @@ class Validation:
 def validate(machine: Machine, device: str, calibrated: bool = False) -> Validation | None:
     """Predicted against measured step times of one device.
 
-    Raw (nothing fitted): every point. Calibrated: the model fitted on the training
-    batches, judged only on the held-out ones it never saw.
+    Raw (nothing fitted): every point. Calibrated: the model fitted on the training batches
+    (those no other experiment contradicts), judged only on the held-out ones it never saw.
     """
     work = step_work(machine, device)
     fitted = fit(machine, device) if calibrated else None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import statistics
 
-from build_hooks import conditions, stats
+from build_hooks import analysis, conditions, consistency, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, html, join, missing, more_machines, note, table
+from build_hooks.render import DEVICE_NAME, Html, html, join, missing, more_machines, note, table
 
 
 def _percent(value: float | None) -> str:
@@ -81,3 +81,32 @@ def _ratios(now: Machine, before: Machine) -> Html:
 def meaningful_ratio(data: Dataset) -> str:
     """The smallest ratio a sentence calls a difference (a setting, not a measurement)."""
     return f"{stats.MEANINGFUL_RATIO:g}"
+
+
+@section
+def consistency_checks(data: Dataset) -> Html:
+    """Per machine: where two experiments timed one configuration, how often they agree."""
+    parts = []
+    for m in data.shown():
+        rows = []
+        for device in m.devices(analysis.STEP):
+            found = consistency.checks(m, device)
+            for kind, words in consistency.KINDS.items():
+                of_kind = [c for c in found if c.kind == kind]
+                if not of_kind:
+                    continue
+                off = [c for c in of_kind if not c.agrees]
+                ratios = [c.ratio for c in of_kind]
+                rows.append([words, DEVICE_NAME[device], len(of_kind), f"{len(of_kind) - len(off)} of {len(of_kind)}",
+                             f"{min(ratios):.2f} to {max(ratios):.2f}",
+                             ", ".join(f"batch {c.batch}, width {c.width} ({c.ratio:.2f})" for c in off) or "none"])
+        if rows:
+            parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
+                ["what is compared", "device", "configurations", f"within {consistency.TOLERANCE:g}×",
+                 "ratio range", "disagreeing (ratio)"], rows))
+    if not parts:
+        return missing("No machine in this build timed a configuration in two experiments.")
+    return join(parts, "\n") + more_machines(data) + note(
+        "Ratios are the training step's time over the other experiment's view of the same step (for the "
+        "matrix products: the step's FLOP rate over the fastest square product's). A disagreeing step is "
+        "marked in the training-step table and kept out of the cost model's fit.")

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, plots, stats, untrusted
+from build_hooks import analysis, consistency, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, html, join, marks_note, measured_value,
-                                missing, more_machines, provenance, si, table, versus_peak)
+                                missing, more_machines, note, provenance, si, table, versus_peak)
 
 STEP = analysis.STEP
 
 
-def _cell(point: analysis.Point | None) -> Html | str:
+def _cell(point: analysis.Point | None, contradicted: bool = False) -> Html | str:
     if point is None:
         return "not measured"
     figures = stats.significant_figures(point.stats)
-    return html("{}<br><small>{}</small>", measured_value(point.stats, point.flags, "s"),
+    flag = html('<sup title="{}">{}</sup>', CONTRADICTED_TITLE, CONTRADICTED) if contradicted else ""
+    return html("{}{}<br><small>{}</small>", measured_value(point.stats, point.flags, "s"), flag,
                 si(point.samples_per_s, "samples/s", figures))
+
+
+CONTRADICTED = "≠"
+CONTRADICTED_TITLE = "another experiment timed this configuration differently"
+
+
+def _contradicted_note() -> Html:
+    return note(f"{CONTRADICTED} another experiment timed the same configuration more than "
+                f"{consistency.TOLERANCE:g}× apart (see About the data): the two were taken in different "
+                "states of the machine, so this point is kept out of the cost model's fit.")
 
 
 def step_table(machine: Machine) -> Html:
@@ -25,9 +36,10 @@ def step_table(machine: Machine) -> Html:
     curves = {(d, w): {p.batch: p for p in analysis.step_curve(machine, d, w)} for d, w in columns}
     batches = sorted({b for curve in curves.values() for b in curve})
     head = ["batch"] + [f"{DEVICE_NAME[d]}, width {w}" for d, w in columns]
-    rows = [[b] + [_cell(curves[c].get(b)) for c in columns] for b in batches]
+    contradicted = {(d, b, w) for d in machine.devices(STEP) for b, w in consistency.disagreeing(machine, d)}
+    rows = [[b] + [_cell(curves[c].get(b), (c[0], b, c[1]) in contradicted) for c in columns] for b in batches]
     kinds = {k for curve in curves.values() for p in curve.values() for k in stats.caveats(p.stats, p.flags)}
-    return table(head, rows) + marks_note(kinds)
+    return table(head, rows) + marks_note(kinds) + (_contradicted_note() if contradicted else "")
 
 
 def step_plot(machine: Machine) -> Html:
