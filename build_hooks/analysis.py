@@ -23,16 +23,17 @@ class Point:
     flops: int | None
     stats: dict | None = None  # the full summary, for marks and significant figures
     under_load: bool = False
+    unsettled: bool = False
 
     @property
     def flags(self) -> dict:
         """The caveat flags of the point, as its extra_info holds them."""
-        return {"noisy": self.noisy, "under_load": self.under_load}
+        return {"noisy": self.noisy, "under_load": self.under_load, "unsettled": self.unsettled}
 
     @property
     def shaky(self) -> bool:
         """Noisy, too few samples or taken under load: not a point to lean on."""
-        return bool(stats.caveats(self.stats, self.flags)) if self.stats else self.noisy or self.under_load
+        return bool(stats.caveats(self.stats, self.flags)) if self.stats else any(self.flags.values())
 
     @property
     def samples_per_s(self) -> float:
@@ -48,7 +49,7 @@ def step_curve(machine: Machine, device: str, width: int) -> list[Point]:
     points = [
         Point(b["params"]["batch"], b["stats"]["median"], b["stats"]["iqr"],
               bool(b["extra_info"].get("noisy")), b["extra_info"].get("flops"),
-              b["stats"], bool(b["extra_info"].get("under_load")))
+              b["stats"], bool(b["extra_info"].get("under_load")), bool(b["extra_info"].get("unsettled")))
         for b in machine.measured(STEP, device=device, width=width)
     ]
     return sorted(points, key=lambda p: p.batch)

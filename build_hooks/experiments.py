@@ -39,7 +39,8 @@ SNIPPETS = PROJECT_ROOT / "snippets"
 SHARED_SOURCES = [SNIPPETS / "benchmarking.py"]
 UNITS = {"FLOP", "B", "s", "count", "text"}
 TEXT_LIMIT = 200  # characters of a "text" extra_info value (an error message, a label)
-BUILT_IN_EXTRA = {"noisy": "flag", "under_load": "flag"}  # written by the runner for every timed point
+# Written by the runner for every timed point (measure.py): caveats, and what the Gate re-measured.
+BUILT_IN_EXTRA = {"noisy": "flag", "under_load": "flag", "remeasured": "count", "unsettled": "flag"}
 
 
 def source_path(name: str) -> Path:

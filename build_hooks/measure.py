@@ -15,9 +15,11 @@ import datetime as dt
 import faulthandler
 import itertools
 import json
+import math
 import os
 import shutil
 import signal
+import statistics
 import sys
 import tempfile
 import threading
@@ -164,7 +166,8 @@ def rounds_of(module, quick: bool) -> int:
     return getattr(module, "ROUNDS", ROUNDS["quick" if quick else "full"])
 
 
-def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float | None) -> dict:
+def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float | None,
+                     remeasured: int = 0, unsettled: bool = False) -> dict:
     """One point's record from its rounds: samples pooled, so drift between rounds shows as spread."""
     label = "-".join(f"{k}={v}" for k, v in point.items())
     first = results[0]
@@ -175,47 +178,188 @@ def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float
         return {**entry, "extra_info": oom.get("extra", {})}
     summary = stats.summarise([s for r in results for s in r["samples"]], [r["samples"] for r in results])
     extra = {**first.get("extra", {}), "noisy": stats.is_noisy(summary),
-             "under_load": foreign is not None and foreign > conditions.FOREIGN_CPU_LIMIT}
+             "under_load": foreign is not None and foreign > conditions.FOREIGN_CPU_LIMIT,
+             "remeasured": remeasured, "unsettled": unsettled}
     return {**entry, "stats": summary, "extra_info": extra}
 
 
+# The rule every experiment follows when the machine changes state under it (About the data).
+SLOW_STATE_RATIO = 1.4    # the all-thread canary this far above the run's fastest reading: a slow state
+WAIT_FOR_STEADY_S = 3.0   # how long one point waits for the usual state before it is measured anyway
+ROUND_SPREAD_LIMIT = 1.5  # a round whose median is this far from the point's other rounds is re-measured
+EXTRA_TIME_SHARE = 0.3    # waiting and re-measuring may add at most this share to an experiment's time
+MIN_EXTRA_S = 5.0
+
+
+class Gate:
+    """Times a point only while the machine is in its usual state, within a time box.
+
+    Before each point (and after it) the all-thread canary is read. A reading more than
+    SLOW_STATE_RATIO above the fastest of the run means a slow state (a second vCPU not
+    delivering, a neighbour's traffic: it lasts from a tenth of a second to several
+    seconds): the point waits for it to pass, and a point the state changed under is
+    measured once more. What the time box cannot settle is marked, never hidden.
+    """
+
+    def __init__(self, read, clock=time.perf_counter, sleep=time.sleep):
+        self.read, self.clock, self.sleep = read, clock, sleep
+        self.fastest = math.inf
+        self.spent_s = 0.0
+        self.started = clock()
+
+    @property
+    def budget_s(self) -> float:
+        """EXTRA_TIME_SHARE of the time spent measuring so far (at least MIN_EXTRA_S)."""
+        return max(MIN_EXTRA_S, EXTRA_TIME_SHARE * (self.clock() - self.started - self.spent_s))
+
+    def steady(self) -> bool:
+        reading = self.read()
+        self.fastest = min(self.fastest, reading)
+        return reading <= self.fastest * SLOW_STATE_RATIO
+
+    def has_time(self) -> bool:
+        return self.spent_s < self.budget_s
+
+    def wait_for_steady(self) -> bool:
+        """Wait (within the time box) until the canary reads the usual state; False if it never did."""
+        start = self.clock()
+        try:
+            while not self.steady():
+                waited = self.clock() - start
+                if waited > WAIT_FOR_STEADY_S or self.spent_s + waited > self.budget_s:
+                    return False
+                self.sleep(0.05)
+            return True
+        finally:
+            self.spent_s += self.clock() - start
+
+    def measure(self, run) -> tuple[dict, bool, int]:
+        """(result, settled, extra measurements): `run` timed in a steady state if the time box allows."""
+        steady_before = self.wait_for_steady()
+        result = run()
+        if steady_before and self.steady():
+            return result, True, 0
+        if not self.has_time() or not self.wait_for_steady():
+            return result, False, 0
+        start = self.clock()
+        result = run()
+        self.spent_s += self.clock() - start
+        return result, self.steady(), 1
+
+
+def outlying_rounds(round_medians: list[float]) -> list[int]:
+    """Rounds whose median is more than ROUND_SPREAD_LIMIT from the median of all rounds.
+
+    With two rounds there is no majority: the slower one is the suspect.
+    """
+    if len(round_medians) == 2:
+        low, high = sorted(round_medians)
+        return [round_medians.index(high)] if high > low * ROUND_SPREAD_LIMIT else []
+    typical = statistics.median(round_medians)
+    return [r for r, median in enumerate(round_medians)
+            if not typical / ROUND_SPREAD_LIMIT <= median <= typical * ROUND_SPREAD_LIMIT]
+
+
+def _sample_median(result: dict) -> float:
+    samples = sorted(result["samples"])
+    return samples[len(samples) // 2]
+
+
 def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar,
-                        canary=None) -> tuple[list[dict], dict]:
+                        canaries=None) -> tuple[list[dict], dict]:
     """Every point of one experiment, in interleaved rounds, with the conditions it ran under.
 
     Round-robin over the points (A B C, A B C, ...) rather than all of A then all of B:
     a machine whose speed drifts then shows it as spread within each point instead of as
-    a false difference between points. A canary between rounds records the drift itself.
+    a false difference between points. Canaries between rounds record the drift itself,
+    and the Gate keeps each point to the machine's usual state; a round far from the
+    point's typical round (outlying_rounds) is re-measured once, in place (it stays paired
+    by its index), and a point that stays unsettled is marked.
     """
     rounds = rounds_of(module, quick)
     timeout = point_timeout_s(module)
     results: list[list[dict]] = [[] for _ in plan]
     windows: list[list[tuple]] = [[] for _ in plan]  # (before, after) snapshots of each round
-    canary_s = [canary()] if canary else []
+    remeasured, unsettled = [0] * len(plan), [False] * len(plan)
+    gate = Gate(canaries.all_threads) if canaries else None
+    readings = [canaries.read()] if canaries else []
     start, load_before = conditions.snapshot(), conditions.load_average()
+
+    def run(i: int) -> dict:
+        _no_leftover_processes(module.NAME)
+        before = conditions.snapshot()
+        try:
+            with deadline(timeout), _ending_its_processes():
+                result = module.measure(plan[i], threads, quick)
+        except Exception as exc:
+            raise MeasurementError(
+                f"experiment '{module.NAME}' (snippets/{module.NAME}.py) failed at {plan[i]}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        windows[i].append((before, conditions.snapshot()))
+        return result
+
+    def gated(i: int) -> dict:
+        if gate is None:
+            return run(i)
+        result, settled, extra = gate.measure(lambda: run(i))
+        remeasured[i] += extra
+        unsettled[i] |= not settled
+        return result
+
     for _ in range(rounds):
         for i, point in enumerate(plan):
             bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
-            before = conditions.snapshot()
-            try:
-                with deadline(timeout), _ending_its_processes():
-                    results[i].append(module.measure(point, threads, quick))
-            except Exception as exc:
-                raise MeasurementError(
-                    f"experiment '{module.NAME}' (snippets/{module.NAME}.py) failed at {point}: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
-            windows[i].append((before, conditions.snapshot()))
+            results[i].append(gated(i))
             bar.update()
-        if canary:
-            canary_s.append(canary())
+        if canaries:
+            readings.append(canaries.read())
+    for i, point in enumerate(plan):  # a round that still disagrees: once more, if time allows
+        if any(r.get("status") == "oom" for r in results[i]) or rounds < 2:
+            continue
+        for r in outlying_rounds([_sample_median(x) for x in results[i]]):
+            if gate is not None and not gate.has_time():
+                unsettled[i] = True
+                break
+            results[i][r] = gated(i)
+            remeasured[i] += 1
+        unsettled[i] |= bool(outlying_rounds([_sample_median(x) for x in results[i]]))
     end = conditions.snapshot()
-    entries = [_benchmark_entry(module.NAME, point, results[i], conditions.foreign_cpu_over(windows[i]))
+    entries = [_benchmark_entry(module.NAME, point, results[i], conditions.foreign_cpu_over(windows[i]),
+                                remeasured[i], unsettled[i])
                for i, point in enumerate(plan)]
-    measured_under = {"rounds": rounds, "canary_s": canary_s, "load_before": load_before,
-                      "load_after": conditions.load_average(),
+    measured_under = {"rounds": rounds, "canary_s": [r["one_thread"] for r in readings],
+                      "load_before": load_before, "load_after": conditions.load_average(),
                       "foreign_cpu": conditions.foreign_cpu(start, end), "steal": conditions.steal(start, end)}
+    if canaries:
+        measured_under["canaries"] = {kind: [r[kind] for r in readings] for kind in readings[0]}
+        measured_under["waited_s"] = round(gate.spent_s, 3)
+        measured_under["remeasured"] = sum(remeasured)
+        measured_under["unsettled"] = sum(unsettled)
     return entries, measured_under
+
+
+def _no_leftover_processes(name: str, grace_s: float = 5.0) -> None:
+    """No DataLoader or torchrun worker of an earlier point may run while this one is timed."""
+    from snippets.benchmarking import descendants
+
+    deadline_at = time.monotonic() + grace_s
+    while True:
+        alive = [pid for pid in descendants(os.getpid()) if not _is_helper(pid)]
+        if not alive:
+            return
+        if time.monotonic() > deadline_at:
+            raise MeasurementError(f"before timing {name}: processes started by an earlier point are still "
+                                   f"running ({', '.join(map(str, alive))}); they would share the cores")
+        time.sleep(0.05)
+
+
+def _is_helper(pid: int) -> bool:
+    """multiprocessing's resource tracker: a sleeping bookkeeper that lives as long as we do."""
+    try:
+        return b"resource_tracker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return True  # gone already
 
 
 @contextmanager
@@ -251,7 +395,7 @@ def run(only: list[str] | None = None, force: bool = False,
             store.sweep_temporaries(settings.cache_dir)  # stray temporaries go on every run
             return current
     usable_cache_dir(settings.cache_dir)
-    from snippets.benchmarking import all_threads, canary, devices  # imports torch: only from here on
+    from snippets.benchmarking import Canaries, all_threads, devices  # imports torch: only from here on
 
     names = only or experiments.REGISTRY
     # Loaded once, before anything is measured: an unknown or broken experiment fails fast,
@@ -278,13 +422,14 @@ def run(only: list[str] | None = None, force: bool = False,
                  for name in todo}
         total = sum(len(plans[n]) * rounds_of(modules[n], settings.quick) for n in todo)
         durations = {}
+        canaries = Canaries(threads)
         with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,
                   dynamic_ncols=True) as bar:
             for name in todo:
                 bar.set_description(name)
                 started = time.perf_counter()
                 entries, measured_under = _measure_experiment(modules[name], plans[name], threads,
-                                                              settings.quick, bar, canary)
+                                                              settings.quick, bar, canaries)
                 durations[name] = time.perf_counter() - started
                 meta = {
                     "bench_version": modules[name].BENCH_VERSION,
@@ -303,13 +448,16 @@ def run(only: list[str] | None = None, force: bool = False,
 
 def summary_table(doc: dict, durations: dict[str, float]) -> str:
     """Time per experiment of this run, and whether the machine was idle while it ran."""
-    lines = [f"{'experiment':<20} {'time':>8} {'points':>7} {'under load':>11} {'canary spread':>14}"]
+    lines = [f"{'experiment':<20} {'time':>8} {'points':>7} {'under load':>11} {'canary spread':>14} "
+             f"{'re-measured':>12} {'unsettled':>10}"]
     for name, seconds in durations.items():
         points = [b for b in doc["benchmarks"] if b["group"] == name]
         loaded = sum(1 for b in points if b["extra_info"].get("under_load"))
-        canary_s = doc["experiments"][name]["conditions"]["canary_s"]
+        measured_under = doc["experiments"][name]["conditions"]
+        canary_s = measured_under.get("canaries", {}).get("all_threads") or measured_under["canary_s"]
         spread = f"{100 * (max(canary_s) / min(canary_s) - 1):.0f}%" if canary_s else "n/a"
-        lines.append(f"{name:<20} {seconds:>7.1f}s {len(points):>7} {loaded:>11} {spread:>14}")
+        lines.append(f"{name:<20} {seconds:>7.1f}s {len(points):>7} {loaded:>11} {spread:>14} "
+                     f"{measured_under.get('remeasured', 0):>12} {measured_under.get('unsettled', 0):>10}")
     lines.append(f"{'total':<20} {sum(durations.values()):>7.1f}s")
     loaded = sum(1 for b in doc["benchmarks"] if b["extra_info"].get("under_load"))
     if loaded:

@@ -44,11 +44,28 @@ def times(ratio: float) -> str:
     return f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
 
 
-def same_configuration(pairs: list[tuple[dict, dict]]) -> str:
+CANARY_MOVED = 1.3  # a canary whose readings over an experiment span more than this has seen the machine move
+
+
+def canary_moves(machine: Machine, groups: list[str]) -> list[str]:
+    """Which canaries moved beyond CANARY_MOVED over these experiments' rounds, in words."""
+    words = {"all_threads": "all-thread", "memory": "memory", "one_thread": "one-core"}
+    moved = []
+    for kind, word in words.items():
+        readings = [x for g in groups for x in
+                    (machine.doc["experiments"].get(g) or {}).get("conditions", {}).get("canaries", {}).get(kind, [])]
+        if readings and max(readings) > CANARY_MOVED * min(readings):
+            moved.append(f"the {word} canary moved by {100 * (max(readings) / min(readings) - 1):.0f}%")
+    return moved
+
+
+def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None = None,
+                       groups: list[str] = ()) -> str:
     """How points of one experiment agree with the same configurations measured by another.
 
     The two were timed at different moments, so their rounds cannot be paired: they are
-    compared by their quartiles (stats.unpaired_ratio).
+    compared by their quartiles (stats.unpaired_ratio). A difference is explained by the
+    machine's state only where the canaries of those experiments saw it move.
     """
     ratios = [a["median"] / b["median"] for a, b in pairs if stats.unpaired_ratio(a, b).verdict != 0]
     if not ratios:
@@ -57,8 +74,12 @@ def same_configuration(pairs: list[tuple[dict, dict]]) -> str:
         else "differ"
     spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
               f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
-    return (f"{agree} {spread}{' for the others' if len(ratios) < len(pairs) else ''}: the same step, timed "
-            "at another moment, on a machine whose speed drifts (see About the data)")
+    moved = canary_moves(machine, list(groups)) if machine is not None else []
+    why = (f"; over these experiments {' and '.join(moved)} (see About the data)" if moved else
+           ": the same step, timed at another moment, while the canaries stayed within "
+           f"{100 * (CANARY_MOVED - 1):.0f}% (see About the data)" if machine is not None else
+           ": the same step, timed at another moment")
+    return f"{agree} {spread}{' for the others' if len(ratios) < len(pairs) else ''}{why}"
 
 
 def ratio_sentence(ratio: stats.Ratio, larger: str, smaller: str, same: str) -> str:
@@ -182,6 +203,8 @@ MARKS = {  # symbol, and what it means in words (the note under a table)
     "noisy": ("†", lambda: f"noisy: {stats.noise_rule()}"),
     "few": ("‡", lambda: f"too few samples: fewer than {stats.MIN_SAMPLES}, so the spread is unknown"),
     "load": ("*", lambda: "measured while other processes used the CPU: treat with care"),
+    "unsettled": ("§", lambda: "the machine changed state while this point was measured and no steady "
+                               "re-measurement fitted the time box (About the data): treat with care"),
 }
 
 
@@ -189,7 +212,8 @@ def mark(point_stats: dict, extra: dict, timing: bool = True) -> Html:
     """Superscript symbols for a point's caveats, each with a tooltip."""
     titles = {"noisy": f"IQR is {100 * point_stats['iqr'] / point_stats['median']:.0f}% of the median"
               if point_stats["median"] else "noisy",
-              "few": f"only {point_stats['rounds']} samples", "load": "taken under load"}
+              "few": f"only {point_stats['rounds']} samples", "load": "taken under load",
+              "unsettled": "the machine's state moved under this point"}
     return join(html('<sup title="{}">{}</sup>', titles[k], MARKS[k][0])
                 for k in stats.caveats(point_stats, extra, timing))
 

@@ -54,12 +54,15 @@ def too_few(stats: dict) -> bool:
 
 def caveats(point: dict, extra: dict, timing: bool = True) -> list[str]:
     """Which caveats apply to a point: "noisy", "few" samples (timings only: a count is
-    exact) and "load" (measured while other processes used the CPU)."""
+    exact), "load" (measured while other processes used the CPU) and "unsettled" (the
+    machine's state moved under it and could not be settled within the time box)."""
     kinds = ["noisy"] if extra.get("noisy") else []
     if timing and too_few(point):
         kinds.append("few")
     if extra.get("under_load"):
         kinds.append("load")
+    if extra.get("unsettled"):
+        kinds.append("unsettled")
     return kinds
 
 

@@ -56,7 +56,7 @@ def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
 
 
 def canary(side: int = 128, seconds: float = 0.05) -> float:
-    """Seconds per call of a fixed small fp32 matrix product: the machine's speed right now.
+    """Seconds per call of a fixed small fp32 matrix product on one core: the core's own speed.
 
     Timed between rounds of every experiment; if it varies over a run, so did the
     machine (another process, a VM neighbour, a clock change), whatever the experiment.
@@ -64,6 +64,59 @@ def canary(side: int = 128, seconds: float = 0.05) -> float:
     a = torch.ones(side, side)
     samples = time_it(lambda: a @ a, threads=1, min_run_time=seconds, warmup=2)
     return sorted(samples)[len(samples) // 2]
+
+
+class Canaries:
+    """Small fixed workloads that feel what the experiments feel, each read in about 10 ms.
+
+    - all_threads: one training step of a 512-wide MLP at batch 1 on every thread the
+      experiments use. On a 2-vCPU VM this is what moves (2-3x, for a tenth of a second to
+      several seconds at a time) while a one-core product in cache stays put: a second
+      vCPU that is not delivering, or a neighbour's traffic, shows here first.
+    - memory: a 64 MiB copy, far beyond one core's share of the last-level cache: the
+      DRAM bandwidth another tenant's memory traffic takes away.
+    - one_thread: the 128 x 128 product on one core (the canary of earlier runs).
+    """
+
+    MEMORY_BYTES = 64 * 2**20
+
+    def __init__(self, threads: int):
+        from snippets.training_step import make_step  # the race's model: no second copy of it
+
+        self.threads = threads
+        self._step = make_step(1, 512, "cpu")
+        self._source = torch.ones(self.MEMORY_BYTES // 4)
+        self._target = torch.empty_like(self._source)
+        self._small = torch.ones(128, 128)
+
+    def all_threads(self) -> float:
+        return _median_of(self._step, 20, self.threads)
+
+    def read(self) -> dict[str, float]:
+        """Every canary now, in seconds per call."""
+        return {"one_thread": _median_of(lambda: self._small @ self._small, 50, 1),
+                "all_threads": self.all_threads(),
+                "memory": _median_of(lambda: self._target.copy_(self._source), 5, self.threads)}
+
+
+def _median_of(fn: Callable[[], object], calls: int, threads: int) -> float:
+    """Median seconds of `calls` single calls on `threads` threads (two warm-up calls first).
+
+    Calls are timed one by one, not in Timer blocks: a canary must see a state that lasts
+    a tenth of a second, and the median of single calls is what it was in that moment.
+    """
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        fn(), fn()
+        times = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return sorted(times)[len(times) // 2]
+    finally:
+        torch.set_num_threads(previous)
 
 
 def time_repeats(fn: Callable[[], object], *, device: str, threads: int, repeats: int) -> list[float]:

@@ -341,3 +341,46 @@ def test_a_point_that_times_out_takes_its_child_processes_with_it(tmp_path, snip
     assert process.returncode == 1 and "no result after 2 s" in err
     child = int(out.split("child ")[1].split()[0])
     assert not alive(child)
+
+
+STEADY = '''
+import torch
+from snippets.benchmarking import time_it
+NAME = "steady"
+BENCH_VERSION = 1
+PARAMS = {"n": "positive"}
+ROUNDS = 3
+CALLS = [0]
+def plan(devices, quick):
+    return [{"device": "cpu", "n": n} for n in (1, 2, 3, 4)]
+def measure(point, threads, quick):
+    CALLS[0] += 1
+    print(f"call {CALLS[0]}", flush=True)
+    a = torch.ones(256, 256)
+    return {"unit": "s", "samples": time_it(lambda: a @ a, threads=threads, min_run_time=0.05)}
+'''
+
+BURNER = "import time\nend = time.time() + float(__import__('sys').argv[1])\nwhile time.time() < end: pass\n"
+
+
+@pytest.mark.slow
+def test_a_slow_state_injected_into_some_rounds_is_waited_out_remeasured_or_marked(tmp_path, snippets):
+    """Two processes that eat both cores for a few seconds mid-run: the rounds they hit are re-measured or marked."""
+    (snippets / "steady.py").write_text(STEADY)
+    process = start_measure(tmp_path, snippets, ["steady"])
+    burners = []
+    try:
+        for line in process.stdout:
+            if line.strip() == "call 5":  # round two begins: the machine turns slow for four seconds
+                burners = [subprocess.Popen([sys.executable, "-c", BURNER, "4"]) for _ in range(2)]
+                break
+        out, err = process.communicate(timeout=300)
+    finally:
+        for burner in burners:
+            burner.wait()
+    assert process.returncode == 0, err[-2000:]
+    measured_under = cache_doc(tmp_path)["experiments"]["steady"]["conditions"]
+    points = [b for b in cache_doc(tmp_path)["benchmarks"] if b["group"] == "steady"]
+    assert measured_under["waited_s"] > 1 or measured_under["remeasured"] > 0
+    assert measured_under["remeasured"] > 0 or any(b["extra_info"]["unsettled"] for b in points)
+    assert "re-measured" in out  # the run's table says so

@@ -330,3 +330,62 @@ def test_a_warm_run_sweeps_stray_temporaries(tmp_path, monkeypatch):
     monkeypatch.setattr(measure, "current_without_torch", lambda s: settings.cache_dir / "m.quick.json")
     measure.run(settings=settings, log=lambda msg: None)
     assert not stray.exists()
+
+
+class FakeMachine:
+    """Canary readings from a script, and a clock that only the Gate's own sleeps and runs move."""
+
+    def __init__(self, readings, run_s=0.1):
+        self.readings, self.now, self.run_s, self.runs = list(readings), 0.0, run_s, 0
+
+    def read(self):
+        return self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+    def run(self):
+        self.runs += 1
+        self.now += self.run_s
+        return {"samples": [self.run_s]}
+
+
+def gate_for(machine):
+    gate = measure.Gate(machine.read, clock=machine.clock, sleep=machine.sleep)
+    gate.fastest = 1.0  # the run's fastest all-thread reading so far
+    return gate
+
+
+@pytest.mark.parametrize("readings, runs, settled", [
+    ([1.0], 1, True),                           # steady before and after: measured once
+    ([3.0, 3.0, 1.0, 1.0], 1, True),            # slow first: waits for the usual state, then measures
+    ([1.0, 3.0, 1.0, 1.0], 2, True),            # the state moved during the point: measured once more
+    ([3.0], 1, False),                          # never steady within the wait: measured anyway, marked
+], ids=["steady", "waits for steady", "moved during the point", "never steady"])
+def test_the_gate_measures_in_the_usual_state_or_says_it_could_not(readings, runs, settled):
+    """Each case of the rule: wait for the usual state, re-measure once if it moved, mark what stays unsettled."""
+    machine = FakeMachine(readings)
+    result, was_settled, extra = gate_for(machine).measure(machine.run)
+    assert machine.runs == runs and was_settled is settled and extra == runs - 1 and result["samples"]
+
+
+def test_the_gate_keeps_within_its_time_box():
+    """Waiting and re-measuring never take more than the box allows, however long the slow state lasts."""
+    machine = FakeMachine([3.0])
+    gate = gate_for(machine)
+    for _ in range(20):
+        gate.measure(machine.run)
+    measuring = machine.runs * machine.run_s
+    assert gate.spent_s <= max(measure.MIN_EXTRA_S, measure.EXTRA_TIME_SHARE * measuring) + measure.WAIT_FOR_STEADY_S
+
+
+@pytest.mark.parametrize("medians, outliers", [
+    ([1.0, 1.1, 2.5], [2]), ([1.0, 1.1, 1.2], []), ([2.0, 1.0, 1.05, 0.98, 1.02], [0]), ([1.0, 2.0], [1]),
+    ([1.0, 1.4], []),
+])
+def test_a_round_far_from_the_others_is_the_outlier(medians, outliers):
+    """A round more than ROUND_SPREAD_LIMIT from the median of the others is re-measured; of two, the slower."""
+    assert measure.outlying_rounds(medians) == outliers

@@ -14,6 +14,13 @@ def _percent(value: float | None) -> str:
     return "not recorded" if value is None else f"{100 * value:.0f}%"
 
 
+def _drift(readings: list[float] | None) -> str:
+    """How far a canary moved over an experiment's rounds: max / min − 1."""
+    if not readings:
+        return "not recorded"
+    return f"{100 * (max(readings) / min(readings) - 1):.0f}%" if len(readings) > 1 else "one reading"
+
+
 @section
 def measurement_conditions(data: Dataset) -> Html:
     """Per machine and experiment: rounds, canary drift, other processes' CPU use, steal, load."""
@@ -28,16 +35,19 @@ def measurement_conditions(data: Dataset) -> Html:
             measured_under = meta.get("conditions")
             if not measured_under:
                 continue
-            canary = measured_under["canary_s"]
-            drift = f"{100 * (max(canary) / min(canary) - 1):.0f}%" if len(canary) > 1 else "one reading"
+            canaries = measured_under.get("canaries", {"one_thread": measured_under["canary_s"]})
             loaded = sum(1 for b in m.measured(name) if b["extra_info"].get("under_load"))
             load = measured_under.get("load_before")
-            rows.append([name, measured_under["rounds"], drift,
-                         _percent(measured_under.get("foreign_cpu")), _percent(measured_under.get("steal")),
-                         f"{load[0]:.2f}" if load else "not recorded", loaded])
+            gate = (f"{measured_under['remeasured']} re-measured, {measured_under['unsettled']} unsettled, "
+                    f"{measured_under['waited_s']:.1f} s" if "remeasured" in measured_under else "not recorded")
+            rows.append([name, measured_under["rounds"]]
+                        + [_drift(canaries.get(kind)) for kind in ("one_thread", "all_threads", "memory")]
+                        + [gate, _percent(measured_under.get("foreign_cpu")), _percent(measured_under.get("steal")),
+                           f"{load[0]:.2f}" if load else "not recorded", loaded])
         parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
-            ["experiment", "rounds", "canary drift (max/min − 1)", "CPU used by other processes",
-             "steal", "load average before", "points under load"], rows))
+            ["experiment", "rounds", "one-core canary drift", "all-thread canary drift", "memory canary drift",
+             "points re-measured, unsettled (time)", "CPU used by other processes", "steal",
+             "load average before", "points under load"], rows))
     return join(parts, "\n") + more_machines(data) + note("A point is marked under load when other processes used more than "
                                     f"{100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.")
 
@@ -110,3 +120,18 @@ def consistency_checks(data: Dataset) -> Html:
         "Ratios are the training step's time over the other experiment's view of the same step (for the "
         "matrix products: the step's FLOP rate over the fastest square product's). A disagreeing step is "
         "marked in the training-step table and kept out of the cost model's fit.")
+
+
+@fact
+def gate_rule(data: Dataset) -> str:
+    """The rule every experiment follows when the machine changes state (settings, not measurements)."""
+    from build_hooks import measure
+
+    return (f"before and after each point the all-thread canary is read; a reading more than "
+            f"{measure.SLOW_STATE_RATIO:g}× the fastest of the run means a slow state, and the point waits up to "
+            f"{measure.WAIT_FOR_STEADY_S:g} s for it to pass, then is measured once more if the state moved under "
+            f"it. After the rounds, a round whose median lies more than {measure.ROUND_SPREAD_LIMIT:g}× from the "
+            "median of all the point's rounds (of two rounds, the slower) is measured again in place, so it "
+            "stays paired by its index. Waiting and re-measuring may add "
+            f"{100 * measure.EXTRA_TIME_SHARE:.0f}% to an experiment's time (at least {measure.MIN_EXTRA_S:g} s); "
+            "a point the time box could not settle is marked §")

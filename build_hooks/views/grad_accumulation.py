@@ -51,4 +51,4 @@ def _twin_note(machine: Machine) -> Html:
     if not pairs:
         return Html("")
     return note("The one-batch row is the same step as the training-step experiment's point at that batch "
-                f"and width; they {same_configuration(pairs)}.")
+                f"and width; they {same_configuration(pairs, machine, [ACCUMULATION, 'training_step'])}.")

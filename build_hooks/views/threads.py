@@ -27,7 +27,7 @@ def _same_configuration_note(machine) -> Html:
     if not pairs:
         return Html("")
     return note(f"The {most}-thread points repeat training-step configurations measured by the "
-                f"training-step experiment; they {same_configuration(pairs)}.")
+                f"training-step experiment; they {same_configuration(pairs, machine, [GROUP, analysis.STEP])}.")
 
 
 @fact
