@@ -189,16 +189,17 @@ WAIT_FOR_STEADY_S = 3.0   # how long one point waits for the usual state before 
 ROUND_SPREAD_LIMIT = 1.5  # a round whose median is this far from the point's other rounds is re-measured
 EXTRA_TIME_SHARE = 0.3    # waiting and re-measuring may add at most this share to an experiment's time
 MIN_EXTRA_S = 5.0
+REMEASURE_ATTEMPTS = 2    # how often one outlying round may be measured again
 
 
 class Gate:
     """Times a point only while the machine is in its usual state, within a time box.
 
-    Before each point (and after it) the all-thread canary is read. A reading more than
-    SLOW_STATE_RATIO above the fastest of the run means a slow state (a second vCPU not
-    delivering, a neighbour's traffic: it lasts from a tenth of a second to several
-    seconds): the point waits for it to pass, and a point the state changed under is
-    measured once more. What the time box cannot settle is marked, never hidden.
+    Before each point the all-thread canary is read. A reading more than SLOW_STATE_RATIO
+    above the fastest of the run means a slow state (a second vCPU not delivering, a
+    neighbour's traffic: it lasts from a tenth of a second to several seconds), and the
+    point waits for it to pass, within the time box. A state that changes during a point
+    shows in its rounds, which outlying_rounds judges afterwards.
     """
 
     def __init__(self, read, clock=time.perf_counter, sleep=time.sleep):
@@ -233,31 +234,24 @@ class Gate:
         finally:
             self.spent_s += self.clock() - start
 
-    def measure(self, run) -> tuple[dict, bool, int]:
-        """(result, settled, extra measurements): `run` timed in a steady state if the time box allows."""
-        steady_before = self.wait_for_steady()
-        result = run()
-        if steady_before and self.steady():
-            return result, True, 0
-        if not self.has_time() or not self.wait_for_steady():
-            return result, False, 0
+    def measure(self, run, extra: bool = False) -> tuple[dict, bool]:
+        """(result, whether the state was steady when it started); an extra run counts against the box."""
+        steady = self.wait_for_steady()
         start = self.clock()
         result = run()
-        self.spent_s += self.clock() - start
-        return result, self.steady(), 1
+        if extra:
+            self.spent_s += self.clock() - start
+        return result, steady
 
 
 def outlying_rounds(round_medians: list[float]) -> list[int]:
-    """Rounds whose median is more than ROUND_SPREAD_LIMIT from the median of all rounds.
+    """Rounds more than ROUND_SPREAD_LIMIT slower than the point's fastest round.
 
-    With two rounds there is no majority: the slower one is the suspect.
+    A slow state only ever adds time (nothing makes a machine faster than it is), so a
+    round far above the fastest is the suspect, whichever way the other rounds went.
     """
-    if len(round_medians) == 2:
-        low, high = sorted(round_medians)
-        return [round_medians.index(high)] if high > low * ROUND_SPREAD_LIMIT else []
-    typical = statistics.median(round_medians)
-    return [r for r, median in enumerate(round_medians)
-            if not typical / ROUND_SPREAD_LIMIT <= median <= typical * ROUND_SPREAD_LIMIT]
+    fastest = min(round_medians)
+    return [r for r, median in enumerate(round_medians) if median > fastest * ROUND_SPREAD_LIMIT]
 
 
 def _sample_median(result: dict) -> float:
@@ -281,6 +275,7 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
     results: list[list[dict]] = [[] for _ in plan]
     windows: list[list[tuple]] = [[] for _ in plan]  # (before, after) snapshots of each round
     remeasured, unsettled = [0] * len(plan), [False] * len(plan)
+    unsteady_starts = 0
     gate = Gate(canaries.all_threads) if canaries else None
     readings = [canaries.read()] if canaries else []
     start, load_before = conditions.snapshot(), conditions.load_average()
@@ -299,12 +294,12 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
         windows[i].append((before, conditions.snapshot()))
         return result
 
-    def gated(i: int) -> dict:
+    def gated(i: int, extra: bool = False) -> dict:
+        nonlocal unsteady_starts
         if gate is None:
             return run(i)
-        result, settled, extra = gate.measure(lambda: run(i))
-        remeasured[i] += extra
-        unsettled[i] |= not settled
+        result, steady = gate.measure(lambda: run(i), extra)
+        unsteady_starts += not steady
         return result
 
     for _ in range(rounds):
@@ -314,16 +309,15 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
             bar.update()
         if canaries:
             readings.append(canaries.read())
-    for i, point in enumerate(plan):  # a round that still disagrees: once more, if time allows
+    for i, point in enumerate(plan):  # an outlying round: measured again in place, while time allows
         if any(r.get("status") == "oom" for r in results[i]) or rounds < 2:
             continue
-        for r in outlying_rounds([_sample_median(x) for x in results[i]]):
-            if gate is not None and not gate.has_time():
-                unsettled[i] = True
-                break
-            results[i][r] = gated(i)
-            remeasured[i] += 1
-        unsettled[i] |= bool(outlying_rounds([_sample_median(x) for x in results[i]]))
+        for _ in range(REMEASURE_ATTEMPTS):
+            for r in outlying_rounds([_sample_median(x) for x in results[i]]):
+                if gate is None or gate.has_time():
+                    results[i][r] = gated(i, extra=True)
+                    remeasured[i] += 1
+        unsettled[i] = bool(outlying_rounds([_sample_median(x) for x in results[i]]))
     end = conditions.snapshot()
     entries = [_benchmark_entry(module.NAME, point, results[i], conditions.foreign_cpu_over(windows[i]),
                                 remeasured[i], unsettled[i])
@@ -336,6 +330,7 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
         measured_under["waited_s"] = round(gate.spent_s, 3)
         measured_under["remeasured"] = sum(remeasured)
         measured_under["unsettled"] = sum(unsettled)
+        measured_under["unsteady_starts"] = unsteady_starts
     return entries, measured_under
 
 

@@ -359,17 +359,20 @@ def gate_for(machine):
     return gate
 
 
-@pytest.mark.parametrize("readings, runs, settled", [
-    ([1.0], 1, True),                           # steady before and after: measured once
-    ([3.0, 3.0, 1.0, 1.0], 1, True),            # slow first: waits for the usual state, then measures
-    ([1.0, 3.0, 1.0, 1.0], 2, True),            # the state moved during the point: measured once more
-    ([3.0], 1, False),                          # never steady within the wait: measured anyway, marked
-], ids=["steady", "waits for steady", "moved during the point", "never steady"])
-def test_the_gate_measures_in_the_usual_state_or_says_it_could_not(readings, runs, settled):
-    """Each case of the rule: wait for the usual state, re-measure once if it moved, mark what stays unsettled."""
+@pytest.mark.parametrize("readings, steady, waited", [
+    ([1.0], True, 0.0),                # the usual state: measured at once
+    ([3.0, 3.0, 1.0], True, 0.1),      # a slow state: waits for it to pass, then measures
+    ([3.0], False, None),              # never back within the wait: measured anyway, and said so
+], ids=["steady", "waits for steady", "never steady"])
+def test_the_gate_measures_in_the_usual_state_or_says_it_could_not(readings, steady, waited):
+    """Each case of the rule: wait for the usual state within the box, then measure once."""
     machine = FakeMachine(readings)
-    result, was_settled, extra = gate_for(machine).measure(machine.run)
-    assert machine.runs == runs and was_settled is settled and extra == runs - 1 and result["samples"]
+    result, was_steady = gate_for(machine).measure(machine.run)
+    assert machine.runs == 1 and was_steady is steady and result["samples"]
+    if waited is not None:
+        assert machine.now - machine.run_s == pytest.approx(waited)
+    else:
+        assert machine.now - machine.run_s > measure.WAIT_FOR_STEADY_S
 
 
 def test_the_gate_keeps_within_its_time_box():
@@ -377,15 +380,15 @@ def test_the_gate_keeps_within_its_time_box():
     machine = FakeMachine([3.0])
     gate = gate_for(machine)
     for _ in range(20):
-        gate.measure(machine.run)
+        gate.measure(machine.run, extra=True)
     measuring = machine.runs * machine.run_s
     assert gate.spent_s <= max(measure.MIN_EXTRA_S, measure.EXTRA_TIME_SHARE * measuring) + measure.WAIT_FOR_STEADY_S
 
 
 @pytest.mark.parametrize("medians, outliers", [
     ([1.0, 1.1, 2.5], [2]), ([1.0, 1.1, 1.2], []), ([2.0, 1.0, 1.05, 0.98, 1.02], [0]), ([1.0, 2.0], [1]),
-    ([1.0, 1.4], []),
+    ([1.0, 1.4], []), ([3.0, 3.3, 1.6], [0, 1]),
 ])
-def test_a_round_far_from_the_others_is_the_outlier(medians, outliers):
-    """A round more than ROUND_SPREAD_LIMIT from the median of the others is re-measured; of two, the slower."""
+def test_a_round_far_slower_than_the_fastest_is_the_outlier(medians, outliers):
+    """Rounds more than ROUND_SPREAD_LIMIT slower than the point's fastest are re-measured, even a majority."""
     assert measure.outlying_rounds(medians) == outliers

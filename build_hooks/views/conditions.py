@@ -127,11 +127,10 @@ def gate_rule(data: Dataset) -> str:
     """The rule every experiment follows when the machine changes state (settings, not measurements)."""
     from build_hooks import measure
 
-    return (f"before and after each point the all-thread canary is read; a reading more than "
+    return (f"before each point the all-thread canary is read; a reading more than "
             f"{measure.SLOW_STATE_RATIO:g}× the fastest of the run means a slow state, and the point waits up to "
-            f"{measure.WAIT_FOR_STEADY_S:g} s for it to pass, then is measured once more if the state moved under "
-            f"it. After the rounds, a round whose median lies more than {measure.ROUND_SPREAD_LIMIT:g}× from the "
-            "median of all the point's rounds (of two rounds, the slower) is measured again in place, so it "
-            "stays paired by its index. Waiting and re-measuring may add "
-            f"{100 * measure.EXTRA_TIME_SHARE:.0f}% to an experiment's time (at least {measure.MIN_EXTRA_S:g} s); "
-            "a point the time box could not settle is marked §")
+            f"{measure.WAIT_FOR_STEADY_S:g} s for it to pass. After the rounds, a round more than "
+            f"{measure.ROUND_SPREAD_LIMIT:g}× slower than the point's fastest round (a slow state only adds time) "
+            f"is measured again in place, up to {measure.REMEASURE_ATTEMPTS} times, so it stays paired by its "
+            f"index. Waiting and re-measuring may add {100 * measure.EXTRA_TIME_SHARE:.0f}% to an experiment's "
+            f"time (at least {measure.MIN_EXTRA_S:g} s); a point whose rounds still disagree is marked §")
