@@ -167,12 +167,18 @@ def rounds_of(module, quick: bool) -> int:
 
 
 def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float | None,
-                     remeasured: int = 0, unsettled: bool = False) -> dict:
-    """One point's record from its rounds: samples pooled, so drift between rounds shows as spread."""
+                     remeasured: int = 0, unsettled: bool = False, threads: int | None = None) -> dict:
+    """One point's record from its rounds: samples pooled, so drift between rounds shows as spread.
+
+    `options` says how it was timed: interleaved rounds and threads. (`stats.rounds` keeps
+    pytest-benchmark's meaning, the number of samples.)
+    """
     label = "-".join(f"{k}={v}" for k, v in point.items())
     first = results[0]
     entry = {"group": name, "name": f"{name}[{label}]", "params": point, "unit": first["unit"],
-             "status": "oom" if any(r.get("status") == "oom" for r in results) else "ok"}
+             "status": "oom" if any(r.get("status") == "oom" for r in results) else "ok",
+             "options": {"rounds": len(results), "threads": threads, "samples_per_round": [
+                 len(r.get("samples", [])) for r in results]}}
     if entry["status"] == "oom":  # the device ran out of memory: a fact, not a number
         oom = next(r for r in results if r.get("status") == "oom")
         return {**entry, "extra_info": oom.get("extra", {})}
@@ -185,9 +191,10 @@ def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float
 
 # The rule every experiment follows when the machine changes state under it (About the data).
 SLOW_STATE_RATIO = 1.4    # the all-thread canary this far above the run's fastest reading: a slow state
-WAIT_FOR_STEADY_S = 3.0   # how long one point waits for the usual state before it is measured anyway
+WAIT_FOR_STEADY_S = 1.5   # how long one point waits for the usual state before it is measured anyway
 ROUND_SPREAD_LIMIT = 1.5  # a round whose median is this far from the point's other rounds is re-measured
-EXTRA_TIME_SHARE = 0.3    # waiting and re-measuring may add at most this share to an experiment's time
+WAIT_TIME_SHARE = 0.15    # waiting may add at most this share to an experiment's time ...
+EXTRA_TIME_SHARE = 0.3    # ... and re-measuring outlying rounds this share
 MIN_EXTRA_S = 5.0
 REMEASURE_ATTEMPTS = 2    # how often one outlying round may be measured again
 
@@ -205,13 +212,17 @@ class Gate:
     def __init__(self, read, clock=time.perf_counter, sleep=time.sleep):
         self.read, self.clock, self.sleep = read, clock, sleep
         self.fastest = math.inf
-        self.spent_s = 0.0
+        self.waited_s = 0.0
+        self.extra_s = 0.0
         self.started = clock()
 
     @property
-    def budget_s(self) -> float:
-        """EXTRA_TIME_SHARE of the time spent measuring so far (at least MIN_EXTRA_S)."""
-        return max(MIN_EXTRA_S, EXTRA_TIME_SHARE * (self.clock() - self.started - self.spent_s))
+    def spent_s(self) -> float:
+        return self.waited_s + self.extra_s
+
+    def _box(self, share: float) -> float:
+        """`share` of the time spent measuring so far (at least MIN_EXTRA_S)."""
+        return max(MIN_EXTRA_S, share * (self.clock() - self.started - self.spent_s))
 
     def steady(self) -> bool:
         reading = self.read()
@@ -219,20 +230,21 @@ class Gate:
         return reading <= self.fastest * SLOW_STATE_RATIO
 
     def has_time(self) -> bool:
-        return self.spent_s < self.budget_s
+        """Whether re-measuring an outlying round still fits its box."""
+        return self.extra_s < self._box(EXTRA_TIME_SHARE)
 
     def wait_for_steady(self) -> bool:
-        """Wait (within the time box) until the canary reads the usual state; False if it never did."""
+        """Wait (within the waiting box) until the canary reads the usual state; False if it never did."""
         start = self.clock()
         try:
             while not self.steady():
                 waited = self.clock() - start
-                if waited > WAIT_FOR_STEADY_S or self.spent_s + waited > self.budget_s:
+                if waited > WAIT_FOR_STEADY_S or self.waited_s + waited > self._box(WAIT_TIME_SHARE):
                     return False
                 self.sleep(0.05)
             return True
         finally:
-            self.spent_s += self.clock() - start
+            self.waited_s += self.clock() - start
 
     def measure(self, run, extra: bool = False) -> tuple[dict, bool]:
         """(result, whether the state was steady when it started); an extra run counts against the box."""
@@ -240,7 +252,7 @@ class Gate:
         start = self.clock()
         result = run()
         if extra:
-            self.spent_s += self.clock() - start
+            self.extra_s += self.clock() - start
         return result, steady
 
 
@@ -309,7 +321,12 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
             bar.update()
         if canaries:
             readings.append(canaries.read())
-    for i, point in enumerate(plan):  # an outlying round: measured again in place, while time allows
+    def spread(i: int) -> float:
+        medians = [_sample_median(x) for x in results[i] if x.get("samples")]
+        return max(medians) / min(medians) if medians else 0.0
+
+    # An outlying round is measured again in place while the box allows, worst points first.
+    for i in sorted(range(len(plan)), key=spread, reverse=True):
         if any(r.get("status") == "oom" for r in results[i]) or rounds < 2:
             continue
         for _ in range(REMEASURE_ATTEMPTS):
@@ -320,7 +337,7 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
         unsettled[i] = bool(outlying_rounds([_sample_median(x) for x in results[i]]))
     end = conditions.snapshot()
     entries = [_benchmark_entry(module.NAME, point, results[i], conditions.foreign_cpu_over(windows[i]),
-                                remeasured[i], unsettled[i])
+                                remeasured[i], unsettled[i], threads)
                for i, point in enumerate(plan)]
     measured_under = {"rounds": rounds, "canary_s": [r["one_thread"] for r in readings],
                       "load_before": load_before, "load_after": conditions.load_average(),

@@ -118,8 +118,12 @@ def consistency_checks(data: Dataset) -> Html:
         return missing("No machine in this build timed a configuration in two experiments.")
     return join(parts, "\n") + more_machines(data) + note(
         "Ratios are the training step's time over the other experiment's view of the same step (for the "
-        "matrix products: the step's FLOP rate over the fastest square product's). A disagreeing step is "
-        "marked in the training-step table and kept out of the cost model's fit.")
+        "matrix products: the step's FLOP rate over the fastest square product's). Agreement means within "
+        f"{consistency.TOLERANCE:g}× either way, except that an epoch, which also slices batches, runs "
+        f"Python's loop and reads fresh rows, may cost up to {consistency.EPOCH_EXTRA_LIMIT:g}× the step alone, "
+        "while a step alone slower than its share of an epoch, or faster than the fastest matrix product "
+        "allows, is a contradiction. A disagreeing step is marked in the training-step table and kept out of "
+        "the cost model's fit.")
 
 
 @fact
@@ -132,5 +136,6 @@ def gate_rule(data: Dataset) -> str:
             f"{measure.WAIT_FOR_STEADY_S:g} s for it to pass. After the rounds, a round more than "
             f"{measure.ROUND_SPREAD_LIMIT:g}× slower than the point's fastest round (a slow state only adds time) "
             f"is measured again in place, up to {measure.REMEASURE_ATTEMPTS} times, so it stays paired by its "
-            f"index. Waiting and re-measuring may add {100 * measure.EXTRA_TIME_SHARE:.0f}% to an experiment's "
-            f"time (at least {measure.MIN_EXTRA_S:g} s); a point whose rounds still disagree is marked §")
+            f"index, worst points first. Waiting may add {100 * measure.WAIT_TIME_SHARE:.0f}% to an experiment's "
+            f"time and re-measuring {100 * measure.EXTRA_TIME_SHARE:.0f}% (at least {measure.MIN_EXTRA_S:g} s "
+            "each); a point whose rounds still disagree is marked §")

@@ -25,9 +25,9 @@ CONTRADICTED_TITLE = "another experiment timed this configuration differently"
 
 
 def _contradicted_note() -> Html:
-    return note(f"{CONTRADICTED} another experiment timed the same configuration more than "
-                f"{consistency.TOLERANCE:g}× apart (see About the data): the two were taken in different "
-                "states of the machine, so this point is kept out of the cost model's fit.")
+    return note(f"{CONTRADICTED} another experiment's view of the same configuration contradicts this step "
+                "(see About the data): one of the two was taken in another state of the machine, so this "
+                "point is kept out of the cost model's fit.")
 
 
 def step_table(machine: Machine) -> Html:
