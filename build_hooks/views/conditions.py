@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 
-from build_hooks import analysis, conditions, consistency, stats
+from build_hooks import analysis, conditions, consistency, gate, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import DEVICE_NAME, Html, html, join, missing, more_machines, note, table
@@ -129,13 +129,11 @@ def consistency_checks(data: Dataset) -> Html:
 @fact
 def gate_rule(data: Dataset) -> str:
     """The rule every experiment follows when the machine changes state (settings, not measurements)."""
-    from build_hooks import measure
-
     return (f"before each point the all-thread canary is read; a reading more than "
-            f"{measure.SLOW_STATE_RATIO:g}× the fastest of the run means a slow state, and the point waits up to "
-            f"{measure.WAIT_FOR_STEADY_S:g} s for it to pass. After the rounds, a round more than "
-            f"{measure.ROUND_SPREAD_LIMIT:g}× slower than the point's fastest round (a slow state only adds time) "
-            f"is measured again in place, up to {measure.REMEASURE_ATTEMPTS} times, so it stays paired by its "
-            f"index, worst points first. Waiting may add {100 * measure.WAIT_TIME_SHARE:.0f}% to an experiment's "
-            f"time and re-measuring {100 * measure.EXTRA_TIME_SHARE:.0f}% (at least {measure.MIN_EXTRA_S:g} s "
+            f"{gate.SLOW_STATE_RATIO:g}× the fastest of the run means a slow state, and the point waits up to "
+            f"{gate.WAIT_FOR_STEADY_S:g} s for it to pass. After the rounds, a round more than "
+            f"{gate.ROUND_SPREAD_LIMIT:g}× slower than the point's fastest round (a slow state only adds time) "
+            f"is measured again in place, up to {gate.REMEASURE_ATTEMPTS} times, so it stays paired by its "
+            f"index, worst points first. Waiting may add {100 * gate.WAIT_TIME_SHARE:.0f}% to an experiment's "
+            f"time and re-measuring {100 * gate.EXTRA_TIME_SHARE:.0f}% (at least {gate.MIN_EXTRA_S:g} s "
             "each); a point whose rounds still disagree is marked §")

@@ -1,0 +1,70 @@
+"""Tests for build_hooks.gate: points timed in the usual state, outlying rounds named, within time boxes."""
+
+import pytest
+
+from build_hooks import gate
+
+
+class FakeMachine:
+    """Canary readings from a script, and a clock that only the Gate's own sleeps and runs move."""
+
+    def __init__(self, readings, run_s=0.1):
+        self.readings, self.now, self.run_s, self.runs = list(readings), 0.0, run_s, 0
+
+    def read(self):
+        return self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+    def run(self):
+        self.runs += 1
+        self.now += self.run_s
+        return {"samples": [self.run_s]}
+
+
+def gate_for(machine):
+    checker = gate.Gate(machine.read, clock=machine.clock, sleep=machine.sleep)
+    checker.fastest = 1.0  # the run's fastest all-thread reading so far
+    return checker
+
+
+@pytest.mark.parametrize("readings, steady, waited", [
+    ([1.0], True, 0.0),                # the usual state: measured at once
+    ([3.0, 3.0, 1.0], True, 0.1),      # a slow state: waits for it to pass, then measures
+    ([3.0], False, None),              # never back within the wait: measured anyway, and said so
+], ids=["steady", "waits for steady", "never steady"])
+def test_the_gate_measures_in_the_usual_state_or_says_it_could_not(readings, steady, waited):
+    """Each case of the rule: wait for the usual state within the box, then measure once."""
+    machine = FakeMachine(readings)
+    result, was_steady = gate_for(machine).measure(machine.run)
+    assert machine.runs == 1 and was_steady is steady and result["samples"]
+    if waited is not None:
+        assert machine.now - machine.run_s == pytest.approx(waited)
+    else:
+        assert machine.now - machine.run_s > gate.WAIT_FOR_STEADY_S
+
+
+def test_the_gate_keeps_within_its_time_boxes():
+    """Waiting and re-measuring never take more than their boxes allow, however long the slow state lasts."""
+    machine = FakeMachine([3.0], run_s=1.0)
+    checker = gate_for(machine)
+    for _ in range(40):
+        checker.measure(machine.run)  # the planned rounds
+        if checker.has_time():
+            checker.measure(machine.run, extra=True)  # an outlying round measured again
+    planned = 40 * machine.run_s
+    assert checker.waited_s <= max(gate.MIN_EXTRA_S, gate.WAIT_TIME_SHARE * planned) + gate.WAIT_FOR_STEADY_S
+    assert checker.extra_s <= max(gate.MIN_EXTRA_S, gate.EXTRA_TIME_SHARE * planned) + machine.run_s
+
+
+@pytest.mark.parametrize("medians, outliers", [
+    ([1.0, 1.1, 2.5], [2]), ([1.0, 1.1, 1.2], []), ([2.0, 1.0, 1.05, 0.98, 1.02], [0]), ([1.0, 2.0], [1]),
+    ([1.0, 1.4], []), ([3.0, 3.3, 1.6], [0, 1]),
+])
+def test_a_round_far_slower_than_the_fastest_is_the_outlier(medians, outliers):
+    """Rounds more than ROUND_SPREAD_LIMIT slower than the point's fastest are re-measured, even a majority."""
+    assert gate.outlying_rounds(medians) == outliers
