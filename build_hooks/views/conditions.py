@@ -38,15 +38,15 @@ def measurement_conditions(data: Dataset) -> Html:
             canaries = measured_under.get("canaries", {"one_thread": measured_under["canary_s"]})
             loaded = sum(1 for b in m.measured(name) if b["extra_info"].get("under_load"))
             load = measured_under.get("load_before")
-            gate = (f"{measured_under['remeasured']} re-measured, {measured_under['unsettled']} unsettled, "
-                    f"{measured_under['waited_s']:.1f} s" if "remeasured" in measured_under else "not recorded")
+            gated = ([measured_under["remeasured"], measured_under["unsettled"], f"{measured_under['waited_s']:.1f} s"]
+                     if "remeasured" in measured_under else ["not recorded"] * 3)
             rows.append([name, measured_under["rounds"]]
                         + [_drift(canaries.get(kind)) for kind in ("one_thread", "all_threads", "memory")]
-                        + [gate, _percent(measured_under.get("foreign_cpu")), _percent(measured_under.get("steal")),
+                        + gated + [_percent(measured_under.get("foreign_cpu")), _percent(measured_under.get("steal")),
                            f"{load[0]:.2f}" if load else "not recorded", loaded])
         parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
             ["experiment", "rounds", "one-core canary drift", "all-thread canary drift", "memory canary drift",
-             "points re-measured, unsettled (time)", "CPU used by other processes", "steal",
+             "rounds re-measured", "points unsettled", "time added", "CPU used by other processes", "steal",
              "load average before", "points under load"], rows))
     return join(parts, "\n") + more_machines(data) + note("A point is marked under load when other processes used more than "
                                     f"{100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.")
@@ -108,11 +108,11 @@ def consistency_checks(data: Dataset) -> Html:
                 off = [c for c in of_kind if not c.agrees]
                 ratios = [c.ratio for c in of_kind]
                 rows.append([words, DEVICE_NAME[device], len(of_kind), f"{len(of_kind) - len(off)} of {len(of_kind)}",
-                             f"{min(ratios):.2f} to {max(ratios):.2f}",
+                             f"{min(ratios):.2g} to {max(ratios):.2g}",
                              ", ".join(f"batch {c.batch}, width {c.width} ({c.ratio:.2f})" for c in off) or "none"])
         if rows:
             parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
-                ["what is compared", "device", "configurations", f"within {consistency.TOLERANCE:g}×",
+                ["what is compared", "device", "configurations", "agreeing (rule below)",
                  "ratio range", "disagreeing (ratio)"], rows))
     if not parts:
         return missing("No machine in this build timed a configuration in two experiments.")
