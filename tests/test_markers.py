@@ -81,3 +81,18 @@ def test_quick_mode_pages_carry_a_banner_but_exec_outputs_do_not(data):
     inner = site_markdown()
     inner._original_md = object()  # how markdown-exec marks the converter of a block's output
     assert "Quick mode" not in inner.convert("output")
+
+
+def test_a_fact_that_divides_by_a_zero_stops_the_page_naming_marker_file_and_experiment():
+    """A schema-valid zero byte count makes the marker's error name the line, the fact, the file and the experiment."""
+    from build_hooks.dataset import Dataset, Machine
+    from conftest import complete_doc
+
+    doc = complete_doc()
+    for bench in doc["benchmarks"]:
+        if bench["group"] == "grad_accumulation":
+            bench["extra_info"]["activation_bytes"] = 0
+    data = Dataset([Machine(doc, "results/zeros.json", "committed reference")])
+    with pytest.raises(markers.MarkerError, match=r"line 1: marker '\{\{ fact: accumulation_summary \}\}'.*"
+                                                  r"results/zeros.json.*grad_accumulation points"):
+        markers.fill("It {{ fact: accumulation_summary }}.", data)
