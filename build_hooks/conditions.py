@@ -85,3 +85,8 @@ def load_average() -> list[float] | None:
         return [round(x, 2) for x in os.getloadavg()]
     except OSError:
         return None
+
+
+def drift(readings: list[float] | None) -> float | None:
+    """How far a canary moved over an experiment's rounds, as max / min (None with under two readings)."""
+    return max(readings) / min(readings) if readings and len(readings) > 1 else None

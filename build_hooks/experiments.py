@@ -149,7 +149,7 @@ def params_spec(name: str) -> dict[str, str | list[str]]:
 def check_params(name: str, params: dict) -> tuple[str, str] | None:
     """(key, what is wrong) with one point's params, or None when they are what the experiment plans."""
     spec = params_spec(name)
-    if params.get("device") not in declared(name).get("DEVICES", DEFAULT_DEVICES):
+    if not supported_devices(name, [params.get("device")]):
         return "device", f"{name} does not measure the device {params.get('device')!r}"
     for key in spec:
         if key not in params:

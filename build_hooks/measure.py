@@ -300,17 +300,13 @@ def _is_helper(pid: int) -> bool:
 def _ending_its_processes():
     """A point that fails, times out or is interrupted takes the processes it started with it
     (DataLoader workers, a launcher's children): the next point must have the cores to itself."""
-    from snippets.benchmarking import descendants
+    from snippets.benchmarking import descendants, kill_all
 
     already = set(descendants(os.getpid()))
     try:
         yield
     except BaseException:
-        for pid in set(descendants(os.getpid())) - already:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        kill_all(set(descendants(os.getpid())) - already)
         raise
 
 
@@ -388,8 +384,8 @@ def summary_table(doc: dict, durations: dict[str, float]) -> str:
         points = [b for b in doc["benchmarks"] if b["group"] == name]
         loaded = sum(1 for b in points if b["extra_info"].get("under_load"))
         measured_under = doc["experiments"][name]["conditions"]
-        canary_s = measured_under.get("canaries", {}).get("all_threads") or measured_under["canary_s"]
-        spread = f"{100 * (max(canary_s) / min(canary_s) - 1):.0f}%" if canary_s else "n/a"
+        moved = conditions.drift(measured_under.get("canaries", {}).get("all_threads") or measured_under["canary_s"])
+        spread = "n/a" if moved is None else f"{100 * (moved - 1):.0f}%"
         lines.append(f"{name:<20} {seconds:>7.1f}s {len(points):>7} {loaded:>11} {spread:>14} "
                      f"{measured_under.get('remeasured', 0):>12} {measured_under.get('unsettled', 0):>10}")
     lines.append(f"{'total':<20} {sum(durations.values()):>7.1f}s")

@@ -15,7 +15,7 @@ from typing import Callable
 
 from markupsafe import Markup as Html
 
-from build_hooks import stats, untrusted
+from build_hooks import conditions, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 
 esc = untrusted.escape  # text -> Html, escaped, bidi controls removed
@@ -54,8 +54,9 @@ def canary_moves(machine: Machine, groups: list[str]) -> list[str]:
     for kind, word in words.items():
         readings = [x for g in groups for x in
                     (machine.doc["experiments"].get(g) or {}).get("conditions", {}).get("canaries", {}).get(kind, [])]
-        if readings and max(readings) > CANARY_MOVED * min(readings):
-            moved.append(f"the {word} canary moved by {100 * (max(readings) / min(readings) - 1):.0f}%")
+        ratio = conditions.drift(readings)
+        if ratio is not None and ratio > CANARY_MOVED:
+            moved.append(f"the {word} canary moved by {100 * (ratio - 1):.0f}%")
     return moved
 
 
@@ -74,12 +75,18 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
         else "differ"
     spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
               f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
-    moved = canary_moves(machine, list(groups)) if machine is not None else []
-    why = (f"; over these experiments {' and '.join(moved)} (see About the data)" if moved else
-           ": the same step, timed at another moment, while the canaries stayed within "
-           f"{100 * (CANARY_MOVED - 1):.0f}% (see About the data)" if machine is not None else
-           ": the same step, timed at another moment")
-    return f"{agree} {spread}{' for the others' if len(ratios) < len(pairs) else ''}{why}"
+    return f"{agree} {spread}{' for the others' if len(ratios) < len(pairs) else ''}{_why(machine, groups)}"
+
+
+def _why(machine: Machine | None, groups: list[str]) -> str:
+    """What the canaries say about a difference between two experiments; nothing invented."""
+    if machine is None:
+        return ": the same step, timed at another moment"
+    moved = canary_moves(machine, list(groups))
+    if moved:
+        return f"; over these experiments {' and '.join(moved)} (see About the data)"
+    return (": the same step, timed at another moment, while the canaries stayed within "
+            f"{100 * (CANARY_MOVED - 1):.0f}% (see About the data)")
 
 
 def ratio_sentence(ratio: stats.Ratio, larger: str, smaller: str, same: str) -> str:
@@ -265,7 +272,7 @@ def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) ->
     parts = []
     for machine in machines:
         heading = html("<p><strong>{}</strong></p>", machine.label) if len(machines) > 1 else Html("")
-        parts.append(heading + _checked(render(machine), group) + provenance(machine, data.host))
+        parts.append(heading + render(machine) + provenance(machine, data.host))
     return join(parts, "\n") + more_machines(data, group)
 
 
@@ -280,14 +287,6 @@ def more_machines(data: Dataset, group: str | None = None) -> Html:
 
 
 SITE_ROOT = "../"  # every page that shows measurements sits one folder below the site root
-
-
-def _checked(rendered: object, where: str) -> Html:
-    """A view's HTML; a plain str would be a view that formatted HTML by hand (and could leak a value)."""
-    if not isinstance(rendered, Html):
-        raise TypeError(f"the view of {where} returned a plain str; build HTML with render.html, table, "
-                        "figure or note so every value is escaped")
-    return rendered
 
 
 def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]]) -> Html:

@@ -283,10 +283,14 @@ def _replace(path: Path, text: str) -> None:
 
 def remove_stale_temporaries(path: Path) -> list[Path]:
     """Delete temporary files a killed save_atomic left next to `path` (call under the lock)."""
-    stale = list(path.parent.glob(f".{path.name}.*.tmp"))
-    for tmp in stale:
-        tmp.unlink(missing_ok=True)
-    return stale
+    return _remove(path.parent.glob(f".{path.name}.*.tmp"))
+
+
+def _remove(paths) -> list[Path]:
+    removed = list(paths)
+    for path in removed:
+        path.unlink(missing_ok=True)
+    return removed
 
 
 def sweep_temporaries(folder: Path) -> list[Path]:
@@ -302,12 +306,7 @@ def sweep_temporaries(folder: Path) -> list[Path]:
     except OSError:
         return []
     try:
-        if not _try_lock(fd, fcntl):
-            return []
-        stale = list(folder.glob(".*.tmp"))
-        for tmp in stale:
-            tmp.unlink(missing_ok=True)
-        return stale
+        return _remove(folder.glob(".*.tmp")) if _try_lock(fd, fcntl) else []
     finally:
         os.close(fd)
 

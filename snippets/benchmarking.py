@@ -55,17 +55,6 @@ def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
     return samples
 
 
-def canary(side: int = 128, seconds: float = 0.05) -> float:
-    """Seconds per call of a fixed small fp32 matrix product on one core: the core's own speed.
-
-    Timed between rounds of every experiment; if it varies over a run, so did the
-    machine (another process, a VM neighbour, a clock change), whatever the experiment.
-    """
-    a = torch.ones(side, side)
-    samples = time_it(lambda: a @ a, threads=1, min_run_time=seconds, warmup=2)
-    return sorted(samples)[len(samples) // 2]
-
-
 class Canaries:
     """Small fixed workloads that feel what the experiments feel, each read in about 10 ms.
 
@@ -75,7 +64,10 @@ class Canaries:
       vCPU that is not delivering, or a neighbour's traffic, shows here first.
     - memory: a 64 MiB copy, far beyond one core's share of the last-level cache: the
       DRAM bandwidth another tenant's memory traffic takes away.
-    - one_thread: the 128 x 128 product on one core (the canary of earlier runs).
+    - one_thread: a 128 x 128 product on one core, in cache: the core's own speed (the
+      canary of earlier runs).
+
+    Timed between rounds of every experiment; if they vary over a run, so did the machine.
     """
 
     MEMORY_BYTES = 64 * 2**20
@@ -105,18 +97,9 @@ def _median_of(fn: Callable[[], object], calls: int, threads: int) -> float:
     Calls are timed one by one, not in Timer blocks: a canary must see a state that lasts
     a tenth of a second, and the median of single calls is what it was in that moment.
     """
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        fn(), fn()
-        times = []
-        for _ in range(calls):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-        return sorted(times)[len(times) // 2]
-    finally:
-        torch.set_num_threads(previous)
+    time_repeats(fn, device="cpu", threads=threads, repeats=2)  # warm-up, on the same threads
+    samples = sorted(time_repeats(fn, device="cpu", threads=threads, repeats=calls))
+    return samples[len(samples) // 2]
 
 
 def time_repeats(fn: Callable[[], object], *, device: str, threads: int, repeats: int) -> list[float]:
@@ -189,12 +172,17 @@ def kill_group(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         pass
     _signal_group(process.pid, signal.SIGKILL)
-    for pid in started + descendants(process.pid):
+    kill_all(started + descendants(process.pid))
+    process.wait()
+
+
+def kill_all(pids) -> None:
+    """SIGKILL every process in `pids` that is still there."""
+    for pid in pids:
         try:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass  # gone already
-    process.wait()
 
 
 def _signal_group(pgid: int, sig: int) -> None:

@@ -42,9 +42,9 @@ def measured(monkeypatch):
     """Names of the experiments actually measured during the test."""
     names, real = [], measure._measure_experiment
 
-    def spy(module, plan, threads, quick, bar, canary=None):
+    def spy(module, plan, threads, quick, bar, canaries=None):
         names.append(module.NAME)
-        return real(module, plan, threads, quick, bar, canary)
+        return real(module, plan, threads, quick, bar, canaries)
 
     monkeypatch.setattr(measure, "_measure_experiment", spy)
     return names

@@ -18,7 +18,8 @@ def _drift(readings: list[float] | None) -> str:
     """How far a canary moved over an experiment's rounds: max / min − 1."""
     if not readings:
         return "not recorded"
-    return f"{100 * (max(readings) / min(readings) - 1):.0f}%" if len(readings) > 1 else "one reading"
+    moved = conditions.drift(readings)
+    return "one reading" if moved is None else f"{100 * (moved - 1):.0f}%"
 
 
 @section

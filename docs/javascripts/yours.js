@@ -30,8 +30,6 @@ function fieldOf(pointer) {
 }
 
 function quote(value) {
-  // JSON.parse reads 1e999 as Infinity, which JSON.stringify would print as "null".
-  if (typeof value === "number" && !isFinite(value)) return "a number too large to be a number (such as 1e999)";
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 80 ? text.slice(0, 80) + "…" : text;
 }
