@@ -12,6 +12,10 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 NODE_TOOLS := tools/node_modules/.installed
 VALIDATOR := docs/javascripts/vendor/cfworker-json-schema
+TFJS := docs/javascripts/vendor/tfjs
+TFJS_FILES := tfjs/dist/tf.es2017.min.js tfjs-backend-webgpu/dist/tf-backend-webgpu.es2017.min.js \
+	tfjs-backend-wasm/dist/tf-backend-wasm.es2017.min.js \
+	tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm
 export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve site measured measure test test-fast chromium screenshots vendor clean
@@ -41,11 +45,16 @@ $(NODE_TOOLS): tools/package-lock.json
 	npm ci --prefix tools --no-audit --no-fund --silent
 	touch $@
 
-# Refresh the vendored validator from the locked package (the site itself never needs npm).
+# Refresh the vendored browser code from the locked packages (the site itself never needs npm):
+# the validator, and TensorFlow.js for "Race your browser" (its one-thread WebAssembly builds only:
+# a static host cannot promise the cross-origin isolation threads need).
 vendor: $(NODE_TOOLS)
-	rm -rf $(VALIDATOR) && mkdir -p $(VALIDATOR)
+	rm -rf $(TFJS) $(VALIDATOR)/*.js && mkdir -p $(VALIDATOR) $(TFJS)
 	for f in tools/node_modules/@cfworker/json-schema/dist/esm/*.js; do \
 		grep -v '^//# sourceMappingURL=' $$f > $(VALIDATOR)/$$(basename $$f); done
+	for f in $(TFJS_FILES); do case $$f in \
+		*.js) grep -v '^//# sourceMappingURL=' tools/node_modules/@tensorflow/$$f > $(TFJS)/$$(basename $$f);; \
+		*) cp tools/node_modules/@tensorflow/$$f $(TFJS)/;; esac; done
 
 chromium:
 	@if [ -x $(CHROMIUM) ]; then :; \

@@ -16,6 +16,12 @@ from build_hooks.dataset import GPU_DEVICES, Dataset, Machine
 EPOCH = "epoch_time"
 FIXED_COST_RATIO = 2.0
 
+# "Race your browser" (docs/javascripts/browser-race.js) trains the same model in TensorFlow.js.
+# The model's shape and optimiser, as snippets/training_step.py builds them (a test keeps them equal).
+BROWSER_MODEL = {"inputs": 512, "classes": 10, "learning_rate": 0.01}
+BROWSER_BUDGET_S = {"full": 60, "quick": 20}  # the whole sweep's time box: fewer rounds, never longer
+BROWSER_ROUNDS = (3, 5)  # at least, at most: each round times every batch once on each backend, alternating
+
 
 def _regime(machine: Machine, device: str, width: int, batch: int) -> dict | None:
     curve = {p.batch: p for p in analysis.step_curve(machine, device, width)}
@@ -122,7 +128,23 @@ def race_data(data: Dataset) -> dict:
     join = {"mode": "quick" if data.quick else "full", "rows": rows, "schema_version": store.SCHEMA_VERSION,
             "time_bounds": store.BOUNDS["s"], "max_number": store.MAX_NUMBER}
     return {"lanes": lanes, "widths": widths, "batches": batches, "machines": machines, "join": join,
+            "browser": browser_plan(data),
             "fixed_cost_ratio": FIXED_COST_RATIO, "meaningful_ratio": stats.MEANINGFUL_RATIO}
+
+
+def browser_plan(data: Dataset) -> dict | None:
+    """What "Race your browser" trains: the epoch_time experiment's sizes as measured in this
+    build's mode (rows, widths, batches), the same model and optimiser, and a time box."""
+    mode = "quick" if data.quick else "full"
+    points = [b["params"] for m in data.with_experiment(EPOCH) if m.doc["mode"] == mode
+              for b in m.measured(EPOCH, device="cpu")]
+    if not points:
+        return None
+    rows = max({p["rows"] for p in points}, key=lambda r: sum(p["rows"] == r for p in points))
+    return {**BROWSER_MODEL, "rows": rows, "mode": mode,
+            "widths": sorted({p["width"] for p in points if p["rows"] == rows}),
+            "batches": sorted({p["batch"] for p in points if p["rows"] == rows}),
+            "budget_s": BROWSER_BUDGET_S[mode], "min_rounds": BROWSER_ROUNDS[0], "max_rounds": BROWSER_ROUNDS[1]}
 
 
 def _crossovers(machine: Machine) -> dict[str, int | None]:

@@ -102,6 +102,14 @@ def validate(doc: object, path: Path | str) -> None:
             f"written by a newer Crossover (schema {version}); this build reads schema "
             f"{SCHEMA_VERSION}: update the project before using this file",
         )
+    software = doc.get("software")
+    if isinstance(software, dict) and "stack" in software:  # the schema's browser_run branch
+        raise ResultsError(
+            path, "$.software.stack",
+            "this file was measured in a web browser (TensorFlow.js, by the race page's \"Race your "
+            "browser\"): it races on that page under \"Add your machine\"; the build's pages compare "
+            "PyTorch measurements, so it cannot be a results file of the build",
+        )
     # Without jsonschema (a measuring-only machine) the checks below still run; the site
     # build, which always has it, validates every file against the schema again.
     error = jsonschema.exceptions.best_match(

@@ -20,8 +20,11 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
+# --enable-unsafe-webgpu: headless Chromium then offers WebGPU (served by SwiftShader, a CPU
+# emulation: slow, but the same code path), so "Race your browser" can be tested.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--enable-unsafe-webgpu"]
 
 
 def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:

@@ -67,3 +67,26 @@ def test_static_table_accepts_machines_with_different_widths():
     data = Dataset([Machine(wide, "a", "committed reference"), Machine(narrow, "b", "committed reference")])
     html = race.static_table(data)
     assert "width 512" in html and "width 8" in html and "10,000 rows" in html
+
+
+def test_the_browser_plan_copies_the_epoch_experiment_and_its_model():
+    """Race your browser trains the epoch experiment's rows, widths and batches, with training_step's model and optimiser."""
+    import torch
+
+    from snippets import training_step
+
+    data = dataset()
+    plan = race.race_data(data)["browser"]
+    measured = [b["params"] for b in data.machines[0].measured("epoch_time", device="cpu")]
+    assert plan["rows"] == measured[0]["rows"] and plan["widths"] == [32] and plan["batches"] == [1, 64]
+    model, optimiser, loss = training_step.make_model(8, "cpu")
+    assert (plan["inputs"], plan["classes"]) == (model[0].in_features, model[2].out_features)
+    assert plan["learning_rate"] == optimiser.param_groups[0]["lr"] and type(optimiser) is torch.optim.SGD
+    assert isinstance(loss, torch.nn.CrossEntropyLoss) and isinstance(model[1], torch.nn.ReLU)
+    assert plan["min_rounds"] <= plan["max_rounds"] and plan["budget_s"] > 0
+
+
+def test_no_browser_plan_without_epochs_of_the_builds_mode():
+    """A build whose machines measured no CPU epochs offers no sizes to race in a browser."""
+    doc = synthetic_doc(step_times={("cpu", 32, 1): 1e-4})
+    assert race.browser_plan(Dataset([Machine(doc, "f", "t")])) is None

@@ -33,8 +33,10 @@ def epoch_median(doc, device, width, batch):
 class Watched:
     """A page with every script error, console error and request recorded."""
 
-    def __init__(self, browser, url, path="race/", rewrite=None):
+    def __init__(self, browser, url, path="race/", rewrite=None, init_script=None):
         self.page = browser.new_page(reduced_motion="reduce")
+        if init_script:  # runs before the page's own scripts (e.g. to take a browser feature away)
+            self.page.add_init_script(init_script)
         self.errors, self.requests = [], []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)

@@ -286,3 +286,37 @@ def test_a_payload_in_any_param_of_any_experiment_is_refused_naming_file_point_a
         store.load(write(tmp_path / "m.json", doc))
     assert err.value.field.startswith(f"$.benchmarks[{index}].params"), err.value
     assert str(err.value).startswith(str(tmp_path / "m.json"))
+
+
+def as_browser_run(doc):
+    """The fixture re-labelled the way the race page's "Race your browser" writes a file."""
+    doc["software"] = {"stack": "tensorflow.js", "tfjs": "4.22.0", "browser": "Mozilla/5.0 Fixture"}
+    doc["machine_info"]["gpu"] = {"name": "Fixture adapter", "vendor": "fixture", "fallback_adapter": False}
+    for bench in doc["benchmarks"]:
+        bench["params"]["device"] = "wasm"
+    for meta in doc["experiments"].values():
+        meta["devices"] = ["wasm"]
+    return doc
+
+
+def test_a_browser_run_is_schema_valid_but_refused_as_a_build_file(tmp_path, doc):
+    """A browser's file passes the schema (the race page accepts it) yet the build refuses it, naming $.software.stack."""
+    import jsonschema
+    browser = as_browser_run(doc)
+    jsonschema.Draft202012Validator(store.schema()).validate(browser)
+    with pytest.raises(store.ResultsError, match="measured in a web browser") as err:
+        store.load(write(tmp_path / "browser.json", browser))
+    assert err.value.field == "$.software.stack"
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda d: d["software"].pop("torch"), "$.software"),
+    (lambda d: d["benchmarks"][0]["params"].__setitem__("device", "webgpu"), "$.benchmarks[0].params.device"),
+    (lambda d: d["machine_info"].__setitem__("gpu", {"name": "A GPU without its memory"}), "$.machine_info.gpu"),
+])
+def test_a_pytorch_file_keeps_its_own_requirements(tmp_path, doc, mutate, field):
+    """Without the browser's stack a file needs torch's software fields, torch's devices and a full GPU record."""
+    mutate(doc)
+    with pytest.raises(store.ResultsError) as err:
+        store.load(write(tmp_path / "torch.json", doc))
+    assert err.value.field == field

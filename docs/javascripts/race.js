@@ -10,6 +10,10 @@
 
   var SCREEN_SECONDS = 5; // the slowest lane takes this long on screen
   var SVG = "http://www.w3.org/2000/svg";
+  // A lane is told apart by more than colour: each has a colour, a dash pattern and a letter,
+  // drawn at its line's end, beside its name in the lanes and in the legend.
+  var DASHES = ["", "7 3", "2 3", "9 3 2 3", "4 4", "1 2"];
+  var STYLES = 6; // .race-chart__line--s0 ... s5 in crossover.css: colour-blind-safe colours
 
   function formatSeconds(s) {
     var units = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"]];
@@ -112,6 +116,11 @@
 
     function tag(lane) { return lane.label + (lane.estimate ? " (estimate)" : lane.yours ? " (yours)" : ""); }
 
+    // By the lane's place among all lanes, so a lane keeps its look whatever is filtered or chosen.
+    function styleIndex(lane) { return Math.max(0, data.lanes.indexOf(lane)); }
+    function letter(lane) { return String.fromCharCode(65 + styleIndex(lane) % 26); }
+    function dash(lane) { return DASHES[styleIndex(lane) % DASHES.length]; }
+
     function buildLanes() {
       lanesBox.textContent = "";
       var lanes = activeLanes();
@@ -119,7 +128,9 @@
         var point = pointFor(lane);
         var row = el("div", { "class": "race-lane" + (lane.estimate ? " race-lane--estimate" : "") +
           (lane.yours ? " race-lane--yours" : ""), role: "group", "aria-label": tag(lane), "data-lane": lane.id });
-        var name = el("div", { "class": "race-lane__name" }, lane.label);
+        var name = el("div", { "class": "race-lane__name" });
+        name.appendChild(el("span", { "class": "race-key race-key--s" + styleIndex(lane) % STYLES, "aria-hidden": "true" }, letter(lane)));
+        name.appendChild(document.createTextNode(lane.label));
         if (lane.estimate) name.appendChild(el("span", { "class": "race-estimate" }, " (estimate)"));
         if (lane.yours) name.appendChild(el("span", { "class": "race-yours" }, "yours"));
         var track = el("div", { "class": "race-lane__track" });
@@ -137,9 +148,11 @@
           "Lanes marked (estimate) were not measured: they come from the cost model with published figures."));
       }
       var yours = lanes.filter(function (l) { return l.yours; });
-      if (yours.length) {  // the provenance of a reader's file, once for all its lanes
-        lanesBox.appendChild(el("p", { "class": "crossover-note race-lane__provenance" }, yours[0].provenance + "."));
-      }
+      // The provenance of each of the reader's sources (a file, a browser run), once for all its lanes.
+      yours.map(function (l) { return l.provenance; }).filter(function (p, i, all) { return all.indexOf(p) === i; })
+        .forEach(function (provenance) {
+          lanesBox.appendChild(el("p", { "class": "crossover-note race-lane__provenance" }, provenance + "."));
+        });
       if (!gpuMeasured) {
         var missing = el("div", { "class": "race-lane race-lane--missing", role: "group", "aria-label": "GPU" });
         missing.appendChild(el("div", { "class": "race-lane__name" }, "GPU"));
@@ -148,14 +161,16 @@
         lanesBox.appendChild(missing);
       }
       var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));
+      var rows = lanes.map(pointFor).filter(Boolean).map(function (p) { return p.rows; })
+        .filter(function (r, i, all) { return all.indexOf(r) === i; }).join(" or ");
       scaleNote.textContent = slowest > 0
         ? (reducedMotion ? "Reduced motion: results appear at once. "
           : "Animation scale: the slowest lane takes " + SCREEN_SECONDS + " s on screen (1 s on screen = " +
             formatSeconds(slowest / SCREEN_SECONDS) + " measured). ")
           + (lanes.some(function (l) { return l.estimate; })
-            ? "Times are epochs of " + (pointFor(lanes[0]) || {}).rows + " rows: measured for measured lanes, "
+            ? "Times are epochs of " + rows + " rows: measured for measured lanes, "
               + "estimated for lanes marked (estimate)."
-            : "Times are measured epochs of " + (pointFor(lanes[0]) || {}).rows + " rows.")
+            : "Times are measured epochs of " + rows + " rows.")
         : "";
       result.textContent = "";
       drawChart();
@@ -226,7 +241,7 @@
     function drawChart() {
       var svg = $("#race-chart");
       svg.textContent = "";
-      var lanes = activeLanes(), W = 360, H = 220, m = { l: 52, r: 10, t: 12, b: 38 };
+      var lanes = activeLanes(), W = 360, H = 220, m = { l: 52, r: 22, t: 12, b: 38 };
       var series = lanes.map(function (lane) {
         var byWidth = lane.epochs[width()] || {};
         return { lane: lane, pts: data.batches.filter(function (b) { return byWidth[String(b)]; })
@@ -260,34 +275,62 @@
       svg.appendChild(yl);
       series.forEach(function (s) {
         var d = s.pts.map(function (p, i) { return (i ? "L" : "M") + X(p[0]).toFixed(1) + " " + Y(p[1]).toFixed(1); }).join(" ");
-        svg.appendChild(svgEl("path", { d: d, "class": lineClass(s.lane) }));
+        var path = svgEl("path", { d: d, "class": lineClass(s.lane), "data-lane": s.lane.id });
+        if (dash(s.lane)) path.setAttribute("stroke-dasharray", dash(s.lane));
+        svg.appendChild(path);
       });
+      endLabels(svg, series, X, Y, m, H);
       var cur = svgEl("line", { x1: X(batch()), x2: X(batch()), y1: m.t, y2: H - m.b, "class": "race-chart__cursor" });
       svg.appendChild(cur);
       var curLabel = svgEl("text", { x: X(batch()) + (batch() > data.batches[data.batches.length - 2] ? -4 : 4),
         y: H - m.b - 6, "text-anchor": batch() > data.batches[data.batches.length - 2] ? "end" : "start" });
       curLabel.textContent = "batch " + batch();
       svg.appendChild(curLabel);
-      var crossing = false;
-      data.machines.forEach(function (machine) {
-        var c = machine.crossover && machine.crossover[width()];
-        if (!c || (machineSelect.value && machineSelect.value !== machine.id)) return;
-        crossing = true;
+      var crossings = data.machines.filter(function (machine) {
+        return machine.crossover && machine.crossover[width()] && (!machineSelect.value || machineSelect.value === machine.id);
+      });
+      crossings.forEach(function (machine, i) {
+        var c = machine.crossover[width()];
+        // With several machines, each mark names its own lanes by their letters.
+        var keys = series.filter(function (s) { return s.lane.machine_id === machine.id; })
+          .map(function (s) { return letter(s.lane); }).join(" vs ");
         svg.appendChild(svgEl("line", { x1: X(c), x2: X(c), y1: m.t, y2: H - m.b, "class": "race-chart__crossover" }));
-        var label = svgEl("text", { x: X(c) + 3, y: m.t + 12 });
-        label.textContent = "crossover: batch " + c;
+        var label = svgEl("text", { x: X(c) + 3, y: m.t + 12 + 11 * i });
+        label.textContent = "crossover" + (crossings.length > 1 && keys ? " " + keys : "") + ": batch " + c;
         svg.appendChild(label);
       });
+      var crossing = crossings.length > 0;
       drawLegend(series, crossing);
       var legend = $("#race-chart-caption");
       legend.textContent = "Epoch time versus batch size at width " + width() +
-        " (log scales). Lines: " + series.map(function (s) { return tag(s.lane); }).join("; ") +
+        " (log scales). Lines: " + series.map(function (s) { return legendName(s.lane); }).join("; ") +
         ". The vertical bar marks the chosen batch" +
         (crossing ? "; a dashed bar marks the measured crossover." : ".");
     }
 
     function lineClass(lane) {
-      return "race-chart__line race-chart__line--" + lane.kind.toLowerCase() + (lane.yours ? " race-chart__line--yours" : "");
+      return "race-chart__line race-chart__line--s" + styleIndex(lane) % STYLES + (lane.yours ? " race-chart__line--yours" : "");
+    }
+
+    // Each line's letter just right of its last point, nudged apart where lines end close together.
+    function endLabels(svg, series, X, Y, m, H) {
+      var GAP = 10;
+      var ends = series.map(function (s) {
+        var last = s.pts[s.pts.length - 1];
+        return { lane: s.lane, x: X(last[0]) + 3, y: Y(last[1]) };
+      }).sort(function (a, b) { return a.y - b.y; });
+      for (var i = 1; i < ends.length; i++) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + GAP);
+      var overflow = ends.length ? ends[ends.length - 1].y - (H - m.b) : 0;
+      if (overflow > 0) ends.forEach(function (e) { e.y = Math.max(m.t + 4, e.y - overflow); });
+      ends.forEach(function (e) {
+        var text = svgEl("text", { x: e.x, y: e.y + 3, "class": "race-chart__end", "data-lane": e.lane.id });
+        text.textContent = letter(e.lane);
+        svg.appendChild(text);
+      });
+    }
+
+    function legendName(lane) {  // machine and device: a build's GPU lane is named by its GPU alone
+      return letter(lane) + ": " + tag(lane) + (lane.kind === "GPU" && !/GPU/.test(lane.label) ? " (GPU)" : "");
     }
 
     // A key drawn with the chart's own line styles: which line is which device, the cursor, the crossover.
@@ -295,12 +338,14 @@
       var list = $("#race-chart-legend");
       list.textContent = "";
       var entries = series.map(function (s) {
-        return [tag(s.lane), lineClass(s.lane)];
+        return [legendName(s.lane), lineClass(s.lane), dash(s.lane)];
       }).concat([["chosen batch", "race-chart__cursor"]]);
       if (crossing) entries.push(["measured crossover", "race-chart__crossover"]);
       entries.forEach(function (entry) {
         var sample = svgEl("svg", { viewBox: "0 0 24 8", width: "24", height: "8", "aria-hidden": "true" });
-        sample.appendChild(svgEl("line", { x1: 0, x2: 24, y1: 4, y2: 4, "class": entry[1] }));
+        var line = svgEl("line", { x1: 0, x2: 24, y1: 4, y2: 4, "class": entry[1] });
+        if (entry[2]) line.setAttribute("stroke-dasharray", entry[2]);
+        sample.appendChild(line);
         var item = el("li");
         item.appendChild(sample);
         item.appendChild(document.createTextNode(" " + entry[0]));
@@ -337,11 +382,14 @@
     root.hidden = false;
     update();
 
-    // A reader's own machine (yours.js): its lanes replace any earlier ones of theirs.
+    // A reader's own machine or browser (yours.js): lanes marked yours.
     window.crossoverRace = {
-      setYours: function (lanes, machine) {
-        data.lanes = data.lanes.filter(function (l) { return !l.yours; }).concat(lanes);
-        data.machines = data.machines.filter(function (m) { return !m.yours; }).concat(machine ? [machine] : []);
+      // `slot` is where they come from ("file", "browser"): each replaces only its own earlier lanes.
+      setYours: function (slot, lanes, machine) {
+        var mine = function (x) { return x.yours && x.slot === slot; };
+        data.lanes = data.lanes.filter(function (l) { return !mine(l); }).concat(lanes);
+        data.machines = data.machines.filter(function (m) { return !mine(m); })
+          .concat(machine ? [Object.assign({ slot: slot }, machine)] : []);
         fillMachines();
         update();
       }

@@ -11,11 +11,13 @@ import { Validator } from "./vendor/cfworker-json-schema/index.js";
 
 const MAX_BYTES = 8 * 1024 * 1024; // a full results file is a few hundred kB
 const MAX_DEPTH = 32; // a results file nests about 5 deep
-const STORAGE_KEY = "crossover.yours.v1";
+const STORAGE_KEYS = { file: "crossover.yours.v1", browser: "crossover.browser.v1" };
 const SCHEMA_URL = new URL("../data/results.schema.json", import.meta.url);
 const EPOCH = "epoch_time";
-const GPU_DEVICES = ["cuda", "mps"];
-const DEVICE_KIND = { cpu: "CPU", cuda: "GPU (CUDA)", mps: "GPU (MPS)" };
+const GPU_DEVICES = ["cuda", "mps", "webgpu"];
+const CPU_DEVICES = ["cpu", "wasm"];
+const DEVICE_KIND = { cpu: "CPU", cuda: "GPU (CUDA)", mps: "GPU (MPS)", webgpu: "GPU (WebGPU)", wasm: "CPU (WebAssembly)" };
+const BROWSER_STACK = "tensorflow.js"; // software.stack of a file "Race your browser" wrote
 
 class FileProblem extends Error {
   constructor(field, problem) { super(problem); this.field = field; }
@@ -132,10 +134,36 @@ function epochPoints(doc, race) {
 const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 function plain(text) { return String(text).replace(BIDI_CONTROLS, ""); }
 
+function isBrowserRun(doc) { return doc.software.stack === BROWSER_STACK; }
+
+function threads(n) { return n + (n === 1 ? " thread" : " threads"); }
+
 function deviceLabel(doc, device) {
   const cpu = doc.machine_info.cpu, gpu = doc.machine_info.gpu;
+  if (isBrowserRun(doc)) {  // a browser's stacks, named as such: not PyTorch, not a named CPU
+    return device === "webgpu"
+      ? "Your browser: GPU (WebGPU, " + (gpu && gpu.name ? plain(gpu.name) : "unnamed adapter") +
+        (gpu && gpu.fallback_adapter ? ", a software fallback: a CPU emulating a GPU" : "") + ")"
+      : "Your browser: CPU (WebAssembly, " + threads(cpu.threads_used) + ")";
+  }
   if (device === "cpu") return "CPU: " + plain(cpu.brand) + ", " + cpu.threads_used + " threads";
   return (gpu && gpu.name ? plain(gpu.name) : "GPU") + " · " + DEVICE_KIND[device];
+}
+
+function provenanceOf(doc, fileName, slot) {
+  const sw = doc.software;
+  if (isBrowserRun(doc)) {
+    return plain("Your browser's run" + (slot === "file" ? " (file " + fileName + ")" : "") + ": measured " + doc.datetime + " with TensorFlow.js " + sw.tfjs +
+      (sw.tfjs_webgpu ? ", WebGPU backend " + sw.tfjs_webgpu : "") + (sw.tfjs_wasm ? ", WebAssembly backend " + sw.tfjs_wasm : "") +
+      " in " + sw.browser);
+  }
+  return plain("Your file " + fileName + ": measured " + doc.datetime + " with torch " + sw.torch +
+    " and Python " + sw.python + (sw.os ? " on " + sw.os : ""));
+}
+
+function machineLabel(doc) {
+  const cpu = doc.machine_info.cpu;
+  return isBrowserRun(doc) ? "Your browser (TensorFlow.js)" : plain(cpu.brand) + " (" + cpu.threads_used + " threads), your file";
 }
 
 /* A step's cost is its epoch over its steps; how a batch-B step compares with a 1-sample one. */
@@ -164,8 +192,9 @@ function crossover(cpu, gpu, batches, race) {
   return found;
 }
 
-/* Parse, validate and turn a reader's results file into race lanes. Throws FileProblem. */
-export function readResults(text, schema, race, fileName) {
+/* Parse, validate and turn a reader's results file into race lanes. Throws FileProblem.
+ * `slot` names where the lanes come from ("file" or "browser"), so both can race at once. */
+export function readResults(text, schema, race, fileName, slot = "file") {
   let doc;
   try {
     doc = JSON.parse(text);
@@ -174,9 +203,8 @@ export function readResults(text, schema, race, fileName) {
   }
   checkSchema(doc, schema, race.join);
   const points = epochPoints(doc, race);
-  const machineId = "yours-" + doc.machine_id;
-  const provenance = plain("Your file " + fileName + ": measured " + doc.datetime + " with torch " + doc.software.torch +
-    " and Python " + doc.software.python + (doc.software.os ? " on " + doc.software.os : ""));
+  const machineId = "yours-" + slot + "-" + doc.machine_id;
+  const provenance = provenanceOf(doc, fileName, slot);
   const epochs = {};
   points.used.forEach(function (bench) {
     const p = bench.params, device = p.device;
@@ -192,90 +220,178 @@ export function readResults(text, schema, race, fileName) {
       const byBatch = epochs[device][width];
       Object.keys(byBatch).forEach(function (batch) { byBatch[batch].regime = regime(byBatch, batch, race); });
     });
-    return { id: "yours-" + device, machine: doc.machine_id, machine_id: machineId, device: device,
+    return { id: "yours-" + slot + "-" + device, slot: slot, machine: doc.machine_id, machine_id: machineId, device: device,
       label: deviceLabel(doc, device), kind: GPU_DEVICES.indexOf(device) >= 0 ? "GPU" : "CPU",
       estimate: false, yours: true, provenance: provenance, epochs: epochs[device] };
   });
   const gpu = GPU_DEVICES.find(function (d) { return epochs[d]; });
+  const cpu = CPU_DEVICES.find(function (d) { return epochs[d]; });
   const crossovers = {};
-  if (gpu && epochs.cpu) {
+  if (gpu && cpu) {
     race.widths.forEach(function (w) {
-      if (epochs.cpu[w] && epochs[gpu][w]) crossovers[String(w)] = crossover(epochs.cpu[w], epochs[gpu][w], race.batches, race);
+      if (epochs[cpu][w] && epochs[gpu][w]) crossovers[String(w)] = crossover(epochs[cpu][w], epochs[gpu][w], race.batches, race);
     });
   }
-  const cpu = doc.machine_info.cpu;
-  return { lanes: lanes, leftOut: points.leftOut, provenance: provenance,
-    machine: { id: machineId, label: plain(cpu.brand) + " (" + cpu.threads_used + " threads), your file", yours: true,
-      crossover: crossovers } };
+  return { lanes: lanes, leftOut: points.leftOut, provenance: provenance, note: doc.experiments[EPOCH].note,
+    machine: { id: machineId, label: machineLabel(doc), yours: true, crossover: crossovers },
+    verdict: gpu && cpu ? function (width) { return verdict(epochs[cpu][width], epochs[gpu][width], race); } : null };
 }
 
-/* ---- the page: picking, dropping, keeping and forgetting a file ---- */
+/* A sentence about one machine's own CPU and GPU lanes at one width, by the race's rules:
+ * where the GPU pulls ahead for good, by how much at the largest batch, "about the same" inside the spread. */
+export function verdict(cpu, gpu, race) {
+  if (!cpu || !gpu) return "";
+  const common = race.batches.filter(function (b) { return cpu[String(b)] && gpu[String(b)]; });
+  if (!common.length) return "";
+  const last = String(common[common.length - 1]), first = String(common[0]);
+  const from = crossover(cpu, gpu, race.batches, race);
+  const ratio = function (a, b) { return (a.seconds / b.seconds).toFixed(1) + "×"; };
+  const at = function (b) {
+    if (ahead(cpu[b], gpu[b], race)) return "at batch " + b + " the GPU finishes " + ratio(cpu[b], gpu[b]) + " faster";
+    if (ahead(gpu[b], cpu[b], race)) return "at batch " + b + " the CPU finishes " + ratio(gpu[b], cpu[b]) + " faster";
+    return "at batch " + b + " the two are about the same (within the spread of the timed epochs)";
+  };
+  const lead = from === null ? "The GPU is not ahead beyond the spread at the largest batch, so there is no crossover here"
+    : from === common[0] ? "The GPU is ahead at every batch measured"
+    : "The GPU pulls ahead from batch " + from + " on";
+  return lead + "; " + at(first) + (last !== first ? ", and " + at(last) : "") + ".";
+}
+
+/* ---- the page: a slot is one source of lanes (a file, or a browser run) that can be kept or forgotten ---- */
 
 function storage() {
   try { return window.localStorage; } catch (error) { return null; } // blocked storage is not an error
 }
 
-function setup(box, race) {
-  const $ = function (selector) { return box.querySelector(selector); };
-  const input = $("#yours-file"), keep = $("#yours-keep"), forget = $("#yours-forget");
-  const status = $("#yours-status"), problem = $("#yours-problem");
-  let schema = null;
-  let current = null; // the file now in the race: kept when "keep" is ticked, before or after adding it
+let schemaRequest = null; // the build's schema, fetched once from this site when first needed
+function buildSchema() {
+  schemaRequest = schemaRequest || fetch(SCHEMA_URL).then(function (response) { return response.json(); });
+  schemaRequest.catch(function () { schemaRequest = null; });
+  return schemaRequest;
+}
+
+/* One source of lanes marked yours: its elements are #<prefix>-keep, -forget, -status and -problem.
+ * What it holds joins the race with race.setYours(name, lanes, machine), replacing its own earlier lanes only. */
+function makeSlot(name, box, race, prefix, words) {
+  const $ = function (part) { return box.querySelector("#" + prefix + "-" + part); };
+  const keep = $("keep"), forget = $("forget"), status = $("status"), problem = $("problem");
+  const key = STORAGE_KEYS[name];
+  let current = null; // what is now in the race: kept when "keep" is ticked, before or after adding it
 
   function say(text) { status.textContent = text; problem.textContent = ""; }
   function fail(what, error) {
-    // A file already in the page stays there: say so, or the reader thinks it is gone too.
+    // What is already in the page stays there: say so, or the reader thinks it is gone too.
     status.textContent = current ? "Still showing " + current.name + "." : "";
     const detail = error instanceof FileProblem ? "field " + error.field + ": " + error.message
       : String(error && error.message || error);
     problem.textContent = what + ": " + detail;
   }
 
-  function show(result, restored) {
-    if (race.setYours) race.setYours(result.lanes, result.machine);
+  function show(result, restored, extra) {
+    if (race.setYours) race.setYours(name, result.lanes, result.machine);
     if (race.render) race.render(result);
-    say((restored ? "Restored from this browser: " : "Added: ") +
+    if (words.shown) words.shown(result, current.text);
+    say((restored ? "Restored from this browser: " : words.added) +
       result.lanes.map(function (l) { return l.label; }).join(" and ") + ", marked yours" + (race.setYours ? " in the race above. " : ". ") +
-      result.provenance + "." + (result.leftOut ? " " + result.leftOut + " epoch times of other sizes were left out." : "") +
-      " It stays in this browser after a reload only while \u201ckeep\u201d is ticked.");
+      (extra ? extra + " " : "") + result.provenance + "." +
+      (result.leftOut ? " " + result.leftOut + " epoch times of other sizes were left out." : "") +
+      " " + words.kept);
     forget.hidden = false;
   }
 
-  async function add(text, name, fromStorage) {
+  /* Validate `text` as a results file and race it; returns the result, or null after saying why not. */
+  async function add(text, fileName, fromStorage, extra) {
     try {
-      schema = schema || await (await fetch(SCHEMA_URL)).json();
-      const result = readResults(text, schema, race, name);
-      current = { name: name, text: text };
-      show(result, fromStorage);
+      const result = readResults(text, await buildSchema(), race, fileName, name);
+      current = { name: fileName, text: text };
+      show(result, fromStorage, extra);
       if (keep.checked && !fromStorage) remember();
+      return result;
     } catch (error) {
       if (fromStorage) {
-        const store = storage();
-        if (store) store.removeItem(STORAGE_KEY);
-        keep.checked = false;
-        fail("The file kept from an earlier visit (" + name + ") was dropped", error);
+        drop();
+        fail(words.dropped + " (" + fileName + ") was dropped", error);
       } else {
-        fail(name + " was not added", error);
+        fail(fileName + " was not added", error);
       }
+      return null;
     }
+  }
+
+  function drop() {
+    const store = storage();
+    try { if (store) store.removeItem(key); } catch (error) { /* storage went away: nothing more to drop */ }
+    keep.checked = false;
   }
 
   function remember() {
     const store = storage();
     if (!store || !current) return;
-    try { store.setItem(STORAGE_KEY, JSON.stringify(current)); }
+    try { store.setItem(key, JSON.stringify(current)); }
     catch (error) { say(status.textContent + " It is too big to keep in this browser."); }
   }
+
+  keep.addEventListener("change", function () {
+    if (keep.checked) remember();
+    else drop();
+  });
+  forget.addEventListener("click", function () {
+    drop();
+    if (race.setYours) race.setYours(name, [], null);
+    if (race.render) race.render(null);
+    current = null;
+    forget.hidden = true;
+    if (words.shown) words.shown(null, null);
+    say(words.forgotten);
+  });
+
+  /* A kept entry is input like any other: anything but {name: string, text: string} is dropped with a word. */
+  function restore() {
+    const store = storage();
+    let kept = null;
+    try { kept = store && store.getItem(key); } catch (error) { return; } // storage blocked: nothing kept
+    if (!kept) return;
+    let saved = null;
+    try { saved = JSON.parse(kept); } catch (error) { /* not JSON: dropped below */ }
+    if (keptShape(saved)) {
+      keep.checked = true;
+      add(saved.text, saved.name, true);
+      return;
+    }
+    drop();
+    fail(words.dropped + " was dropped", new Error("what this browser kept is not a results file as this page stores one"));
+  }
+
+  /* A problem beside what is shown (the run stopped early, no WebGPU): what joined stays said. */
+  function warn(text) { problem.textContent = text; }
+
+  return { add: add, say: say, fail: fail, warn: warn, restore: restore };
+}
+
+const FILE_WORDS = {
+  added: "Added: ", kept: "It stays in this browser after a reload only while \u201ckeep\u201d is ticked.",
+  dropped: "The file kept from an earlier visit", forgotten: "Forgotten: your file is gone from this page and from this browser.",
+};
+const BROWSER_WORDS = {
+  added: "Your browser joined the race: ", kept: "They stay in this browser after a reload only while \u201ckeep\u201d is ticked.",
+  dropped: "The browser run kept from an earlier visit",
+  forgotten: "Forgotten: your browser's lanes are gone from this page and from this browser.",
+};
+
+/* "Add your machine": a file picked or dropped on the box. */
+function setupFile(box, race) {
+  const slot = makeSlot("file", box, race, "yours", FILE_WORDS);
+  const input = box.querySelector("#yours-file");
 
   function readFile(file) {
     if (!file) return;
     if (file.size > MAX_BYTES) {
-      fail(file.name + " was not added", new FileProblem("$", "the file is " + (file.size / 1e6).toFixed(1) + " MB; the race reads files up to " +
+      slot.fail(file.name + " was not added", new FileProblem("$", "the file is " + (file.size / 1e6).toFixed(1) + " MB; the race reads files up to " +
         MAX_BYTES / (1024 * 1024) + " MB (a full results file is a few hundred kB)"));
       return;
     }
-    file.text().then(function (text) { add(text, file.name, false); },
-      function (error) { fail(file.name + " was not added", error); });
+    file.text().then(function (text) { slot.add(text, file.name, false); },
+      function (error) { slot.fail(file.name + " was not added", error); });
   }
 
   input.addEventListener("change", function () { readFile(input.files[0]); input.value = ""; });
@@ -290,42 +406,75 @@ function setup(box, race) {
     box.classList.remove("yours--over");
     readFile(event.dataTransfer.files[0]);
   });
-  keep.addEventListener("change", function () {
-    const store = storage();
-    if (keep.checked) remember();
-    else if (store) store.removeItem(STORAGE_KEY);
-  });
-  forget.addEventListener("click", function () {
-    const store = storage();
-    if (store) store.removeItem(STORAGE_KEY);
-    keep.checked = false;
-    if (race.setYours) race.setYours([], null);
-    if (race.render) race.render(null);
-    current = null;
-    forget.hidden = true;
-    say("Forgotten: your file is gone from this page and from this browser.");
-  });
-
   box.hidden = false;
-  restore();
+  slot.restore();
+}
 
-  /* A kept file is input like any other: anything but {name: string, text: string} is dropped with a word. */
-  function restore() {
-    const store = storage();
-    let kept = null;
-    try { kept = store && store.getItem(STORAGE_KEY); } catch (error) { return; } // storage blocked: nothing kept
-    if (!kept) return;
-    let saved = null;
-    try { saved = JSON.parse(kept); } catch (error) { /* not JSON: dropped below */ }
-    if (keptShape(saved)) {
-      keep.checked = true;
-      add(saved.text, saved.name, true);
+/* "Race your browser": nothing loads until the button is pressed. Then browser-race.js trains the
+ * race's model in this browser and its results file joins the race through a slot, like a file. */
+function setupBrowser(box, race, plan) {
+  const $ = function (part) { return box.querySelector("#browser-" + part); };
+  if (!plan) {  // nothing of this build's mode to copy: say so rather than offer a button that cannot work
+    $("start").disabled = true;
+    $("status").textContent = "This build measured no epochs on its own CPU, so there are no sizes to race in your browser.";
+    box.hidden = false;
+    return;
+  }
+  const start = $("start"), stop = $("stop"), bar = $("progress"), eta = $("eta");
+  const download = $("download"), said = $("verdict");
+  let stopping = false, link = null, shownWidth = null;
+  const words = Object.assign({}, BROWSER_WORDS, {
+    shown: function (result, text) {
+      if (link) URL.revokeObjectURL(link);
+      link = text ? URL.createObjectURL(new Blob([text], { type: "application/json" })) : null;
+      download.hidden = !link;
+      if (link) download.href = link;
+      said.textContent = result ? sentence(result) : "";
+    },
+  });
+  const slot = makeSlot("browser", box, race, "browser", words);
+
+  function sentence(result) {
+    const width = shownWidth || Object.keys(result.lanes[0].epochs)[0];
+    if (!result.verdict) return "At width " + width + " only the CPU lane ran, so there is no crossover to look for.";
+    return "In your browser, at width " + width + ": " + result.verdict(width);
+  }
+
+  function chosenWidth() {  // the race's width when the browser plan has it, else the plan's nearest
+    const chosen = Number(document.getElementById("race-width").value);
+    return plan.widths.reduce(function (best, w) { return Math.abs(w - chosen) < Math.abs(best - chosen) ? w : best; }, plan.widths[0]);
+  }
+
+  function done() { start.disabled = false; stop.hidden = true; bar.hidden = true; eta.textContent = ""; }
+
+  start.addEventListener("click", async function () {
+    const width = chosenWidth();
+    start.disabled = true; stop.hidden = false; stop.disabled = false; bar.hidden = false; bar.value = 0; stopping = false;
+    slot.say("Loading TensorFlow.js from this site\u2026");
+    let run;
+    try {
+      const module = await import("./browser-race.js");
+      run = await module.raceBrowser(plan, width, race.join, {
+        progress: function (fraction, text) { bar.value = fraction; eta.textContent = text; },
+        stopped: function () { return stopping; },
+      });
+    } catch (error) {
+      slot.fail("The browser race could not run", error);
+      done();
       return;
     }
-    try { store.removeItem(STORAGE_KEY); } catch (error) { /* storage went away: nothing more to drop */ }
-    keep.checked = false;
-    fail("The file kept from an earlier visit was dropped", new Error("what this browser kept is not a results file as this page stores one"));
-  }
+    if (!run.doc) {
+      slot.fail("Nothing was timed", new Error(run.problems.join(" ")));
+    } else {
+      shownWidth = String(width);
+      await slot.add(JSON.stringify(run.doc), run.name, false, run.summary);
+      if (run.problems.length) slot.warn(run.problems.join(" "));
+    }
+    done(); // only now: the page has said everything about this run
+  });
+  stop.addEventListener("click", function () { stopping = true; stop.disabled = true; eta.textContent = "Stopping after this epoch\u2026"; });
+  box.hidden = false;
+  slot.restore();
 }
 
 function keptShape(saved) {
@@ -344,10 +493,15 @@ function boot() {
     meaningfulRatio: data.meaningful_ratio };
   if (!document.getElementById("race")) {  // the gallery: a card
     race.render = function (result) { renderCard(result, data); };
-    setup(box, race);
+    setupFile(box, race);
     return;
   }
-  const join = function () { race.setYours = window.crossoverRace.setYours; setup(box, race); };
+  const join = function () {
+    race.setYours = window.crossoverRace.setYours;
+    setupFile(box, race);
+    const browserBox = document.getElementById("browser");
+    if (browserBox) setupBrowser(browserBox, race, data.browser);
+  };
   if (window.crossoverRace) join();
   else document.addEventListener("crossover:race-ready", join, { once: true });
 }

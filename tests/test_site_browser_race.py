@@ -1,0 +1,194 @@
+"""Browser tests of "Race your browser": the race's model trained in Chromium on WebGPU (SwiftShader) and WebAssembly."""
+
+import json
+import math
+import re
+from urllib.parse import urlparse
+
+import jsonschema
+import pytest
+
+from build_hooks import store
+from test_site_yours import Watched
+
+DATA = re.compile(r'(<script type="application/json" id="race-data">)(.*?)(</script>)', re.S)
+LIBRARY = ("vendor/tfjs/", "browser-race.js")
+WIDTH = 32
+
+
+def with_plan(**changes):
+    """Serve the race page with its browser plan changed (SwiftShader is slow: fewer, smaller steps)."""
+    def rewrite(html):
+        def change(match):
+            data = json.loads(match.group(2))
+            data["browser"].update(changes)
+            text = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            return match.group(1) + text + match.group(3)
+        return DATA.sub(change, html)
+    return rewrite
+
+
+# Batches 8 and 16 of the quick plan's 512 rows: a few seconds an epoch on SwiftShader, not 13 s at batch 1.
+SMALL = {"batches": [8, 16], "widths": [WIDTH], "min_rounds": 3, "max_rounds": 3, "budget_s": 60}
+
+
+def race_the_browser(watched, timeout_s=240):
+    page = watched.page
+    page.locator("#browser-start").click()
+    page.wait_for_function("!document.getElementById('browser-start').disabled && "
+                           "(document.getElementById('browser-status').textContent.includes('joined') || "
+                           "document.getElementById('browser-problem').textContent)", timeout=timeout_s * 1000)
+
+
+def downloaded(page):
+    with page.expect_download() as download:
+        page.locator("#browser-download").click()
+    return json.loads(open(download.value.path()).read())
+
+
+def shown_time(page, lane_id, batch):
+    """Start the race at this batch; the lane's displayed time in seconds."""
+    batches = json.loads(page.locator("#race-data").text_content())["batches"]
+    page.locator("#race-batch").fill(str(batches.index(batch)))
+    page.locator("#race-width").select_option(str(WIDTH))
+    page.get_by_role("button", name="Start", exact=True).click()
+    return float(page.locator(f'[data-lane="{lane_id}"] .race-lane__time').get_attribute("data-seconds"))
+
+
+def on_site_only(watched):
+    """No request left 127.0.0.1 (a downloaded file is a local blob, not a request off the site)."""
+    assert all(urlparse(u).hostname == "127.0.0.1" for u in watched.requests if not u.startswith("blob:")), watched.requests
+    assert watched.errors == []
+
+
+@pytest.fixture(scope="module")
+def raced(browser, site_url):
+    """One browser race with WebGPU, kept open for the tests that read it."""
+    watched = Watched(browser, site_url, rewrite=with_plan(**SMALL))
+    before = list(watched.requests)
+    race_the_browser(watched)
+    yield {"watched": watched, "before": before, "doc": downloaded(watched.page)}
+    watched.page.close()
+
+
+def test_nothing_of_the_library_loads_before_the_button_is_pressed(raced):
+    """The race page requests no TensorFlow.js file and no browser-race module until the reader presses the button."""
+    assert not [u for u in raced["before"] if any(part in u for part in LIBRARY)]
+    assert [u for u in raced["watched"].requests if "vendor/tfjs/tf.es2017.min.js" in u]
+
+
+def test_both_browser_lanes_join_with_the_times_the_page_measured(raced):
+    """The GPU (WebGPU, adapter named) and CPU (WebAssembly, 1 thread) lanes join; the race replays the run's medians."""
+    page, doc = raced["watched"].page, raced["doc"]
+    assert raced["watched"].page.locator("#browser-problem").text_content() == ""
+    names = page.locator(".race-lane--yours .race-lane__name").all_text_contents()
+    adapter = doc["machine_info"]["gpu"]["name"]
+    assert adapter and any(f"Your browser: GPU (WebGPU, {adapter}" in n for n in names), names
+    assert any("Your browser: CPU (WebAssembly, 1 thread)" in n for n in names), names
+    points = {(b["params"]["device"], b["params"]["batch"]): b for b in doc["benchmarks"]}
+    assert set(points) == {(d, b) for d in ("webgpu", "wasm") for b in SMALL["batches"]}
+    for (device, batch), bench in points.items():
+        stats = bench["stats"]
+        assert len(stats["data"]) == 3 and all(math.isfinite(s) and s > 0 for s in stats["data"])
+        assert math.isfinite(bench["extra_info"]["loss"]) and bench["extra_info"]["loss"] > 0
+        assert shown_time(page, f"yours-browser-{device}", batch) == stats["median"]
+    assert page.locator("#browser-verdict").text_content().startswith(f"In your browser, at width {WIDTH}: ")
+    on_site_only(raced["watched"])
+
+
+def test_the_downloaded_file_is_in_the_schema_names_its_stack_and_is_not_a_build_file(raced, tmp_path):
+    """The file passes the build's schema, its provenance says TensorFlow.js and the browser, and the build refuses it."""
+    doc = raced["doc"]
+    jsonschema.Draft202012Validator(store.schema()).validate(doc)
+    assert doc["software"]["stack"] == "tensorflow.js" and doc["software"]["tfjs"] == "4.22.0"
+    assert "Chrome" in doc["software"]["browser"]
+    path = tmp_path / "browser.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(store.ResultsError) as err:
+        store.load(path)
+    assert err.value.field == "$.software.stack"
+
+
+def test_the_downloaded_file_is_accepted_again_by_add_your_machine(raced, browser, site_url, tmp_path):
+    """'Add your machine' takes the browser's file back: its two lanes join, named as the browser run's were."""
+    path = tmp_path / "crossover-browser.json"
+    path.write_text(json.dumps(raced["doc"]))
+    watched = Watched(browser, site_url)
+    assert watched.add(path) == ""
+    names = watched.page.locator(".race-lane--yours .race-lane__name").all_text_contents()
+    assert len(names) == 2 and any("Your browser: CPU (WebAssembly, 1 thread)" in n for n in names)
+    assert "file crossover-browser.json" in watched.page.locator("#race-lanes .race-lane__provenance").text_content()
+    on_site_only(watched)
+    watched.page.close()
+
+
+def test_keep_and_forget_work_for_the_browser_run(raced):
+    """Kept, the browser's lanes survive a reload; forgotten, they are gone and stay gone."""
+    watched = raced["watched"]
+    page = watched.page
+    page.locator("#browser-keep").check()
+    watched.open()
+    page.wait_for_selector('[data-lane="yours-browser-webgpu"]')
+    assert "Restored from this browser" in page.locator("#browser-status").text_content()
+    assert page.locator("#browser-keep").is_checked()
+    page.get_by_role("button", name="Forget my browser's lanes").click()
+    assert page.locator(".race-lane--yours").count() == 0
+    watched.open()
+    assert page.locator(".race-lane--yours").count() == 0 and not page.locator("#browser-keep").is_checked()
+    on_site_only(watched)
+
+
+def test_without_webgpu_the_page_says_so_and_races_the_cpu(browser, site_url):
+    """With navigator.gpu removed the page says there is no WebGPU and only the WebAssembly lane joins;
+    a time box too short for a second round measures one round instead of running long."""
+    watched = Watched(browser, site_url, init_script="delete Navigator.prototype.gpu",
+                      rewrite=with_plan(**{**SMALL, "min_rounds": 1, "budget_s": 0.01}))
+    race_the_browser(watched)
+    page = watched.page
+    assert "offers no WebGPU" in page.locator("#browser-problem").text_content()
+    names = page.locator(".race-lane--yours .race-lane__name").all_text_contents()
+    assert len(names) == 1 and "Your browser: CPU (WebAssembly, 1 thread)" in names[0]
+    doc = downloaded(page)
+    assert {len(b["stats"]["data"]) for b in doc["benchmarks"]} == {1}
+    assert doc["machine_info"]["gpu"] is None
+    assert "only the CPU lane ran" in page.locator("#browser-verdict").text_content()
+    on_site_only(watched)
+    watched.page.close()
+
+
+def test_stop_keeps_what_was_finished(browser, site_url):
+    """Stop ends the run after the epoch in hand and says so; whatever joined has fewer rounds than planned."""
+    watched = Watched(browser, site_url, rewrite=with_plan(**{**SMALL, "min_rounds": 5, "max_rounds": 5}))
+    page = watched.page
+    page.locator("#browser-start").click()
+    page.wait_for_function("document.getElementById('browser-eta').textContent.startsWith('Round 1')", timeout=120_000)
+    page.locator("#browser-stop").click()
+    page.wait_for_function("!document.getElementById('browser-start').disabled", timeout=120_000)
+    assert "Stopped" in page.locator("#browser-problem").text_content()
+    if page.locator("#browser-download").is_visible():
+        assert max(len(b["stats"]["data"]) for b in downloaded(page)["benchmarks"]) < 5
+    on_site_only(watched)
+    watched.page.close()
+
+
+def test_race_lanes_are_told_apart_by_more_than_colour(browser, site_url):
+    """Every chart line has its own colour class and dash pattern, a letter at its end, and a legend entry naming it."""
+    watched = Watched(browser, site_url)
+    page = watched.page
+    page.locator("#race-width").select_option(str(WIDTH))
+    lines = page.locator("#race-chart path.race-chart__line")
+    assert lines.count() >= 3
+    styles = [(lines.nth(i).get_attribute("class"), lines.nth(i).get_attribute("stroke-dasharray") or "")
+              for i in range(lines.count())]
+    assert len({c for c, _ in styles}) == len(styles) and len({d for _, d in styles}) == len(styles), styles
+    ends = page.locator("#race-chart text.race-chart__end")
+    letters = ends.all_text_contents()
+    assert ends.count() == lines.count() and len(set(letters)) == len(letters)
+    legend = page.locator("#race-chart-legend li").all_text_contents()
+    for letter in letters:
+        assert any(item.strip().startswith(letter + ": ") for item in legend), (letter, legend)
+    for i in range(lines.count()):  # each letter sits at its own line's end, beside it
+        lane = lines.nth(i).get_attribute("data-lane")
+        assert page.locator(f'#race-chart text.race-chart__end[data-lane="{lane}"]').count() == 1
+    on_site_only(watched)
+    watched.page.close()
