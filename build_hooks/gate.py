@@ -31,14 +31,24 @@ class Gate:
     neighbour's traffic: it lasts from a tenth of a second to several seconds), and the
     point waits for it to pass, within the time box. A state that changes during a point
     shows in its rounds, which outlying_rounds judges afterwards.
+
+    One Gate serves a whole run: the fastest reading carries from one experiment to the
+    next, so a slow state that lasts a whole experiment is seen too; the time boxes start
+    afresh with each experiment (begin). `last` is the reading the latest point started
+    under, which the runner records per round (options.canary_s) to say what moved.
     """
 
     def __init__(self, read, clock=time.perf_counter, sleep=time.sleep):
         self.read, self.clock, self.sleep = read, clock, sleep
         self.fastest = math.inf
+        self.last: float | None = None
+        self.begin()
+
+    def begin(self) -> None:
+        """A new experiment: its own waiting and re-measuring boxes, the run's fastest reading kept."""
         self.waited_s = 0.0
         self.extra_s = 0.0
-        self.started = clock()
+        self.started = self.clock()
 
     @property
     def spent_s(self) -> float:
@@ -49,7 +59,7 @@ class Gate:
         return max(MIN_EXTRA_S, share * (self.clock() - self.started - self.spent_s))
 
     def steady(self) -> bool:
-        reading = self.read()
+        reading = self.last = self.read()
         self.fastest = min(self.fastest, reading)
         return reading <= self.fastest * SLOW_STATE_RATIO
 
@@ -88,3 +98,31 @@ def outlying_rounds(round_medians: list[float]) -> list[int]:
     """
     fastest = min(round_medians)
     return [r for r, median in enumerate(round_medians) if median > fastest * ROUND_SPREAD_LIMIT]
+
+
+def what_moved(point: dict, measured_under: dict) -> str:
+    """Which canary moved under a point, in words (About the data, the run's summary).
+
+    Each round of a point starts under an all-thread canary reading (options.canary_s),
+    compared with the run's fastest; the memory and one-core canaries are read between
+    rounds, so the two readings around a round are compared with their experiment's fastest.
+    """
+    started = point.get("options", {}).get("canary_s")
+    fastest = measured_under.get("fastest_all_threads_s")
+    if not started or not fastest:
+        return "not recorded (measured before each round's canary reading was kept)"
+    moved = [f"all-thread canary {reading / fastest:.1f}× the run's fastest as round {r + 1} began"
+             for r, reading in enumerate(started) if reading > fastest * SLOW_STATE_RATIO]
+    between = measured_under.get("canaries", {})
+    for kind, words in (("memory", "memory canary"), ("one_thread", "one-core canary")):
+        readings = between.get(kind) or []
+        if len(readings) != len(started) + 1:
+            continue
+        low = min(readings)
+        for r in range(len(started)):
+            around = max(readings[r], readings[r + 1]) / low
+            if around > SLOW_STATE_RATIO:
+                moved.append(f"{words} {around:.1f}× its fastest around round {r + 1}")
+    if not moved:
+        return (f"no canary moved beyond {SLOW_STATE_RATIO:g}×: the cause was not seen by any canary")
+    return "; ".join(moved)

@@ -15,6 +15,7 @@ import datetime as dt
 import faulthandler
 import itertools
 import json
+import math
 import os
 import shutil
 import signal
@@ -31,7 +32,7 @@ except ImportError:  # pragma: no cover - exercised by the torch-and-numpy-only 
     from build_hooks.progress import LineProgress as tqdm
 
 from build_hooks import conditions, config, dataset, experiments, provenance, stats, store, untrusted
-from build_hooks.gate import REMEASURE_ATTEMPTS, Gate, outlying_rounds
+from build_hooks.gate import REMEASURE_ATTEMPTS, Gate, outlying_rounds, what_moved
 
 
 class MeasurementError(RuntimeError):
@@ -166,18 +167,23 @@ def rounds_of(module, quick: bool) -> int:
 
 
 def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float | None,
-                     remeasured: int = 0, unsettled: bool = False, threads: int | None = None) -> dict:
+                     remeasured: int = 0, unsettled: bool = False, threads: int | None = None,
+                     canary_s: list[float | None] | None = None) -> dict:
     """One point's record from its rounds: samples pooled, so drift between rounds shows as spread.
 
-    `options` says how it was timed: interleaved rounds and threads. (`stats.rounds` keeps
-    pytest-benchmark's meaning, the number of samples.)
+    `options` says how it was timed: interleaved rounds, threads, the samples each round gave
+    and how many calls each sample averaged, and the all-thread canary each round started
+    under. (`stats.rounds` keeps pytest-benchmark's meaning, the number of samples.)
     """
     label = "-".join(f"{k}={v}" for k, v in point.items())
     first = results[0]
+    options = {"rounds": len(results), "threads": threads,
+               "samples_per_round": [len(r.get("samples", [])) for r in results],
+               "calls_per_sample": [r.get("calls_per_sample") for r in results]}
+    if canary_s and all(c is not None for c in canary_s):
+        options["canary_s"] = [round(c, 9) for c in canary_s]
     entry = {"group": name, "name": f"{name}[{label}]", "params": point, "unit": first["unit"],
-             "status": "oom" if any(r.get("status") == "oom" for r in results) else "ok",
-             "options": {"rounds": len(results), "threads": threads, "samples_per_round": [
-                 len(r.get("samples", [])) for r in results]}}
+             "status": "oom" if any(r.get("status") == "oom" for r in results) else "ok", "options": options}
     if entry["status"] == "oom":  # the device ran out of memory: a fact, not a number
         oom = next(r for r in results if r.get("status") == "oom")
         return {**entry, "extra_info": oom.get("extra", {})}
@@ -194,7 +200,7 @@ def _sample_median(result: dict) -> float:
 
 
 def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar,
-                        canaries=None) -> tuple[list[dict], dict]:
+                        canaries=None, gate: Gate | None = None) -> tuple[list[dict], dict]:
     """Every point of one experiment, in interleaved rounds, with the conditions it ran under.
 
     Round-robin over the points (A B C, A B C, ...) rather than all of A then all of B:
@@ -209,14 +215,22 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
     results: list[list[dict]] = [[] for _ in plan]
     windows: list[list[tuple]] = [[] for _ in plan]  # (before, after) snapshots of each round
     remeasured, unsettled = [0] * len(plan), [False] * len(plan)
+    started_under: list[list[float | None]] = [[] for _ in plan]  # the all-thread canary, per round
     unsteady_starts = 0
-    gate = Gate(canaries.all_threads) if canaries else None
+    if canaries and gate is None:
+        gate = Gate(canaries.all_threads)
+    if gate is not None:
+        gate.begin()
     readings = [canaries.read()] if canaries else []
     start, load_before = conditions.snapshot(), conditions.load_average()
 
     def run(i: int) -> dict:
         _no_leftover_processes(module.NAME)
         before = conditions.snapshot()
+        from snippets import benchmarking  # torch is loaded by now
+
+        timers = benchmarking.CALLS_PER_SAMPLE
+        timers.clear()
         try:
             with deadline(timeout), _ending_its_processes():
                 result = module.measure(plan[i], threads, quick)
@@ -226,20 +240,24 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
                 f"{type(exc).__name__}: {exc}"
             ) from exc
         windows[i].append((before, conditions.snapshot()))
-        return result
+        # One timer: its calls per sample; a snippet that timed by itself, or with several timers, says nothing.
+        return {**result, "calls_per_sample": timers[0] if len(timers) == 1 else None}
 
-    def gated(i: int, extra: bool = False) -> dict:
+    def gated(i: int, extra: bool = False) -> tuple[dict, float | None]:
+        """A point's round, and the all-thread canary reading it started under."""
         nonlocal unsteady_starts
         if gate is None:
-            return run(i)
+            return run(i), None
         result, steady = gate.measure(lambda: run(i), extra)
         unsteady_starts += not steady
-        return result
+        return result, gate.last
 
     for _ in range(rounds):
         for i, point in enumerate(plan):
             bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
-            results[i].append(gated(i))
+            result, reading = gated(i)
+            results[i].append(result)
+            started_under[i].append(reading)
             bar.update()
         if canaries:
             readings.append(canaries.read())
@@ -254,12 +272,12 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
         for _ in range(REMEASURE_ATTEMPTS):
             for r in outlying_rounds([_sample_median(x) for x in results[i]]):
                 if gate is None or gate.has_time():
-                    results[i][r] = gated(i, extra=True)
+                    results[i][r], started_under[i][r] = gated(i, extra=True)
                     remeasured[i] += 1
         unsettled[i] = bool(outlying_rounds([_sample_median(x) for x in results[i]]))
     end = conditions.snapshot()
     entries = [_benchmark_entry(module.NAME, point, results[i], conditions.foreign_cpu_over(windows[i]),
-                                remeasured[i], unsettled[i], threads)
+                                remeasured[i], unsettled[i], threads, started_under[i])
                for i, point in enumerate(plan)]
     measured_under = {"rounds": rounds, "canary_s": [r["one_thread"] for r in readings],
                       "load_before": load_before, "load_after": conditions.load_average(),
@@ -267,6 +285,8 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
     if canaries:
         measured_under["canaries"] = {kind: [r[kind] for r in readings] for kind in readings[0]}
         measured_under["waited_s"] = round(gate.spent_s, 3)
+        if math.isfinite(gate.fastest):  # the run's so far: what the Gate calls slow is measured against it
+            measured_under["fastest_all_threads_s"] = round(gate.fastest, 9)
         measured_under["remeasured"] = sum(remeasured)
         measured_under["unsettled"] = sum(unsettled)
         measured_under["unsteady_starts"] = unsteady_starts
@@ -353,13 +373,14 @@ def run(only: list[str] | None = None, force: bool = False,
         total = sum(len(plans[n]) * rounds_of(modules[n], settings.quick) for n in todo)
         durations = {}
         canaries = Canaries(threads)
+        gate = Gate(canaries.all_threads)  # one for the run: a state lasting a whole experiment is seen too
         with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,
                   dynamic_ncols=True) as bar:
             for name in todo:
                 bar.set_description(name)
                 started = time.perf_counter()
                 entries, measured_under = _measure_experiment(modules[name], plans[name], threads,
-                                                              settings.quick, bar, canaries)
+                                                              settings.quick, bar, canaries, gate)
                 durations[name] = time.perf_counter() - started
                 meta = {
                     "bench_version": modules[name].BENCH_VERSION,
@@ -389,6 +410,11 @@ def summary_table(doc: dict, durations: dict[str, float]) -> str:
         lines.append(f"{name:<20} {seconds:>7.1f}s {len(points):>7} {loaded:>11} {spread:>14} "
                      f"{measured_under.get('remeasured', 0):>12} {measured_under.get('unsettled', 0):>10}")
     lines.append(f"{'total':<20} {sum(durations.values()):>7.1f}s")
+    for name in durations:  # per unsettled point, what moved under it
+        measured_under = doc["experiments"][name]["conditions"]
+        for b in doc["benchmarks"]:
+            if b["group"] == name and b["extra_info"].get("unsettled"):
+                lines.append(f"unsettled: {b['name']}: {what_moved(b, measured_under)}")
     loaded = sum(1 for b in doc["benchmarks"] if b["extra_info"].get("under_load"))
     if loaded:
         lines.append(f"crossover: WARNING: the machine was not idle: other processes used more than "

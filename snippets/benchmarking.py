@@ -40,6 +40,11 @@ def budget(quick: bool) -> float:
     return 0.02 if quick else 0.1
 
 
+# How the timers of the point being measured averaged: calls per sample, one entry per timer
+# run. The runner empties it before a point and records it with the point's options.
+CALLS_PER_SAMPLE: list[int] = []
+
+
 def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
             warmup: int = 3, min_samples: int = MIN_SAMPLES_PER_ROUND, device: str = "cpu") -> list[float]:
     """Seconds per call of `fn`: one sample per timed block, at least `min_samples` blocks."""
@@ -52,6 +57,7 @@ def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
     samples = list(measurement.times)
     while len(samples) < min_samples:  # a slow call fills the budget in one block
         samples += timer.timeit(measurement.number_per_run).times
+    CALLS_PER_SAMPLE.append(measurement.number_per_run)
     return samples
 
 
@@ -119,6 +125,7 @@ def time_repeats(fn: Callable[[], object], *, device: str, threads: int, repeats
             fn()
             synchronize(device)
             samples.append(time.perf_counter() - start)
+        CALLS_PER_SAMPLE.append(1)
         return samples
     finally:
         torch.set_num_threads(previous)

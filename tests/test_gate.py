@@ -68,3 +68,35 @@ def test_the_gate_keeps_within_its_time_boxes():
 def test_a_round_far_slower_than_the_fastest_is_the_outlier(medians, outliers):
     """Rounds more than ROUND_SPREAD_LIMIT slower than the point's fastest are re-measured, even a majority."""
     assert gate.outlying_rounds(medians) == outliers
+
+
+def test_the_fastest_reading_carries_over_experiments_and_the_last_one_is_kept():
+    """begin() starts an experiment's boxes afresh but keeps the run's fastest reading; `last` is the latest."""
+    machine = FakeMachine([1.0, 2.0, 3.0])
+    checker = gate.Gate(machine.read, clock=machine.clock, sleep=machine.sleep)
+    checker.steady()
+    checker.waited_s = 4.0
+    checker.begin()
+    assert checker.waited_s == 0.0 and checker.fastest == 1.0
+    assert not checker.steady() and checker.last == 2.0  # 2x the fastest of an earlier experiment: slow
+
+
+MEASURED_UNDER = {"fastest_all_threads_s": 0.01,
+                  "canaries": {"memory": [0.02, 0.02, 0.05, 0.02], "one_thread": [1e-4] * 4}}
+
+
+@pytest.mark.parametrize("started, says", [
+    ([0.01, 0.025, 0.011], "all-thread canary 2.5× the run's fastest as round 2 began"),
+    ([0.01, 0.011, 0.011], "memory canary 2.5× its fastest around round 2"),
+    (None, "not recorded"),
+], ids=["all threads", "memory", "old file"])
+def test_what_moved_names_the_canary_and_the_round(started, says):
+    """An unsettled point's words name the canary that moved and the round it moved in, or say it was not recorded."""
+    point = {"options": {"canary_s": started}} if started else {"options": {}}
+    assert says in gate.what_moved(point, MEASURED_UNDER)
+
+
+def test_what_moved_says_when_no_canary_saw_it():
+    """When no canary moved beyond the slow-state ratio the words say the cause was not seen."""
+    quiet = {"fastest_all_threads_s": 0.01, "canaries": {"memory": [0.02] * 4}}
+    assert "not seen" in gate.what_moved({"options": {"canary_s": [0.01, 0.011, 0.012]}}, quiet)

@@ -42,9 +42,9 @@ def measured(monkeypatch):
     """Names of the experiments actually measured during the test."""
     names, real = [], measure._measure_experiment
 
-    def spy(module, plan, threads, quick, bar, canaries=None):
+    def spy(module, *args, **kwargs):
         names.append(module.NAME)
-        return real(module, plan, threads, quick, bar, canaries)
+        return real(module, *args, **kwargs)
 
     monkeypatch.setattr(measure, "_measure_experiment", spy)
     return names
@@ -59,6 +59,24 @@ def test_quick_run_writes_valid_records(quick_cache):
     assert set(doc["experiments"]) == set(experiments.REGISTRY)
     assert {b["group"] for b in doc["benchmarks"]} >= set(experiments.REGISTRY) - {"transfer"}
     assert all(b["stats"]["median"] > 0 for b in doc["benchmarks"] if b.get("status", "ok") == "ok")
+
+
+
+@pytest.mark.slow
+def test_each_round_records_how_it_was_timed_and_the_canary_it_started_under(quick_cache):
+    """Every timed point keeps, per round, the all-thread canary it started under and the calls each sample averaged."""
+    doc = store.load(next(p for p in quick_cache.glob("*.quick.json")))
+    timed = [b for b in doc["benchmarks"] if b.get("status", "ok") == "ok"]
+    for b in timed:
+        options = b["options"]
+        assert len(options["canary_s"]) == len(options["calls_per_sample"]) == options["rounds"], b["name"]
+        assert all(c > 0 for c in options["canary_s"])
+    by_name = {b["name"]: b for b in timed}
+    step = next(b for b in timed if b["group"] == "training_step")
+    assert all(n >= 1 for n in step["options"]["calls_per_sample"])  # Timer's number_per_run
+    epoch = next(b for b in timed if b["group"] == "epoch_time")
+    assert epoch["options"]["calls_per_sample"] == [1] * epoch["options"]["rounds"]  # one epoch a sample
+    assert by_name and all(meta["conditions"]["fastest_all_threads_s"] > 0 for meta in doc["experiments"].values())
 
 
 SMALL = ["training_step", "epoch_time", "call_overhead"]

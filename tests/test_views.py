@@ -186,3 +186,19 @@ def test_params_that_slip_past_the_load_check_are_still_only_text(group):
             assert element.tag != "img" and not INJECTED_ATTRIBUTES & set(element.attrib), (group, element.attrib)
     assert any(PARAM_PAYLOADS[0] in "".join(html5lib.parseFragment(html, treebuilder="etree").itertext())
                for html in rendered), "the payload should be shown as text somewhere"
+
+
+def test_an_unsettled_point_is_listed_with_the_canary_that_moved():
+    """About the data lists each § point with the round its all-thread canary read slow in."""
+    from build_hooks.views import conditions as conditions_view
+
+    doc = synthetic_doc()
+    point = doc["benchmarks"][1]
+    point["extra_info"]["unsettled"] = True
+    point["stats"]["round_medians"] = [1e-4, 3e-4, 1.1e-4]
+    point["options"] = {"rounds": 3, "canary_s": [0.010, 0.031, 0.010]}
+    doc["experiments"]["training_step"]["conditions"] = {
+        "rounds": 3, "canary_s": [1e-4] * 4, "foreign_cpu": 0.0, "steal": 0.0, "fastest_all_threads_s": 0.010}
+    html = str(conditions_view.unsettled_points(Dataset([Machine(doc, "f", "t")])))
+    assert "3.0×" in html and "all-thread canary 3.1× the run&#x27;s fastest as round 2 began" in html
+    assert "No point in this build is marked" in str(conditions_view.unsettled_points(Dataset([Machine(synthetic_doc(), "f", "t")])))

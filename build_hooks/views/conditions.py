@@ -54,6 +54,29 @@ def measurement_conditions(data: Dataset) -> Html:
 
 
 @section
+def unsettled_points(data: Dataset) -> Html:
+    """Per machine: every point whose rounds still disagreed, and which canary moved under it."""
+    parts = []
+    for m in data.shown():
+        rows = []
+        for name, meta in sorted(m.doc["experiments"].items()):
+            for b in m.measured(name):
+                if not b["extra_info"].get("unsettled"):
+                    continue
+                medians = b["stats"].get("round_medians") or []
+                spread = f"{max(medians) / min(medians):.1f}×" if medians else "not recorded"
+                point = ", ".join(f"{k} {v}" for k, v in b["params"].items())
+                rows.append([name, point, spread, gate.what_moved(b, meta.get("conditions") or {})])
+        if rows:
+            parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
+                ["experiment", "point", "slowest round over fastest", "what the canaries saw"], rows))
+    if not parts:
+        return missing("No point in this build is marked §: every point's rounds agreed, or were "
+                       "re-measured until they did.")
+    return join(parts, "\n") + more_machines(data)
+
+
+@section
 def run_to_run(data: Dataset) -> Html:
     """How much a re-measurement of the same machine moved the medians, per experiment."""
     host = data.host

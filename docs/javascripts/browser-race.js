@@ -187,12 +187,13 @@ function resultsFile(tf, plan, width, join, run) {
         peak_formula: "not known: a browser reports neither its CPU's model nor its clock" },
       gpu: run.adapter || null,
     },
-    software: { stack: "tensorflow.js", tfjs: tf.version.tfjs, tfjs_webgpu: (tf.version_webgpu || "").slice(0, 50),
-      tfjs_wasm: (tf.version_wasm || "").slice(0, 50), browser: browser, wasm_simd: run.simd },
+    // The WebGPU backend exports no version of its own: it is the same locked release (tools/package-lock.json).
+    software: { stack: "tensorflow.js", tfjs: tf.version.tfjs, tfjs_wasm: String(tf.wasm.version_wasm || "").slice(0, 50),
+      browser: browser, wasm_simd: run.simd },
     commit_info: { id: null, dirty: null }, datetime: now,
     experiments: { epoch_time: { bench_version: 1, cache_key: "browser-" + id + "-" + hash(JSON.stringify(plan)),
       measured_at: now, duration_s: run.seconds, devices: devices,
-      note: ("Race your browser: width " + width + ", " + run.rounds + " round(s), every batch on " +
+      note: ("Race your browser: width " + width + ", " + run.rounds + (run.rounds === 1 ? " round" : " rounds") + ", every batch on " +
         devices.map(function (d) { return BACKEND_NAME[d]; }).join(" and ") + ", alternating").slice(0, 500) } },
     benchmarks: benchmarks,
   };
