@@ -173,7 +173,7 @@ def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float
 
     `options` says how it was timed: interleaved rounds, threads, the samples each round gave
     and how many calls each sample averaged, and the all-thread canary each round started
-    under. (`stats.rounds` keeps pytest-benchmark's meaning, the number of samples.)
+    under. A round is one interleaved pass over the points; the number of samples is len(stats.data).
     """
     label = "-".join(f"{k}={v}" for k, v in point.items())
     first = results[0]

@@ -219,7 +219,7 @@ def mark(point_stats: dict, extra: dict, timing: bool = True) -> Html:
     """Superscript symbols for a point's caveats, each with a tooltip."""
     titles = {"noisy": f"IQR is {100 * point_stats['iqr'] / point_stats['median']:.0f}% of the median"
               if point_stats["median"] else "noisy",
-              "few": f"only {point_stats['rounds']} samples", "load": "taken under load",
+              "few": f"only {len(point_stats['data'])} samples", "load": "taken under load",
               "unsettled": "the machine's state moved under this point (About the data says which canary saw it)"}
     return join(html('<sup title="{}">{}</sup>', titles[k], MARKS[k][0])
                 for k in stats.caveats(point_stats, extra, timing))

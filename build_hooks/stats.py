@@ -39,8 +39,7 @@ def summarise(samples: list[float], rounds: list[list[float]] | None = None) -> 
         "min": data[0],
         "max": data[-1],
         "mean": statistics.fmean(data),
-        "rounds": len(data),
-        "data": list(samples),
+        "data": list(samples),  # its length is the sample count (no "rounds" field: rounds are interleaved passes)
     } | ({"round_medians": [statistics.median(r) for r in rounds]} if rounds and len(rounds) > 1 else {})
 
 
@@ -49,7 +48,7 @@ def is_noisy(stats: dict) -> bool:
 
 
 def too_few(stats: dict) -> bool:
-    return stats["rounds"] < MIN_SAMPLES
+    return len(stats["data"]) < MIN_SAMPLES
 
 
 def caveats(point: dict, extra: dict, timing: bool = True) -> list[str]:

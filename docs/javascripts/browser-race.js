@@ -136,7 +136,7 @@ function statsOf(samples) {
   const sorted = samples.slice().sort(function (a, b) { return a - b; });
   const q1 = quantile(sorted, 0.25), q3 = quantile(sorted, 0.75);
   const stats = { median: quantile(sorted, 0.5), q1: q1, q3: q3, iqr: q3 - q1, min: sorted[0], max: sorted[sorted.length - 1],
-    mean: samples.reduce(function (a, b) { return a + b; }, 0) / samples.length, rounds: samples.length, data: samples.slice() };
+    mean: samples.reduce(function (a, b) { return a + b; }, 0) / samples.length, data: samples.slice() };
   if (samples.length >= 2) stats.round_medians = samples.slice(); // one epoch per round
   return stats;
 }

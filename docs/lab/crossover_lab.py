@@ -212,7 +212,7 @@ for d in [d for d in DEVICES if d != "mps"]:  # torch's benchmark Timer does not
 def stats(times):
     q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive") if len(times) > 1 else (times[0],) * 3
     return {"median": statistics.median(times), "q1": q1, "q3": q3, "iqr": q3 - q1, "min": min(times),
-            "max": max(times), "mean": statistics.fmean(times), "rounds": len(times), "data": times}
+            "max": max(times), "mean": statistics.fmean(times), "data": times}
 
 
 def entry(group, params, times, info):
