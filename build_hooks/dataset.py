@@ -43,15 +43,27 @@ class Machine:
         return self.doc["machine_info"]["gpu"]
 
     @property
+    def vector_units(self) -> str | None:
+        """The CPU's widest vector or matrix extension, where the file records them (one brand, several kinds)."""
+        isa = set(self.cpu.get("isa") or ())
+        for flag, name in (("amx_tile", "AMX"), ("avx512_bf16", "AVX-512 BF16"), ("avx512f", "AVX-512"),
+                           ("avx2", "AVX2"), ("sve", "SVE"), ("asimd", "NEON")):
+            if flag in isa:
+                return name
+        return None
+
+    @property
     def label(self) -> str:
-        """A short human name: the GPU when there is one, else the CPU and its threads."""
-        cpu = f"{self.cpu['brand']} ({self.cpu['threads_used']} threads)"
+        """A short human name: the GPU when there is one, else the CPU, its threads and vector units."""
+        units = f", {self.vector_units}" if self.vector_units else ""
+        cpu = f"{self.cpu['brand']} ({self.cpu['threads_used']} threads{units})"
         return f"{self.gpu['name']} + {cpu}" if self.gpu else cpu
 
     def device_label(self, device: str) -> str:
         if device in GPU_DEVICES:
             return self.gpu["name"] if self.gpu else f"{device.upper()} (no GPU recorded)"
-        return f"CPU: {self.cpu['brand']}, {self.cpu['threads_used']} threads"
+        units = f", {self.vector_units}" if self.vector_units else ""
+        return f"CPU: {self.cpu['brand']}, {self.cpu['threads_used']} threads{units}"
 
     def devices(self, group: str) -> list[str]:
         meta = self.doc["experiments"].get(group)

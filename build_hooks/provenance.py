@@ -114,15 +114,23 @@ def fp32_flops_per_cycle(vendor: str, flags: set[str]) -> tuple[int, str]:
     return 8, "SSE: 4 fp32 lanes x 1 add + 1 multiply unit (assumed)"
 
 
+# The instruction-set extensions that change what a CPU measurement means (vector width, 16-bit
+# matrix instructions): two VMs with one brand string ("AMD EPYC") but different ones are two machines.
+ISA_FLAGS = ("avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "avx512_vnni", "avx_vnni",
+             "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve", "sve2", "bf16", "i8mm")
+
+
 def cpu_info(threads: int) -> dict:
     """The host CPU, the threads the measurements use and its theoretical fp32 peak."""
     info = _cpuinfo()
-    flags = set(info.get("flags", "").split())
+    flags = set((info.get("flags") or info.get("Features") or "").split())
     vendor = info.get("vendor_id", "")
     clock = _max_clock_hz(info)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     cpu = {"brand": cpu_brand(info), "vendor": vendor, "arch": platform.machine(), "cores_available": cores,
            "threads_used": threads, "clock_hz": clock, "memory_bytes": _memory_bytes()}
+    if info:
+        cpu["isa"] = [flag for flag in ISA_FLAGS if flag in flags]
     if not info:  # off Linux nothing portable says which vector units the CPU has: no peak, not a wrong one
         return {**cpu, "fp32_peak_flops": None,
                 "peak_formula": "unknown: this OS does not expose the CPU's vector instruction set"}
@@ -229,6 +237,8 @@ def machine_id(machine: dict) -> str:
     """A short, stable name for the hardware: same machine kind, same id."""
     cpu, gpu = machine["cpu"], machine.get("gpu")
     identity = [cpu["brand"], cpu["arch"], cpu["threads_used"], gpu and gpu["name"]]
+    if cpu.get("isa") is not None:  # files from before it was recorded keep their ids
+        identity.append(cpu["isa"])
     digest = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:10]
     slug = re.sub(r"[^a-z0-9]+", "-", (gpu["name"] if gpu else cpu["brand"]).lower()).strip("-")
     return f"{slug[:40]}-{digest}"

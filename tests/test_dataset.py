@@ -74,3 +74,16 @@ def test_a_committed_machine_may_not_pass_for_a_readers_own(tmp_path):
     save(tmp_path / "results" / "a.json", synthetic_doc("yours-cpu"))
     with pytest.raises(store.ResultsError, match=r"results/a.json: field \$\.machine_id: 'yours-cpu' starts with"):
         dataset.load(tmp_path / "results", None, tmp_path)
+
+
+def test_a_machine_is_named_with_its_widest_vector_units_where_recorded():
+    """Two CPUs of one brand read apart in every label: the widest extension the file records joins the name."""
+    from build_hooks.dataset import Machine
+    from conftest import synthetic_doc
+
+    doc = synthetic_doc(brand="AMD EPYC")
+    assert Machine(doc, "f", "t").label == "AMD EPYC (4 threads)"
+    doc["machine_info"]["cpu"]["isa"] = ["avx", "avx2", "fma", "avx512f", "avx512_bf16"]
+    machine = Machine(doc, "f", "t")
+    assert machine.label == "AMD EPYC (4 threads, AVX-512 BF16)"
+    assert machine.device_label("cpu") == "CPU: AMD EPYC, 4 threads, AVX-512 BF16"

@@ -88,3 +88,12 @@ def test_mps_is_the_gpu_on_apple_silicon(monkeypatch):
            "software": provenance.collect(threads=2)["software"], "commit_info": {"id": None, "dirty": None},
            "datetime": "2026-11-30T12:00:00+00:00", "experiments": {}, "benchmarks": []}
     store.validate(doc, "mps provenance")
+
+
+def test_one_brand_with_different_instruction_sets_is_two_machines():
+    """One brand string with AVX-512 BF16 or with AVX2 only gives two ids; a file without isa keeps its old id."""
+    base = {"cpu": {"brand": "AMD EPYC", "arch": "x86_64", "threads_used": 2}, "gpu": None}
+    zen4 = {**base, "cpu": {**base["cpu"], "isa": ["avx", "avx2", "fma", "avx512f", "avx512_bf16"]}}
+    older = {**base, "cpu": {**base["cpu"], "isa": ["avx", "avx2", "fma"]}}
+    assert len({provenance.machine_id(m) for m in (base, zen4, older)}) == 3
+    assert provenance.machine_id(base) == "amd-epyc-81bd7f4baa"  # the id files without isa were written with

@@ -138,6 +138,15 @@ function isBrowserRun(doc) { return doc.software.stack === BROWSER_STACK; }
 
 function threads(n) { return n + (n === 1 ? " thread" : " threads"); }
 
+/* The widest vector or matrix extension a file records (as the build's Machine.vector_units), e.g. ", AVX2". */
+const VECTOR_UNITS = [["amx_tile", "AMX"], ["avx512_bf16", "AVX-512 BF16"], ["avx512f", "AVX-512"], ["avx2", "AVX2"],
+  ["sve", "SVE"], ["asimd", "NEON"]];
+function vectorUnits(cpu) {
+  const isa = cpu.isa || [];
+  const found = VECTOR_UNITS.find(function (pair) { return isa.indexOf(pair[0]) >= 0; });
+  return found ? ", " + found[1] : "";
+}
+
 function deviceLabel(doc, device) {
   const cpu = doc.machine_info.cpu, gpu = doc.machine_info.gpu;
   if (isBrowserRun(doc)) {  // a browser's stacks, named as such: not PyTorch, not a named CPU
@@ -146,7 +155,7 @@ function deviceLabel(doc, device) {
         (gpu && gpu.fallback_adapter ? ", a software fallback: a CPU emulating a GPU" : "") + ")"
       : "Your browser: CPU (WebAssembly, " + threads(cpu.threads_used) + ")";
   }
-  if (device === "cpu") return "CPU: " + plain(cpu.brand) + ", " + cpu.threads_used + " threads";
+  if (device === "cpu") return "CPU: " + plain(cpu.brand) + ", " + cpu.threads_used + " threads" + vectorUnits(cpu);
   return (gpu && gpu.name ? plain(gpu.name) : "GPU") + " · " + DEVICE_KIND[device];
 }
 
@@ -163,7 +172,8 @@ function provenanceOf(doc, fileName, slot) {
 
 function machineLabel(doc) {
   const cpu = doc.machine_info.cpu;
-  return isBrowserRun(doc) ? "Your browser (TensorFlow.js)" : plain(cpu.brand) + " (" + cpu.threads_used + " threads), your file";
+  return isBrowserRun(doc) ? "Your browser (TensorFlow.js)"
+    : plain(cpu.brand) + " (" + cpu.threads_used + " threads" + vectorUnits(cpu) + "), your file";
 }
 
 /* A step's cost is its epoch over its steps; how a batch-B step compares with a 1-sample one. */

@@ -238,6 +238,19 @@ def cpu_brand() -> str:
         return "unknown"
 
 
+def instruction_sets() -> list[str] | None:
+    """The vector and matrix extensions Linux reports (as build_hooks/provenance.py records them), else None."""
+    wanted = ("avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "avx512_vnni", "avx_vnni",
+              "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve", "sve2", "bf16", "i8mm")
+    try:
+        with open("/proc/cpuinfo") as f:
+            line = next(line for line in f if line.startswith(("flags", "Features")))
+    except (OSError, StopIteration):
+        return None
+    flags = set(line.split(":", 1)[1].split())
+    return [flag for flag in wanted if flag in flags]
+
+
 def memory_bytes() -> int:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -253,7 +266,8 @@ if GPU == "cuda":
 elif GPU == "mps":  # Apple's GPU shares the machine's memory
     gpu = {"name": f"{brand} GPU (MPS)" if brand != "unknown" else "Apple GPU (MPS)",
            "memory_bytes": memory_bytes(), "cuda_version": None}
-identity = json.dumps([brand, platform.machine(), THREADS, gpu and gpu["name"]])
+isa = instruction_sets()
+identity = json.dumps([brand, platform.machine(), THREADS, gpu and gpu["name"]] + ([isa] if isa is not None else []))
 # The same id the project's own measuring gives this machine (build_hooks/provenance.py).
 slug = re.sub(r"[^a-z0-9]+", "-", (gpu["name"] if gpu else brand).lower()).strip("-")[:40]
 machine_id = f"{slug or 'machine'}-{hashlib.sha256(identity.encode()).hexdigest()[:10]}"
@@ -266,7 +280,8 @@ results = {
     "environment_key": hashlib.sha256(f"{identity}{torch.__version__}".encode()).hexdigest()[:20],
     "machine_info": {"cpu": {"brand": brand, "arch": platform.machine(), "threads_used": THREADS,
                              "cores_available": os.cpu_count(), "clock_hz": None, "fp32_peak_flops": None,
-                             "peak_formula": "not computed by the lab notebook"}, "gpu": gpu},
+                             "peak_formula": "not computed by the lab notebook",
+                             **({"isa": isa} if isa is not None else {})}, "gpu": gpu},
     "software": {"python": platform.python_version(), "torch": torch.__version__,
                  "numpy": __import__("numpy").__version__, "blas": "unknown",
                  "float32_matmul_precision": torch.get_float32_matmul_precision(),
