@@ -123,11 +123,11 @@ def cpu_best_step_rate(data: Dataset) -> str:
     rate = lambda p, key: p.flops / p.stats[key]  # noqa: E731 (FLOP/s at a time quartile)
     tied = sorted((p.batch, w) for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", w)
                   if p.flops and p.stats and rate(p, "q1") >= rate(point, "q3"))
-    if len(tied) <= 1:
-        return f"{si(point.flops_per_s, 'FLOP/s')} (batch {point.batch}, width {width})"
-    # Which tied point is named, and how many tie, moves with noise: the table shows them.
-    return (f"{si(point.flops_per_s, 'FLOP/s')}, a rate several steps reached within the "
-            f"spread (up to batch {max(b for b, _ in tied)}, at width {max(w for _, w in tied)})")
+    # Which tied point has the highest median moves with noise, so one wording names the largest
+    # step that reaches the best rate within the spread (the best step itself when none ties).
+    batch, width = max(tied or [(point.batch, width)], key=lambda bw: (bw[1], bw[0]))
+    return (f"{si(point.flops_per_s, 'FLOP/s')} (batch {batch}, width {width}: the largest step that reaches "
+            "this rate within the spread)")
 
 
 @fact

@@ -279,11 +279,15 @@ export async function raceBrowser(plan, width, join, ui) {
         }
       }
       rounds += 1;
-      // The time box: past the minimum, another round only if one more like this one fits.
+      // The time box: past the minimum, another round only if one more like this one fits. A
+      // slow device stops short of the minimum once a round would overrun twice the box, but
+      // never before two rounds (one sample has no spread to judge by).
       const roundTime = elapsed() - roundStart;
       const fit = rounds + Math.floor((budget - elapsed()) / roundTime);
+      const overrun = elapsed() + roundTime > 2 * budget;
       planned = Math.min(plan.max_rounds, Math.max(plan.min_rounds, rounds, fit));
       if (rounds >= plan.min_rounds && fit <= rounds) break;
+      if (rounds >= Math.min(2, plan.min_rounds) && overrun) break;
     }
   } catch (error) {
     if (!(error instanceof Stop)) throw error;
