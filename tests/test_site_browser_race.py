@@ -192,3 +192,13 @@ def test_race_lanes_are_told_apart_by_more_than_colour(browser, site_url):
         assert page.locator(f'#race-chart text.race-chart__end[data-lane="{lane}"]').count() == 1
     on_site_only(watched)
     watched.page.close()
+
+
+def test_a_device_too_slow_for_the_box_stops_after_two_rounds(browser, site_url):
+    """When a third round would overrun twice the time box, the run keeps two rounds (a spread) and stops."""
+    watched = Watched(browser, site_url, init_script="delete Navigator.prototype.gpu",
+                      rewrite=with_plan(**{**SMALL, "min_rounds": 3, "max_rounds": 5, "budget_s": 0.001}))
+    race_the_browser(watched)
+    assert {len(b["stats"]["data"]) for b in downloaded(watched.page)["benchmarks"]} == {2}
+    on_site_only(watched)
+    watched.page.close()
