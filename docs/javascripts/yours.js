@@ -242,7 +242,7 @@ export function readResults(text, schema, race, fileName, slot = "file") {
       if (epochs[cpu][w] && epochs[gpu][w]) crossovers[String(w)] = crossover(epochs[cpu][w], epochs[gpu][w], race.batches, race);
     });
   }
-  return { lanes: lanes, leftOut: points.leftOut, provenance: provenance, note: doc.experiments[EPOCH].note,
+  return { lanes: lanes, leftOut: points.leftOut, provenance: provenance,
     machine: { id: machineId, label: machineLabel(doc), yours: true, crossover: crossovers },
     verdict: gpu && cpu ? function (width) { return verdict(epochs[cpu][width], epochs[gpu][width], race); } : null };
 }
