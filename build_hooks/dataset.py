@@ -19,6 +19,10 @@ MERGED_FORMAT = "crossover-merged-v1"
 # A lesson page draws an experiment for this many machines at most: the build host first, then
 # machines with a GPU, newest first. Every machine is in the gallery and data/results.json.
 SHOWN_MACHINES = 3
+# A CPU's widest vector or matrix extension, widest first: (isa flag, the name a label shows).
+# The race page gets this table too (race.race_data), so a reader's file is named the same way.
+VECTOR_UNITS = (("amx_tile", "AMX"), ("avx512_bf16", "AVX-512 BF16"), ("avx512f", "AVX-512"),
+                ("avx2", "AVX2"), ("sve", "SVE"), ("asimd", "NEON"))
 GPU_DEVICES = ("cuda", "mps")  # torch's device kinds that are a GPU: NVIDIA's, and Apple's through Metal
 
 
@@ -46,11 +50,7 @@ class Machine:
     def vector_units(self) -> str | None:
         """The CPU's widest vector or matrix extension, where the file records them (one brand, several kinds)."""
         isa = set(self.cpu.get("isa") or ())
-        for flag, name in (("amx_tile", "AMX"), ("avx512_bf16", "AVX-512 BF16"), ("avx512f", "AVX-512"),
-                           ("avx2", "AVX2"), ("sve", "SVE"), ("asimd", "NEON")):
-            if flag in isa:
-                return name
-        return None
+        return next((name for flag, name in VECTOR_UNITS if flag in isa), None)
 
     @property
     def label(self) -> str:

@@ -224,11 +224,11 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
     readings = [canaries.read()] if canaries else []
     start, load_before = conditions.snapshot(), conditions.load_average()
 
+    from snippets import benchmarking  # torch is loaded by now: the timers record their calls per sample here
+
     def run(i: int) -> dict:
         _no_leftover_processes(module.NAME)
         before = conditions.snapshot()
-        from snippets import benchmarking  # torch is loaded by now
-
         timers = benchmarking.CALLS_PER_SAMPLE
         timers.clear()
         try:

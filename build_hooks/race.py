@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import json
 
-from build_hooks import analysis, cost_model, render, stats, store
-from build_hooks.dataset import GPU_DEVICES, Dataset, Machine
+from build_hooks import analysis, cost_model, experiments, render, stats, store
+from build_hooks.dataset import GPU_DEVICES, VECTOR_UNITS, Dataset, Machine
 
 EPOCH = "epoch_time"
 FIXED_COST_RATIO = 2.0
 
-# "Race your browser" (docs/javascripts/browser-race.js) trains the same model in TensorFlow.js.
-# The model's shape and optimiser, as snippets/training_step.py builds them (a test keeps them equal).
-BROWSER_MODEL = {"inputs": 512, "classes": 10, "learning_rate": 0.01}
+# "Race your browser" (docs/javascripts/browser-race.js) trains the same model in TensorFlow.js:
+# its shape comes from snippets/training_step.py's declarations; its SGD learning rate is an
+# argument inside make_model, so it is stated here (a test keeps it equal).
+BROWSER_LEARNING_RATE = 0.01
 BROWSER_BUDGET_S = {"full": 60, "quick": 20}  # the whole sweep's time box: fewer rounds, never longer
 BROWSER_ROUNDS = (3, 5)  # at least, at most: each round times every batch once on each backend, alternating
 
@@ -126,7 +127,8 @@ def race_data(data: Dataset) -> dict:
     rows = sorted({point["rows"] for lane in lanes for e in lane["epochs"].values() for point in e.values()})
     # What a reader's own file must match to join the race (checked in the browser).
     join = {"mode": "quick" if data.quick else "full", "rows": rows, "schema_version": store.SCHEMA_VERSION,
-            "time_bounds": store.BOUNDS["s"], "max_number": store.MAX_NUMBER}
+            "time_bounds": store.BOUNDS["s"], "max_number": store.MAX_NUMBER,
+            "vector_units": [list(pair) for pair in VECTOR_UNITS]}
     return {"lanes": lanes, "widths": widths, "batches": batches, "machines": machines, "join": join,
             "browser": browser_plan(data),
             "fixed_cost_ratio": FIXED_COST_RATIO, "meaningful_ratio": stats.MEANINGFUL_RATIO}
@@ -141,7 +143,9 @@ def browser_plan(data: Dataset) -> dict | None:
     if not points:
         return None
     rows = max({p["rows"] for p in points}, key=lambda r: sum(p["rows"] == r for p in points))
-    return {**BROWSER_MODEL, "rows": rows, "mode": mode,
+    model = experiments.declared("training_step")
+    return {"inputs": model["INPUTS"], "classes": model["CLASSES"], "learning_rate": BROWSER_LEARNING_RATE,
+            "rows": rows, "mode": mode,
             "widths": sorted({p["width"] for p in points if p["rows"] == rows}),
             "batches": sorted({p["batch"] for p in points if p["rows"] == rows}),
             "budget_s": BROWSER_BUDGET_S[mode], "min_rounds": BROWSER_ROUNDS[0], "max_rounds": BROWSER_ROUNDS[1]}

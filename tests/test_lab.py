@@ -91,3 +91,15 @@ def test_notebook_source_compiles_on_the_pythons_readers_have(version, tmp_path)
     result = subprocess.run([python, "-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')",
                              str(NOTEBOOK)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_notebook_records_the_instruction_sets_the_build_does():
+    """The self-contained notebook's list of instruction-set flags is provenance.ISA_FLAGS, so one machine keeps one id."""
+    import ast
+
+    from build_hooks import provenance
+
+    tree = ast.parse(NOTEBOOK.read_text())
+    wanted = next(node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                  and getattr(node.targets[0], "id", None) == "wanted")
+    assert tuple(ast.literal_eval(wanted)) == provenance.ISA_FLAGS

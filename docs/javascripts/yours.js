@@ -138,16 +138,15 @@ function isBrowserRun(doc) { return doc.software.stack === BROWSER_STACK; }
 
 function threads(n) { return n + (n === 1 ? " thread" : " threads"); }
 
-/* The widest vector or matrix extension a file records (as the build's Machine.vector_units), e.g. ", AVX2". */
-const VECTOR_UNITS = [["amx_tile", "AMX"], ["avx512_bf16", "AVX-512 BF16"], ["avx512f", "AVX-512"], ["avx2", "AVX2"],
-  ["sve", "SVE"], ["asimd", "NEON"]];
-function vectorUnits(cpu) {
+/* The widest vector or matrix extension a file records, e.g. ", AVX2": the build's own table
+ * (dataset.VECTOR_UNITS, shipped in the race data), so a file is named as the build names it. */
+function vectorUnits(cpu, join) {
   const isa = cpu.isa || [];
-  const found = VECTOR_UNITS.find(function (pair) { return isa.indexOf(pair[0]) >= 0; });
+  const found = join.vector_units.find(function (pair) { return isa.indexOf(pair[0]) >= 0; });
   return found ? ", " + found[1] : "";
 }
 
-function deviceLabel(doc, device) {
+function deviceLabel(doc, device, join) {
   const cpu = doc.machine_info.cpu, gpu = doc.machine_info.gpu;
   if (isBrowserRun(doc)) {  // a browser's stacks, named as such: not PyTorch, not a named CPU
     return device === "webgpu"
@@ -155,7 +154,7 @@ function deviceLabel(doc, device) {
         (gpu && gpu.fallback_adapter ? ", a software fallback: a CPU emulating a GPU" : "") + ")"
       : "Your browser: CPU (WebAssembly, " + threads(cpu.threads_used) + ")";
   }
-  if (device === "cpu") return "CPU: " + plain(cpu.brand) + ", " + cpu.threads_used + " threads" + vectorUnits(cpu);
+  if (device === "cpu") return "CPU: " + plain(cpu.brand) + ", " + cpu.threads_used + " threads" + vectorUnits(cpu, join);
   return (gpu && gpu.name ? plain(gpu.name) : "GPU") + " · " + DEVICE_KIND[device];
 }
 
@@ -170,10 +169,10 @@ function provenanceOf(doc, fileName, slot) {
     " and Python " + sw.python + (sw.os ? " on " + sw.os : ""));
 }
 
-function machineLabel(doc) {
+function machineLabel(doc, join) {
   const cpu = doc.machine_info.cpu;
   return isBrowserRun(doc) ? "Your browser (TensorFlow.js)"
-    : plain(cpu.brand) + " (" + cpu.threads_used + " threads" + vectorUnits(cpu) + "), your file";
+    : plain(cpu.brand) + " (" + cpu.threads_used + " threads" + vectorUnits(cpu, join) + "), your file";
 }
 
 /* A step's cost is its epoch over its steps; how a batch-B step compares with a 1-sample one. */
@@ -231,7 +230,7 @@ export function readResults(text, schema, race, fileName, slot = "file") {
       Object.keys(byBatch).forEach(function (batch) { byBatch[batch].regime = regime(byBatch, batch, race); });
     });
     return { id: "yours-" + slot + "-" + device, slot: slot, machine: doc.machine_id, machine_id: machineId, device: device,
-      label: deviceLabel(doc, device), kind: GPU_DEVICES.indexOf(device) >= 0 ? "GPU" : "CPU",
+      label: deviceLabel(doc, device, race.join), kind: GPU_DEVICES.indexOf(device) >= 0 ? "GPU" : "CPU",
       estimate: false, yours: true, provenance: provenance, epochs: epochs[device] };
   });
   const gpu = GPU_DEVICES.find(function (d) { return epochs[d]; });
@@ -243,7 +242,7 @@ export function readResults(text, schema, race, fileName, slot = "file") {
     });
   }
   return { lanes: lanes, leftOut: points.leftOut, provenance: provenance,
-    machine: { id: machineId, label: machineLabel(doc), yours: true, crossover: crossovers },
+    machine: { id: machineId, label: machineLabel(doc, race.join), yours: true, crossover: crossovers },
     verdict: gpu && cpu ? function (width) { return verdict(epochs[cpu][width], epochs[gpu][width], race); } : null };
 }
 
