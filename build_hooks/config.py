@@ -4,6 +4,8 @@ CROSSOVER_CACHE_DIR  the build host's own measurements (default: .cache/crossove
 CROSSOVER_RESULTS_DIR committed reference measurements (default: results/)
 CROSSOVER_QUICK=1    tiny sizes for tests; pages then carry a visible "quick mode" banner
 CROSSOVER_POINT_TIMEOUT  seconds one measured point may take (default: the experiment's own, or 300)
+CROSSOVER_EXPERIMENT_BOX seconds after which an experiment starts no further round (default: none;
+                         at least two rounds always run; scripts/measure-gpu sets it)
 CROSSOVER_BLOCK_TIMEOUT  seconds one page's exec blocks and markers may take to render (default 600)
 """
 
@@ -61,3 +63,9 @@ def seconds(var: str, default: float) -> float:
         raise SettingError(f"{var}={raw!r}: expected a number of seconds greater than 0 and at most "
                            f"{MAX_SECONDS:g} (unset it for the default of {default:g})")
     return value
+
+
+def experiment_box_s() -> float | None:
+    """CROSSOVER_EXPERIMENT_BOX as seconds, or None when unset (every planned round runs)."""
+    value = seconds("CROSSOVER_EXPERIMENT_BOX", math.inf)
+    return None if math.isinf(value) else value

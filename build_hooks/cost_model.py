@@ -16,8 +16,8 @@
   to the steps at batches 1, 4, 16, ... and judged only on 2, 8, 32, ..., which the fit
   never saw.
 
-For a device with no measurements, published datasheet figures stand in, driven by the
-host's own per-operation cost, and every use says "estimate".
+A GPU nobody measured is estimated by build_hooks/gpu_estimate.py instead: a GPU overlaps
+the host's issuing with its own work, which this additive CPU model does not describe.
 """
 
 from __future__ import annotations
@@ -66,40 +66,6 @@ def log_interpolate(curve: dict[int, float], x: float) -> float:
     lo, hi = xs[i - 1], xs[i]
     w = (math.log(x) - math.log(lo)) / (math.log(hi) - math.log(lo))
     return math.exp((1 - w) * math.log(curve[lo]) + w * math.log(curve[hi]))
-
-
-# Published figures for a device nobody has measured here (NVIDIA H200 SXM datasheet:
-# 67 TFLOP/s FP32 without tensor cores, since fp32 matmul precision is "highest";
-# 4.8 TB/s HBM3e). The launch latency is a typical published figure for one CUDA kernel
-# launch (a few microseconds), not a datasheet value.
-DATASHEET = "NVIDIA H200 SXM datasheet (FP32 67 TFLOP/s, HBM3e 4.8 TB/s)"
-PUBLISHED_H200 = DeviceParams(
-    name="NVIDIA H200 SXM",
-    op_seconds=5e-6,
-    gemm_rates={64: 67e12, 8192: 67e12},
-    bandwidths={2**30: 4.8e12},  # one figure: the datasheet gives no cache bandwidths
-    source=f"{DATASHEET}; ~5 µs per kernel launch, typical published figure",
-)
-
-
-def gpu_estimate_params(host: Machine) -> DeviceParams:
-    """The published GPU as driven by this host: per-op cost = max(host dispatch, launch latency).
-
-    A GPU does not make Python faster: every operation is still dispatched by the host's
-    CPU, so a GPU step can never be cheaper per operation than this host's own measured
-    dispatch cost (t_op fitted to its own steps, else its tiny operation).
-    """
-    fitted = fit(host, "cpu")
-    dispatch = fitted.params.op_seconds if fitted else analysis.tiny_op_seconds(host, "cpu")
-    published = PUBLISHED_H200
-    if dispatch is None or dispatch <= published.op_seconds:
-        return published
-    from build_hooks.render import si  # formatting only; the model itself stays numeric
-
-    return replace(published, op_seconds=dispatch,
-                   source=f"{DATASHEET}; {si(dispatch, 's')} per operation: this host's own "
-                          "per-operation cost (dispatch and autograd bookkeeping, fitted to its "
-                          "steps), which is above the ~5 µs published kernel launch latency")
 
 
 def measured_params(machine: Machine, device: str) -> DeviceParams | None:
@@ -238,18 +204,6 @@ def _non_negative_least_squares(rows: list[list[float]], target: list[float]) ->
                 for index, value in zip(subset, x):
                     best[index] = float(value / scale[index])
     return best
-
-
-def estimate_error(machine: Machine) -> float | None:
-    """Median relative error of the published-figure GPU estimate against this machine's
-    measured CUDA steps, when the measured GPU is the one the estimate describes."""
-    if not machine.gpu or "H200" not in machine.gpu["name"] or "cuda" not in machine.devices("training_step"):
-        return None
-    estimate, work = gpu_estimate_params(machine), step_work(machine, "cuda")
-    errors = [abs(predict(estimate, work[(p.batch, w)], p.batch, w)["seconds"] - p.seconds) / p.seconds
-              for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cuda", w)
-              if (p.batch, w) in work]
-    return statistics.median(errors) if errors else None
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ try:  # a progress bar where tqdm is installed; plain lines on a bare measuring 
 except ImportError:  # pragma: no cover - exercised by the torch-and-numpy-only test
     from build_hooks.progress import LineProgress as tqdm
 
-from build_hooks import conditions, config, dataset, experiments, provenance, stats, store, untrusted
+from build_hooks import conditions, config, dataset, experiments, forecast, provenance, stats, store, untrusted
 from build_hooks.gate import REMEASURE_ATTEMPTS, Gate, outlying_rounds, what_moved
 
 
@@ -158,6 +158,16 @@ def stale_experiments(doc: dict, keys: dict[str, str]) -> list[str]:
     return [name for name, key in keys.items() if doc["experiments"].get(name, {}).get("cache_key") != key]
 
 
+# What the GPU pages' headlines read, measured first: a run stopped by its time limit keeps these.
+FIRST = ["epoch_time", "training_step", "transfer", "gemm_rate", "memory_bandwidth", "call_overhead",
+         "sync_cost", "precision", "inference_latency", "step_profile", "activation_memory", "matmul_shapes"]
+
+
+def in_measuring_order(names: list[str]) -> list[str]:
+    """FIRST's experiments in its order, then the rest by name."""
+    return sorted(names, key=lambda n: (FIRST.index(n) if n in FIRST else len(FIRST), n))
+
+
 ROUNDS = {"full": 3, "quick": 2}  # an experiment's points are measured round-robin this often
 
 
@@ -252,7 +262,10 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
         unsteady_starts += not steady
         return result, gate.last
 
-    for _ in range(rounds):
+    box = config.experiment_box_s()
+    began = time.perf_counter()
+    planned = rounds
+    for done in range(1, planned + 1):
         for i, point in enumerate(plan):
             bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
             result, reading = gated(i)
@@ -261,6 +274,11 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
             bar.update()
         if canaries:
             readings.append(canaries.read())
+        if box is not None and done < planned and not forecast.another_round_fits(done, time.perf_counter() - began, box):
+            bar.update(len(plan) * (planned - done))  # the rounds the box left out
+            rounds = done
+            break
+    within_box = (lambda: True) if box is None else (lambda: time.perf_counter() - began < box)
     def spread(i: int) -> float:
         medians = [_sample_median(x) for x in results[i] if x.get("samples")]
         return max(medians) / min(medians) if medians else 0.0
@@ -271,7 +289,7 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
             continue
         for _ in range(REMEASURE_ATTEMPTS):
             for r in outlying_rounds([_sample_median(x) for x in results[i]]):
-                if gate is None or gate.has_time():
+                if (gate is None or gate.has_time()) and within_box():
                     results[i][r], started_under[i][r] = gated(i, extra=True)
                     remeasured[i] += 1
         unsettled[i] = bool(outlying_rounds([_sample_median(x) for x in results[i]]))
@@ -279,7 +297,8 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
     entries = [_benchmark_entry(module.NAME, point, results[i], conditions.foreign_cpu_over(windows[i]),
                                 remeasured[i], unsettled[i], threads, started_under[i])
                for i, point in enumerate(plan)]
-    measured_under = {"rounds": rounds, "canary_s": [r["one_thread"] for r in readings],
+    measured_under = {"rounds": rounds, **({"planned_rounds": planned, "time_box_s": box} if rounds < planned else {}),
+                      "canary_s": [r["one_thread"] for r in readings],
                       "load_before": load_before, "load_after": conditions.load_average(),
                       "foreign_cpu": conditions.foreign_cpu(start, end), "steal": conditions.steal(start, end)}
     if canaries:
@@ -354,6 +373,7 @@ def run(only: list[str] | None = None, force: bool = False,
     modules = {name: experiments.load(name) for name in names}
     for module in modules.values():
         point_timeout_s(module)  # a bad CROSSOVER_POINT_TIMEOUT fails now, not mid-run
+    config.experiment_box_s()  # and so does a bad CROSSOVER_EXPERIMENT_BOX
     keys = experiments.current_keys(settings.mode, names)
     threads = all_threads()
     prov = provenance.collect(threads)
@@ -362,7 +382,7 @@ def run(only: list[str] | None = None, force: bool = False,
     with _locked(path, log):
         store.remove_stale_temporaries(path)  # left by a writer that was killed mid-write
         doc = _open_cache(path, prov, env_key, settings.mode, log, experiments.current_keys(settings.mode))
-        todo = names if force else stale_experiments(doc, keys)
+        todo = in_measuring_order(names if force else stale_experiments(doc, keys))
         if not todo:
             _write_stamp(settings, path, doc)
             return path

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from build_hooks import analysis, cost_model, experiments, render, stats, store
+from build_hooks import analysis, experiments, gpu_estimate, render, stats, store
 from build_hooks.dataset import GPU_DEVICES, VECTOR_UNITS, Dataset, Machine
 
 EPOCH = "epoch_time"
@@ -67,45 +67,32 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
     }
 
 
-def model_error(machine: Machine) -> float:
-    """The cost model's median relative error on this machine: held-out steps if it could be fitted."""
-    check = cost_model.validate(machine, "cpu", calibrated=True) or cost_model.validate(machine, "cpu")
-    return min(check.median_error, 0.9) if check else 0.0
-
-
 def estimate_lane(index: int, machine: Machine) -> dict | None:
-    """A GPU lane from the cost model on published figures, for builds that measured no GPU.
+    """A GPU lane from the first-principles estimate (build_hooks/gpu_estimate.py), for builds
+    that measured no GPU, at the host's own epoch sizes. Labelled as an estimate wherever shown.
 
-    Epoch time = steps x (predicted step time + the host's own loop cost per step), using
-    the exact work counts of the host's steps. The loop cost (slicing the next batch,
-    Python's loop) is what the host's measured epoch spends beyond its measured steps: a
-    GPU's host pays it too. Labelled as an estimate wherever it is shown.
-
-    A model has no spread, but it has an error: its quartiles are set at ± the fitted
-    model's median error on the steps it never saw, so a lane that beats it by less than
-    the model is known to miss by is "about the same", not a win.
+    A model has no spread; its quartiles are its stated uncertainty (a factor either way), so a
+    lane that beats it by less than that is "about the same", not a win.
     """
-    gpu = cost_model.gpu_estimate_params(machine)
-    work = cost_model.step_work(machine)
-    error = model_error(machine)
+    estimate = gpu_estimate.for_host(machine)
+    if estimate is None:
+        return None
     epochs: dict[str, dict[str, dict]] = {}
     for bench in machine.measured(EPOCH, device="cpu"):
         width, batch, rows = bench["params"]["width"], bench["params"]["batch"], bench["params"]["rows"]
-        if (batch, width) not in work or (1, width) not in work:
+        if (batch, width) not in estimate.work or (1, width) not in estimate.work:
             continue
-        steps = -(-rows // batch)
-        host_step = {p.batch: p.seconds for p in analysis.step_curve(machine, "cpu", width)}.get(batch)
-        loop = max(0.0, bench["stats"]["median"] / steps - host_step) if host_step else 0.0
-        step = cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"] + loop
-        single = cost_model.predict(gpu, work[(1, width)], 1, width)["seconds"] + loop
+        seconds = estimate.epoch(batch, width, rows)
+        q1, q3 = gpu_estimate.band(seconds)
         epochs.setdefault(str(width), {})[str(batch)] = {
-            "seconds": steps * step, "q1": steps * step * (1 - error), "q3": steps * step * (1 + error),
-            "steps": steps, "rows": rows, "regime": _regime_of(step / single),
+            "seconds": seconds, "q1": q1, "q3": q3, "steps": -(-rows // batch), "rows": rows,
+            "regime": _regime_of(estimate.step(batch, width)["seconds"] / estimate.step(1, width)["seconds"]),
         }
     if not epochs:
         return None
-    return {"id": f"lane-{index}", "machine": gpu.name, "machine_id": machine.id, "device": "cuda",
-            "label": gpu.name, "kind": "GPU", "estimate": True, "source": gpu.source, "epochs": epochs}
+    return {"id": f"lane-{index}", "machine": estimate.name, "machine_id": machine.id, "device": "cuda",
+            "label": estimate.name, "kind": "GPU", "estimate": True, "source": estimate.source,
+            "uncertainty": gpu_estimate.UNCERTAINTY, "epochs": epochs}
 
 
 def race_data(data: Dataset) -> dict:

@@ -3,12 +3,15 @@
 Two things make a CPU-vs-GPU comparison unfair if forgotten:
 - torch.utils.benchmark.Timer runs on ONE thread unless told otherwise, so we always
   pass num_threads explicitly (all the cores torch would use for training);
-- CUDA work is asynchronous; Timer synchronises around each timed block, so no
-  per-iteration synchronize() sits inside the measured region.
+- GPU work is asynchronous: every timer here waits for the GPU at the edges of a timed
+  block and never inside it, on CUDA and Apple's MPS alike, so calls pipeline as they
+  do in training and the wait is paid once per block. A snippet that must wait inside
+  a call (a latency, a GradScaler's check) says so where it does.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -32,6 +35,18 @@ def devices() -> list[str]:
             + (["mps"] if mps is not None and mps.is_available() else []))
 
 
+def usable_cores() -> int:
+    """The cores this process may use: its CPU affinity, capped by a cgroup v2 CPU quota (containers)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        quota, period = open("/sys/fs/cgroup/cpu.max").read().split()
+        if quota != "max":
+            cores = min(cores, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass  # no cgroup v2 quota here
+    return cores
+
+
 MIN_SAMPLES_PER_ROUND = 3  # the runner pools rounds: 2-3 rounds give 6-9 samples per point
 
 
@@ -47,11 +62,19 @@ CALLS_PER_SAMPLE: list[int] = []
 
 def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
             warmup: int = 3, min_samples: int = MIN_SAMPLES_PER_ROUND, device: str = "cpu") -> list[float]:
-    """Seconds per call of `fn`: one sample per timed block, at least `min_samples` blocks."""
-    if device == "mps":  # Timer synchronises CUDA only: on Apple's GPU each call waits for its own work
-        fn = _synchronised(fn, device)
+    """Seconds per call of `fn`: one sample per timed block, at least `min_samples` blocks.
+
+    The same discipline on every device: calls within a block run back to back (a GPU's
+    queue stays full, as in training), and the only waits are at the block's two edges.
+    On the CPU, torch.utils.benchmark's Timer sizes the blocks (there is nothing to wait
+    for). On a GPU the block is sized once per point, from one call timed after the
+    warm-up (gpu_blocks): Timer would wait for the GPU at every block edge while growing
+    each block until that wait is under 1e-4 of it, which costs a GPU run minutes.
+    """
     for _ in range(warmup):  # first calls pay for allocator growth, cuBLAS handles, caches
         fn()
+    if device != "cpu":
+        return gpu_blocks(fn, device=device, threads=threads, min_run_time=min_run_time, min_samples=min_samples)
     timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=threads)
     measurement = timer.blocked_autorange(min_run_time=min_run_time)
     samples = list(measurement.times)
@@ -59,6 +82,28 @@ def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
         samples += timer.timeit(measurement.number_per_run).times
     CALLS_PER_SAMPLE.append(measurement.number_per_run)
     return samples
+
+
+BLOCKS_PER_ROUND = 10    # a GPU point's budget is split into about this many timed blocks
+MAX_CALLS_PER_BLOCK = 10_000  # a call of a few microseconds still gets a bounded block
+
+
+def calls_per_block(call_s: float, min_run_time: float) -> int:
+    """How many calls one GPU block holds: a tenth of the budget, at least one call."""
+    return max(1, min(MAX_CALLS_PER_BLOCK, round(min_run_time / BLOCKS_PER_ROUND / max(call_s, 1e-9))))
+
+
+def gpu_blocks(fn: Callable[[], object], *, device: str, threads: int, min_run_time: float,
+               min_samples: int = MIN_SAMPLES_PER_ROUND) -> list[float]:
+    """Seconds per call on a GPU: blocks sized once, one wait at each edge, at least `min_samples`."""
+    one = time_repeats(fn, device=device, threads=threads, repeats=1, record=False)[0]
+    number = calls_per_block(one, min_run_time)
+    blocks = max(min_samples, math.ceil(min_run_time / (number * max(one, 1e-9))))
+    blocks = min(blocks, 4 * BLOCKS_PER_ROUND)  # the first call may have been slow: never hundreds
+    CALLS_PER_SAMPLE.append(number)
+    return [seconds / number for seconds in
+            time_repeats(lambda: [fn() for _ in range(number)], device=device, threads=threads,
+                         repeats=blocks, record=False)]
 
 
 class Canaries:
@@ -108,7 +153,8 @@ def _median_of(fn: Callable[[], object], calls: int, threads: int) -> float:
     return samples[len(samples) // 2]
 
 
-def time_repeats(fn: Callable[[], object], *, device: str, threads: int, repeats: int) -> list[float]:
+def time_repeats(fn: Callable[[], object], *, device: str, threads: int, repeats: int,
+                 record: bool = True) -> list[float]:
     """Seconds of `repeats` single calls, for work that takes seconds per call (an epoch).
 
     Timer.timeit() would first run the call twice more as a warm-up, tripling the cost
@@ -125,17 +171,11 @@ def time_repeats(fn: Callable[[], object], *, device: str, threads: int, repeats
             fn()
             synchronize(device)
             samples.append(time.perf_counter() - start)
-        CALLS_PER_SAMPLE.append(1)
+        if record:
+            CALLS_PER_SAMPLE.append(1)
         return samples
     finally:
         torch.set_num_threads(previous)
-
-
-def _synchronised(fn: Callable[[], object], device: str) -> Callable[[], object]:
-    def call():
-        fn()
-        synchronize(device)
-    return call
 
 
 def synchronize(device: str) -> None:

@@ -36,7 +36,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
         for _ in range(CALLS):
             x.add_(1)
 
-    samples = time_it(many_calls, threads=threads, min_run_time=budget(quick))
+    samples = time_it(many_calls, threads=threads, device=point["device"], min_run_time=budget(quick))
     return {"unit": "s", "samples": [s / CALLS for s in samples], "extra": {"calls_per_sample": CALLS}}
 
 

@@ -66,7 +66,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
         nn.functional.cross_entropy(model(x), y).backward()
         optimiser.step()
 
-    samples = time_it(step, threads=threads, min_run_time=budget(quick))
+    samples = time_it(step, threads=threads, device=point["device"], min_run_time=budget(quick))
     return {"unit": "s", "samples": samples, "extra": {"activation_bytes": activation_bytes(model, x)}}
 
 

@@ -33,7 +33,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     n, device = point["n"], point["device"]
     a, b = (torch.randn(n, n, device=device) for _ in range(2))
     out = torch.empty(n, n, device=device)
-    samples = time_it(lambda: torch.mm(a, b, out=out), threads=threads,
+    samples = time_it(lambda: torch.mm(a, b, out=out), threads=threads, device=device,
                       min_run_time=budget(quick), warmup=2)
     return {"unit": "s", "samples": samples, "extra": {"flops": 2 * n**3}}
 

@@ -57,7 +57,7 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
 def measure(point: dict, threads: int, quick: bool) -> dict:
     step, model, one_piece = make_accumulated_step(point["effective_batch"], point["micro_batch"],
                                                    point["width"], point["device"])
-    samples = time_it(step, threads=threads, min_run_time=budget(quick))
+    samples = time_it(step, threads=threads, device=point["device"], min_run_time=budget(quick))
     return {"unit": "s", "samples": samples,
             "extra": {"activation_bytes": activation_bytes(model, one_piece),
                       "micro_batches": point["effective_batch"] // point["micro_batch"]}}

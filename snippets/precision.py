@@ -3,7 +3,10 @@
 Three measurements per device and dtype:
 - an n x n matrix product in that dtype;
 - a mixed-precision training step: torch.autocast runs the matrix products in 16 bit
-  while the weights stay fp32; fp16 adds torch.amp.GradScaler, bf16 needs none;
+  while the weights stay fp32; fp16 adds torch.amp.GradScaler, bf16 needs none.
+  GradScaler waits for the GPU once per step (it must know whether any gradient
+  overflowed before it steps), so every dtype's step here waits once too, by reading
+  its loss as a loop that logs it would: the dtypes differ in arithmetic, not in waits;
 - the bytes autograd saves for the backward pass during that step.
 Sizes adapt to the hardware: a short probe picks the largest n (and step width) whose
 slowest dtype still fits a time budget per call. A CPU without native bf16 instructions
@@ -31,7 +34,7 @@ except ImportError:
     from benchmarking import all_threads, budget, devices, synchronize, time_it
 
 NAME = "precision"
-BENCH_VERSION = 1
+BENCH_VERSION = 2
 PARAMS = {"op": ["matmul", "train_step", "numpy_matmul"], "dtype": ["fp64", "fp32", "bf16", "fp16"]}
 # matmuls record flops and n; the training step its batch, width and saved bytes
 EXTRA_INFO_OPTIONAL = {"flops": "FLOP", "n": "count", "saved_bytes": "B", "batch": "count", "width": "count"}
@@ -62,6 +65,7 @@ def mixed_precision_step(model, optimiser, scaler, x, y, device: str, dtype):
     scaler.scale(loss).backward()  # scale up so small fp16 gradients do not underflow
     scaler.step(optimiser)         # unscales first; skips the step if any gradient is inf/nan
     scaler.update()
+    return loss.item()             # one wait per step for every dtype (fp16's scaler waits anyway)
 
 
 def saved_bytes(fn) -> int:
@@ -129,13 +133,21 @@ def fitted_size(op: str, device: str, threads: int) -> int:
     return chosen
 
 
+def forecast_round_s(point: dict, costs, quick: bool) -> float:
+    """A GPU round: seven calls of at most the call budget, plus a share of the one-off size probe
+    (every candidate size below the budget, three calls per dtype)."""
+    budget_s = CALL_BUDGET_S.get(point["op"], 0.05)
+    probe = 3 * 3 * 2 * budget_s  # dtypes x calls x (the sizes' costs sum to under twice the last)
+    return 7 * budget_s + probe / 3
+
+
 def _train_step(point: dict, threads: int, quick: bool) -> dict:
     device = point["device"]
     batch, width = ((QUICK["batch"], QUICK["width"]) if quick
                     else (STEP["batch"], fitted_size("train_step", device, threads)))
     step = make_step(device, point["dtype"], batch, width)
     extra = {"saved_bytes": saved_bytes(step), "batch": batch, "width": width}
-    samples = time_it(step, threads=threads, min_run_time=budget(quick))
+    samples = time_it(step, threads=threads, device=point["device"], min_run_time=budget(quick))
     return {"unit": "s", "samples": samples, "extra": extra}
 
 
@@ -146,11 +158,11 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
         n = QUICK["numpy_n"] if quick else NUMPY_N
         a, b = (np.random.default_rng(0).standard_normal((n, n)).astype(point["dtype"].replace("fp", "float"))
                 for _ in range(2))
-        samples = time_it(lambda: a @ b, threads=threads, min_run_time=budget(quick), warmup=1)
+        samples = time_it(lambda: a @ b, threads=threads, device=point["device"], min_run_time=budget(quick), warmup=1)
         return {"unit": "s", "samples": samples, "extra": {"flops": 2 * n**3, "n": n}}
     n = QUICK["matmul_n"] if quick else fitted_size("matmul", point["device"], threads)
     product = make_matmul(point["device"], point["dtype"], n)
-    samples = time_it(product, threads=threads, min_run_time=budget(quick), warmup=2)
+    samples = time_it(product, threads=threads, device=point["device"], min_run_time=budget(quick), warmup=2)
     return {"unit": "s", "samples": samples, "extra": {"flops": 2 * n**3, "n": n}}
 
 

@@ -6,6 +6,12 @@ gradient, ...) with the time spent in each one itself, excluding the operations 
 calls ("self" time). Many short operations mean overhead; a few long ones mean the
 arithmetic or the memory traffic dominates.
 
+The samples are host time on every device: on a GPU that is the time the CPU spends
+issuing each kind of operation (dispatch and kernel launch), which is what bounds a
+small step. On CUDA the GPU's own kernel time per kind is recorded beside it where the
+profiler could read it (it needs NVIDIA's CUPTI); where it could not, the point says
+"not available" rather than a zero.
+
 Run it alone:  python snippets/step_profile.py
 """
 
@@ -22,10 +28,12 @@ except ImportError:
     from training_step import make_step
 
 NAME = "step_profile"
-BENCH_VERSION = 1
+BENCH_VERSION = 2
 PARAMS = {"batch": "positive", "width": "positive", "kind": "label"}
 DEPENDS = ["training_step"]
 EXTRA_INFO = {"calls_per_step": "count", "ops": "text"}
+EXTRA_INFO_OPTIONAL = {"device_s": "s", "device_time": "text"}  # CUDA: kernel self time, or why there is none
+NO_KERNEL_TIMES = "not available: the profiler recorded no kernel times (CUPTI missing or disabled)"
 BATCH, WIDTH, STEPS, QUICK_STEPS = 64, 512, 20, 5
 # Every ATen operation falls in one kind; self times do not overlap, so the kinds add up.
 KINDS = {
@@ -54,8 +62,8 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
             for kind in [*KINDS, OTHER]]
 
 
-def profile_steps(step, device: str, steps: int) -> list[dict[str, tuple[float, int]]]:
-    """For each of `steps` profiled steps: {ATen operation: (self seconds, calls)}.
+def profile_steps(step, device: str, steps: int) -> list[dict[str, tuple[float, int, float]]]:
+    """For each of `steps` profiled steps: {ATen operation: (host self seconds, calls, kernel self seconds)}.
 
     One profiling session over all steps, each step inside a labelled range, so every
     operation can be credited to the step it ran in.
@@ -69,14 +77,19 @@ def profile_steps(step, device: str, steps: int) -> list[dict[str, tuple[float, 
                 step()
                 if device == "cuda":
                     torch.cuda.synchronize()
-    profiles: list[dict[str, tuple[float, int]]] = [{} for _ in range(steps)]
-    for event in prof.events():
+    return per_step(prof.events(), steps, device)
+
+
+def per_step(events, steps: int, device: str) -> list[dict[str, tuple[float, int, float]]]:
+    """The profiler's events credited to the labelled step each ran in."""
+    profiles: list[dict[str, tuple[float, int, float]]] = [{} for _ in range(steps)]
+    for event in events:
         index = _step_of(event)
         if index is None or not event.name.startswith("aten::"):
             continue
-        seconds = (_device_time(event) if device == "cuda" else event.self_cpu_time_total) / 1e6
-        before = profiles[index].get(event.name, (0.0, 0))
-        profiles[index][event.name] = (before[0] + seconds, before[1] + 1)
+        kernel = _device_time(event) / 1e6 if device == "cuda" else 0.0
+        host, calls, before = profiles[index].get(event.name, (0.0, 0, 0.0))
+        profiles[index][event.name] = (host + event.self_cpu_time_total / 1e6, calls + 1, before + kernel)
     return profiles
 
 
@@ -95,17 +108,38 @@ def _step_of(event) -> int | None:
     return None
 
 
+def forecast_round_s(point: dict, costs, quick: bool) -> float:
+    """One profiler session (its start-up stated) over the warm-up and profiled steps."""
+    from build_hooks.forecast import training_step_s
+
+    steps = 3 + (QUICK_STEPS if quick else STEPS)
+    return costs.profiler_start_s + steps * 2 * training_step_s(point["batch"], point["width"], costs)
+
+
 def measure(point: dict, threads: int, quick: bool) -> dict:
     """Self time per step of one kind of operation, one sample per profiled step."""
     torch.set_num_threads(threads)
     step = make_step(point["batch"], point["width"], point["device"])
     profiles = profile_steps(step, point["device"], QUICK_STEPS if quick else STEPS)
-    mine = [{op: v for op, v in p.items() if kind_of(op) == point["kind"]} for p in profiles]
-    samples = [sum(seconds for seconds, _ in ops.values()) for ops in mine]
+    return summarise(profiles, point["kind"], point["device"])
+
+
+def summarise(profiles: list[dict[str, tuple[float, int, float]]], kind: str, device: str) -> dict:
+    """One kind's host self time per step (the samples), its calls, and on CUDA its kernel time."""
+    mine = [{op: v for op, v in p.items() if kind_of(op) == kind} for p in profiles]
+    samples = [sum(host for host, _, _ in ops.values()) for ops in mine]
     names = sorted({op.removeprefix("aten::") for ops in mine for op in ops})
-    return {"unit": "s", "samples": [max(s, 1e-9) for s in samples],  # a kind absent on this device: ~0
-            "extra": {"calls_per_step": max(sum(c for _, c in ops.values()) for ops in mine),
-                      "ops": ", ".join(names) or "none"}}
+    extra = {"calls_per_step": max(sum(c for _, c, _ in ops.values()) for ops in mine),
+             "ops": ", ".join(names) or "none"}
+    if device == "cuda":
+        every_kernel = [kernel for p in profiles for _, _, kernel in p.values()]
+        if not any(every_kernel):  # no kernel time for ANY operation: the profiler could not see the GPU
+            extra["device_time"] = NO_KERNEL_TIMES
+        else:
+            kernels = sorted(sum(k for _, _, k in ops.values()) for ops in mine)
+            extra["device_s"] = kernels[len(kernels) // 2]
+    return {"unit": "s", "samples": [max(s, 1e-9) for s in samples],  # a kind this device never ran: ~0
+            "extra": extra}
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     """Seconds per training step within a loop of STEPS steps."""
     steps = 5 if quick else STEPS
     loop = make_loop(point["device"], point["read_loss"] == "every_step", steps)
-    samples = time_it(loop, threads=threads, min_run_time=budget(quick), warmup=1)
+    samples = time_it(loop, threads=threads, device=point["device"], min_run_time=budget(quick), warmup=1)
     return {"unit": "s", "samples": [s / steps for s in samples], "extra": {"steps": steps}}
 
 

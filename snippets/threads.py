@@ -32,7 +32,7 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
 
 def measure(point: dict, threads: int, quick: bool) -> dict:
     step = make_step(point["batch"], point["width"], "cpu")
-    samples = time_it(step, threads=point["threads"], min_run_time=budget(quick))
+    samples = time_it(step, threads=point["threads"], device="cpu", min_run_time=budget(quick))
     return {"unit": "s", "samples": samples}
 
 

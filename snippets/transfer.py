@@ -34,6 +34,13 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
             for memory in ("pageable", "pinned") for n in sizes]
 
 
+def forecast_round_s(point: dict, costs, quick: bool) -> float:
+    """Two warm-up copies, one sizing copy and at least three timed ones, over the stated host link."""
+    from build_hooks.forecast import bounded_gpu_round_s
+
+    return max(bounded_gpu_round_s(budget(quick), costs), 6 * point["bytes"] / costs.link_bytes_s)
+
+
 def measure(point: dict, threads: int, quick: bool) -> dict:
     """Seconds per copy; bandwidth is bytes / seconds."""
     n, pinned = point["bytes"], point["memory"] == "pinned"
@@ -42,7 +49,7 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     host = torch.ones(n, dtype=torch.uint8).pin_memory() if pinned else torch.ones(n, dtype=torch.uint8)
     device = torch.ones(n, dtype=torch.uint8, device="cuda")
     src, dst = (host, device) if point["direction"] == "host_to_device" else (device, host)
-    samples = time_it(lambda: dst.copy_(src), threads=threads,
+    samples = time_it(lambda: dst.copy_(src), threads=threads, device="cuda",
                       min_run_time=budget(quick), warmup=2)
     return {"unit": "s", "samples": samples, "extra": {"bytes": n}}
 

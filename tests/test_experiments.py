@@ -78,3 +78,13 @@ def test_a_label_param_is_plain_words(value):
     """A label may not carry quotes, markup, capitals (a placeholder's letters) or be empty."""
     params = {"device": "cpu", "batch": 64, "width": 512, "kind": value}
     assert experiments.check_params("step_profile", params)[0] == "kind"
+
+
+def test_every_timer_call_names_its_device():
+    """Every time_it / time_repeats call in snippets/ passes device=, so no GPU point is timed without its waits."""
+    import ast
+
+    for path in experiments.SNIPPETS.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in {"time_it", "time_repeats"}:
+                assert "device" in {k.arg for k in node.keywords}, f"{path.name}:{node.lineno}"

@@ -312,8 +312,8 @@ def test_a_changed_experiment_format_drops_only_that_experiment(snippets, settin
     assert store.load(path)["experiments"]["call_overhead"] == kept_before
 
 
-def test_mps_is_offered_and_synchronised_when_torch_has_it(monkeypatch):
-    """devices() lists MPS where torch offers it, and timing on it waits for the GPU after every call."""
+def test_mps_is_offered_where_torch_has_it(monkeypatch):
+    """devices() lists MPS where torch offers it."""
     import torch
 
     from snippets import benchmarking
@@ -321,12 +321,33 @@ def test_mps_is_offered_and_synchronised_when_torch_has_it(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
     assert benchmarking.devices() == ["cpu", "mps"]
-    waits = []
-    monkeypatch.setattr(torch.mps, "synchronize", lambda: waits.append(1))
-    calls = []
-    samples = benchmarking.time_it(lambda: calls.append(1), threads=1, min_run_time=0.001, warmup=0,
-                                   device="mps")
-    assert samples and len(waits) == len(calls)
+
+
+@pytest.mark.parametrize("device", ["cuda", "mps"])
+def test_gpu_timing_waits_only_at_block_edges(monkeypatch, device):
+    """On CUDA and MPS alike, calls in a block run back to back: one wait before and one after each block."""
+    from snippets import benchmarking
+
+    events = []
+    monkeypatch.setattr(benchmarking, "synchronize", lambda d: events.append(("wait", d)))
+    samples = benchmarking.time_it(lambda: events.append("call"), threads=1, min_run_time=0.001, warmup=0,
+                                   device=device)
+    blocks = [part for part in " ".join("|" if e != "call" else "c" for e in events).split("|") if part.strip()]
+    assert len(samples) >= benchmarking.MIN_SAMPLES_PER_ROUND
+    assert all(e == ("wait", device) for e in events if e != "call")
+    # The sizing call, then the timed blocks: each block's calls sit between exactly two waits.
+    sizes = [part.split().count("c") for part in blocks]
+    assert sizes[0] == 1 and len(set(sizes[1:])) == 1 and sizes[1] == benchmarking.CALLS_PER_SAMPLE[-1]
+    assert events.count(("wait", device)) == 2 * (1 + len(samples))
+
+
+def test_gpu_blocks_are_sized_once_and_capped():
+    """A block holds a tenth of the budget's calls, at least one and never more than the cap."""
+    from snippets import benchmarking
+
+    assert benchmarking.calls_per_block(1e-3, 0.1) == 10
+    assert benchmarking.calls_per_block(1.0, 0.1) == 1
+    assert benchmarking.calls_per_block(1e-12, 0.1) == benchmarking.MAX_CALLS_PER_BLOCK
 
 
 def test_two_caches_set_aside_in_the_same_second_are_both_kept(tmp_path):
@@ -348,3 +369,36 @@ def test_a_warm_run_sweeps_stray_temporaries(tmp_path, monkeypatch):
     monkeypatch.setattr(measure, "current_without_torch", lambda s: settings.cache_dir / "m.quick.json")
     measure.run(settings=settings, log=lambda msg: None)
     assert not stray.exists()
+
+
+class _Bar:
+    def set_postfix_str(self, *args, **kwargs):
+        pass
+
+    def update(self, n=1):
+        pass
+
+
+def test_the_time_box_stops_new_rounds_but_keeps_two(monkeypatch):
+    """CROSSOVER_EXPERIMENT_BOX: no round starts once the box would overrun; two rounds always run, and it is recorded."""
+    import time
+    import types
+
+    def slow(point, threads, quick):
+        time.sleep(0.05)
+        return {"unit": "s", "samples": [0.05, 0.051, 0.052]}
+
+    module = types.SimpleNamespace(NAME="boxed", ROUNDS=6, measure=slow)
+    monkeypatch.setenv("CROSSOVER_EXPERIMENT_BOX", "0.12")
+    entries, measured_under = measure._measure_experiment(module, [{"device": "cpu"}], 1, True, _Bar())
+    assert measured_under["rounds"] == 2 and measured_under["planned_rounds"] == 6
+    assert measured_under["time_box_s"] == 0.12 and entries[0]["options"]["rounds"] == 2
+    monkeypatch.delenv("CROSSOVER_EXPERIMENT_BOX")
+    _, unboxed = measure._measure_experiment(module, [{"device": "cpu"}], 1, True, _Bar())
+    assert unboxed["rounds"] == 6 and "planned_rounds" not in unboxed
+
+
+def test_headline_experiments_are_measured_first():
+    """The GPU pages' experiments come first, the rest by name, so a run cut short keeps the headlines."""
+    order = measure.in_measuring_order(["threads", "epoch_time", "checkpointing", "transfer"])
+    assert order == ["epoch_time", "transfer", "checkpointing", "threads"]

@@ -91,3 +91,13 @@ def test_actionlint_catches_a_broken_workflow(tmp_path):
                       "    steps:\n      - run: echo \"${{ github.event.issue.title }}\"\n")
     kinds = {f["kind"] for f in actionlint([broken])}
     assert {"job-needs", "expression", "runner-label"} <= kinds, kinds
+
+
+def test_the_gpu_workflow_measures_with_the_runners_torch_and_builds_apart():
+    """gpu.yml's GPU job runs only the GPU script (no install, no make); a CPU job builds from its file."""
+    gpu = yaml.safe_load((ROOT / ".github" / "workflows" / "gpu.yml").read_text())
+    measuring = " ".join(step.get("run", "") for step in gpu["jobs"]["measure"]["steps"])
+    assert "scripts/measure-gpu" in measuring and "make" not in measuring and "pip" not in measuring
+    build = gpu["jobs"]["build"]
+    assert "gpu" not in build["runs-on"] and build["needs"] == "measure"
+    assert any("make site" in step.get("run", "") for step in build["steps"])

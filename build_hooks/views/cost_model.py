@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from build_hooks import analysis, cost_model, plots, stats, untrusted
+from build_hooks import gpu_estimate as gpu_model  # the section below is named gpu_estimate
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, gpu_with, html, join,
@@ -77,22 +78,25 @@ def gpu_estimate(data: Dataset) -> Html:
     host = data.host or (data.machines[0] if data.machines else None)
     if host is None or not cost_model.step_work(host):
         return missing("No training-step counts to estimate from.")
-    gpu = cost_model.gpu_estimate_params(host)
+    gpu = gpu_model.for_host(host)
+    low, high = gpu_model.band(1.0)
     rows = [[width, batch, si(cpu, "s") if cpu is not None else "not measured",
-             html("{} <small>(estimate)</small>", si(estimate, "s"))]
-            for width, batch, cpu, estimate in _estimate_rows(host)]
+             html("{} <small>(estimate, {} to {})</small>", si(step["seconds"], "s"), si(step["seconds"] * low, "s"),
+                  si(step["seconds"] * high, "s")),
+             gpu.bounded_by(batch, width)]
+            for width, batch, cpu, step in _estimate_rows(host, gpu)]
     return (note(f"Estimate source: {gpu.source}. Not a measurement.")
-            + table(["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)"], rows))
+            + table(["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)",
+                     "bounded by"], rows))
 
 
-def _estimate_rows(host: Machine) -> list[tuple[int, int, float | None, float]]:
-    """(width, batch, measured CPU step or None, estimated GPU step) for the batches the table shows."""
-    gpu, work = cost_model.gpu_estimate_params(host), cost_model.step_work(host)
+def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, int, float | None, dict]]:
+    """(width, batch, measured CPU step or None, estimated GPU step and parts) for the batches shown."""
     rows = []
     for width in analysis.widths(host):
         cpu = {p.batch: p.seconds for p in analysis.step_curve(host, "cpu", width)}
-        rows += [(width, batch, cpu.get(batch), cost_model.predict(gpu, work[(batch, width)], batch, width)["seconds"])
-                 for batch in sorted(b for b, w in work if w == width and b in SHOWN_BATCHES)]
+        rows += [(width, batch, cpu.get(batch), gpu.step(batch, width))
+                 for batch in sorted(b for b, w in gpu.work if w == width and b in SHOWN_BATCHES)]
     return rows
 
 
@@ -149,6 +153,18 @@ def cost_model_parameters_reading(data: Dataset) -> str:
 
 
 @fact
+def gpu_estimate_model(data: Dataset) -> str:
+    """The estimate's assumptions and stated uncertainty, from the code that uses them."""
+    sheet = gpu_model.SHEET
+    return (f"It runs on the {sheet.name}'s published figures ({si(sheet.fp32_flops, 'FLOP/s')} FP32, "
+            f"{si(sheet.memory_bytes_s, 'B/s')} memory; {sheet.source}) and two assumptions of this model, not "
+            f"datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
+            f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Nothing has checked it against a measured "
+            f"GPU yet, so it is stated as uncertain by {gpu_model.UNCERTAINTY:g}× either way, and every "
+            "comparison with it counts a lead only beyond that")
+
+
+@fact
 def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
@@ -156,11 +172,15 @@ def gpu_estimate_reading(data: Dataset) -> str:
         return (f"is not needed: this build measured {untrusted.text(measured.device_label('cuda'))}, "
                 "whose steps are on the batch-size page")
     host = data.host or first_with(data, analysis.STEP)
-    rows = _estimate_rows(host)
+    gpu = gpu_model.for_host(host)
+    rows = _estimate_rows(host, gpu)
     widest = max((width for width, *_ in rows), default=None)
-    shown = [(batch, cpu, estimate) for width, batch, cpu, estimate in rows if width == widest and cpu is not None]
+    shown = [(batch, cpu, step) for width, batch, cpu, step in rows if width == widest and cpu is not None]
     if not shown:
         raise MissingData("no estimated rows")
-    parts = [f"at batch {batch}, {si(estimate, 's')} estimated against {si(cpu, 's')} measured on this CPU"
-             for batch, cpu, estimate in (shown[0], shown[-1])]
+    low, high = gpu_model.band(1.0)
+    parts = [f"at batch {batch}, {si(step['seconds'], 's')} estimated ({si(step['seconds'] * low, 's')} to "
+             f"{si(step['seconds'] * high, 's')} within its stated uncertainty; bounded by "
+             f"{gpu.bounded_by(batch, widest)}) against {si(cpu, 's')} measured on this CPU"
+             for batch, cpu, step in (shown[0], shown[-1])]
     return f"at width {widest}: " + "; ".join(dict.fromkeys(parts))

@@ -34,7 +34,7 @@ def cpu_choice_rule(data: Dataset) -> str:
     """Per width, the batch from which the GPU's epoch stays ahead: the race's own lanes, measured or estimated.
 
     The race's lanes, so the rule and the race agree; ahead means faster beyond both
-    spreads (an estimate's spread is the model's error).
+    spreads (an estimate's spread is its stated uncertainty, and the sentence says it is an estimate).
     """
     lanes = race.race_data(data)["lanes"]
     gpu = next((lane for lane in lanes if lane["kind"] == "GPU"), None)
@@ -42,9 +42,10 @@ def cpu_choice_rule(data: Dataset) -> str:
                None)
     if gpu is None or cpu is None:
         raise MissingData("no GPU epochs, measured or estimated, beside a CPU's")
-    against = (f"the {untrusted.text(gpu['label'])} estimate (cost model on datasheet figures and this "
-               "host's own per-operation and loop costs, not a measurement)" if gpu["estimate"] else
-               f"the measured {untrusted.text(gpu['label'])}")
+    against = (f"an estimate of the {untrusted.text(gpu['label'])} (from its datasheet and this host's own "
+               f"per-operation cost: not a measurement, unvalidated, and counted as uncertain by "
+               f"{gpu['uncertainty']:g}× either way, so this rule is only as good as that estimate)"
+               if gpu["estimate"] else f"the measured {untrusted.text(gpu['label'])}")
     parts = []
     for width in sorted(int(w) for w in cpu["epochs"]):
         ours, theirs = cpu["epochs"][str(width)], gpu["epochs"].get(str(width), {})

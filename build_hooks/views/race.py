@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import race, stats, untrusted
+from build_hooks import gpu_estimate, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import Html, si, times
@@ -43,7 +43,7 @@ def _verdict(data: Dataset, which: str) -> str:
     (first, winner), (second, runner_up) = timed[0], timed[1]
     fast, slow = first["seconds"], second["seconds"]
     if stats.compare_points(race.point_stats(second), race.point_stats(first)) == 0:
-        error = (" and the estimate's error (the cost model's median error on steps it never saw)"
+        error = (f" and the estimate's stated uncertainty ({gpu_estimate.UNCERTAINTY:g}× either way)"
                  if winner["estimate"] or runner_up["estimate"] else "")
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.
         first_named, second_named = sorted((winner, runner_up), key=lambda lane: lane["label"])
@@ -70,8 +70,8 @@ def race_lanes_kind(data: Dataset) -> str:
     lanes = race.race_data(data)["lanes"]
     if any(lane["estimate"] for lane in lanes):
         return ("The CPU lanes replay this build's measured epochs; this build measured no GPU, so the "
-                "GPU lane is an estimate from published figures and this host's own per-operation "
-                "cost, and is labelled as one everywhere")
+                "GPU lane is an unvalidated estimate from its datasheet and this host's own per-operation "
+                f"cost, uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and labelled as one everywhere")
     if not lanes:
         return "No epoch times were measured in this build"
     return "Every lane replays an epoch this build measured; nothing here is estimated"

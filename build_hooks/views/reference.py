@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, experiments
+from build_hooks import analysis, cost_model, experiments, gpu_estimate
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
 from build_hooks.render import Html, html, join, marks_note_for, more_machines, measured_value, missing, note, provenance, si, table
@@ -49,11 +49,11 @@ def _peak_cell(peak: float | None, cpu_rates: dict) -> Html | str:
 
 
 def _estimate_error(m: Machine) -> str:
-    """How far the published-figure estimate was from this machine's measured GPU steps."""
-    error = cost_model.estimate_error(m)
+    """How far the first-principles H200 estimate was from this machine's measured GPU steps."""
+    error = gpu_estimate.measured_error(m)
     if error is None:
-        return ("not applicable (no measured H200 to check it against)" if not m.gpu
-                else "not applicable (the estimate describes an H200)")
+        return (f"unvalidated: no measured {gpu_estimate.SHEET.name} yet (stated uncertainty "
+                f"{gpu_estimate.UNCERTAINTY:g}× either way)")
     return f"median {100 * error:.0f}% over the measured GPU steps"
 
 

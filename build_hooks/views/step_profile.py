@@ -19,16 +19,27 @@ def step_profile(data: Dataset) -> Html:
         for device in m.devices(PROFILE):
             points = sorted(m.measured(PROFILE, device=device), key=lambda b: -b["stats"]["median"])
             total = sum(b["stats"]["median"] for b in points)
+            head = ["kind of operation", "host self time per step", "share", "calls per step", "ATen operations"]
             rows = [[b["params"]["kind"], measured_value(b["stats"], b["extra_info"], "s"),
                      f"{100 * b['stats']['median'] / total:.0f}%", b["extra_info"]["calls_per_step"],
                      html("<small>{}</small>", b["extra_info"]["ops"])] for b in points]
-            parts.append(table(["kind of operation", "self time per step", "share", "calls per step",
-                                "ATen operations"], rows,
+            if device == "cuda":  # the GPU's own kernel time per kind, where the profiler could read it
+                head.insert(2, "GPU kernel time per step")
+                for row, b in zip(rows, points):
+                    row.insert(2, _kernel_time(b["extra_info"]))
+            parts.append(table(head, rows,
                                caption=f"{DEVICE_NAME[device]}: one training step (batch {points[0]['params']['batch']}, "
-                                       f"width {points[0]['params']['width']}), by torch.profiler")
+                                       f"width {points[0]['params']['width']}), by torch.profiler; host time is "
+                                       "what the CPU spends in each kind (on a GPU: issuing it)")
                          + marks_note_for(points))
         return join(parts, "\n")
     return per_machine(data, PROFILE, one)
+
+
+def _kernel_time(extra: dict) -> str:
+    if "device_s" in extra:
+        return si(extra["device_s"], "s")
+    return "not available" if "device_time" in extra else "not measured"
 
 
 @fact

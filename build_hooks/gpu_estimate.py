@@ -1,0 +1,114 @@
+"""A training step on a GPU nobody measured here, estimated from first principles.
+
+A GPU's host issues the step's operations one after another while the GPU runs the
+kernels already queued, so a step costs about the larger of the two, not their sum:
+
+    t_step  = max(host issue, device time)
+    host    = operations x the host's own per-operation cost (this machine's fitted t_op,
+              else one tiny operation's cost), and never less than one kernel launch each
+    device  = kernels x LAUNCH_S  +  FLOPs / achievable rate  +  bytes / memory bandwidth
+    achievable rate = the datasheet's FP32 rate x the share of the GPU's multiprocessors
+              a product of that size can occupy (output tiles of TILE x TILE, one per
+              multiprocessor per wave): small products leave most of the GPU idle
+    t_epoch = steps x (t_step + LOOP_OPS x the host's per-operation cost)
+
+The counts (operations, FLOPs, bytes) are the host's own exact counts of the same step
+(training_step records them); every operation is taken to launch one kernel, an upper
+bound. LAUNCH_S and TILE are this model's assumptions, not datasheet figures, and the
+result is unvalidated until a measured GPU checks it: its stated uncertainty is a
+factor of UNCERTAINTY either way, and every comparison with it uses that band.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from build_hooks import analysis, cost_model, datasheets
+from build_hooks.dataset import Machine
+
+LAUNCH_S = 3e-6      # assumed: a kernel's minimum time on the device (launch and drain), per kernel
+TILE = 128           # assumed: a GEMM kernel's output tile side (cuBLAS uses 64 to 256)
+# Published: NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), "H100 SXM5": 132 SMs; the
+# H200 SXM is the same GH100 configuration with more and faster memory.
+MULTIPROCESSORS = {"NVIDIA H200 SXM": 132}
+LOOP_OPS = 2         # the epoch loop slices the next batch: x[i:i+B] and y[i:i+B], two operations
+UNCERTAINTY = 2.0    # stated, not measured: the estimate may be off by this factor either way
+SHEET = datasheets.by_name("NVIDIA H200 SXM")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The model for one host driving one datasheet GPU."""
+    sheet: datasheets.Datasheet
+    host_op_s: float
+    work: dict[tuple[int, int], dict]  # (batch, width) -> the host's exact counts of that step
+    host_measured: bool = True  # False: no call_overhead or fit, so each operation is charged one launch
+
+    @property
+    def name(self) -> str:
+        return self.sheet.name
+
+    @property
+    def source(self) -> str:
+        host = (f"per operation this host's own {self.host_op_s * 1e6:.1f} µs" if self.host_measured
+                else "this host's per-operation cost was not measured, so one kernel launch per operation")
+        return (f"{self.sheet.source}; {host}; "
+                f"assumed {LAUNCH_S * 1e6:g} µs per kernel and {TILE}×{TILE} output tiles; "
+                f"unvalidated, stated uncertainty {UNCERTAINTY:g}× either way")
+
+    def achievable_rate(self, batch: int, width: int) -> float:
+        side = cost_model.equivalent_side(batch, width)
+        sms = MULTIPROCESSORS.get(self.sheet.name, 132)
+        occupied = min(1.0, math.ceil(side / TILE) ** 2 / sms)
+        return self.sheet.fp32_flops * occupied
+
+    def step(self, batch: int, width: int) -> dict[str, float]:
+        """Estimated seconds of one step and its parts (host, device and the device's three terms)."""
+        counts = self.work[(batch, width)]
+        launches = counts["ops"] * LAUNCH_S
+        compute = counts["flops"] / self.achievable_rate(batch, width)
+        memory = counts["bytes"] / self.sheet.memory_bytes_s
+        host = counts["ops"] * max(self.host_op_s, LAUNCH_S)
+        device = launches + compute + memory
+        return {"seconds": max(host, device), "host": host, "device": device,
+                "launches": launches, "compute": compute, "memory": memory}
+
+    def epoch(self, batch: int, width: int, rows: int) -> float:
+        steps = -(-rows // batch)
+        return steps * (self.step(batch, width)["seconds"] + LOOP_OPS * self.host_op_s)
+
+    def bounded_by(self, batch: int, width: int) -> str:
+        """"the host" when issuing the operations takes longer than the GPU runs them, else "the GPU"."""
+        step = self.step(batch, width)
+        return "the host" if step["host"] >= step["device"] else "the GPU"
+
+
+def for_host(host: Machine, sheet: datasheets.Datasheet = SHEET) -> Estimate | None:
+    """The estimate driven by this host's per-operation cost and its steps' counts (None without counts)."""
+    work = cost_model.step_work(host)
+    fitted = cost_model.fit(host, "cpu")
+    op = fitted.params.op_seconds if fitted else analysis.tiny_op_seconds(host, "cpu")
+    if not work:
+        return None
+    return Estimate(sheet, LAUNCH_S, work, host_measured=False) if op is None else Estimate(sheet, op, work)
+
+
+def band(seconds: float) -> tuple[float, float]:
+    """The stated uncertainty as the (q1, q3) a comparison reads."""
+    return seconds / UNCERTAINTY, seconds * UNCERTAINTY
+
+
+def measured_error(machine: Machine) -> float | None:
+    """Median relative error of the estimate against this machine's measured CUDA steps, when the
+    measured GPU is the one the estimate describes (its datasheet) and it measured the host side too."""
+    gpu = machine.gpu
+    if not gpu or datasheets.for_gpu(gpu["name"]) is not SHEET or "cuda" not in machine.devices(analysis.STEP):
+        return None
+    estimate = for_host(machine)
+    if estimate is None:
+        return None
+    errors = [abs(estimate.step(p.batch, w)["seconds"] - p.seconds) / p.seconds
+              for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cuda", w)
+              if (p.batch, w) in estimate.work]
+    return sorted(errors)[len(errors) // 2] if errors else None

@@ -1,0 +1,43 @@
+"""The forecast: the H200 suite fits its slot, the box is honoured the way the runner honours it."""
+
+from __future__ import annotations
+
+import math
+
+from build_hooks import forecast
+
+STATED = forecast.Costs(sync_s=5e-6, launch_s=5e-6, startup_s=20.0, source="stated")
+GPU_SCRIPT_BOX_S = 12  # scripts/measure-gpu's BOX_S
+
+
+def test_the_full_h200_suite_is_forecast_within_six_minutes():
+    """From a stated 5 µs synchronize (and launch), the full suite with the GPU script's box forecasts <= 6 min."""
+    lines = forecast.forecast("cuda", STATED, quick=False, box_s=GPU_SCRIPT_BOX_S)
+    assert all(line.seconds is not None for line in lines)
+    assert forecast.total_s(lines, STATED) <= 360
+    assert open("scripts/measure-gpu").read().count(f'BOX_S="${{BOX_S:-{GPU_SCRIPT_BOX_S}}}"') == 1
+
+
+def test_a_slower_synchronize_costs_more_but_blocks_keep_it_small():
+    """Blocks sized once put a few hundred waits in a run: 5 µs → 50 µs per wait adds seconds, not minutes."""
+    slow = forecast.Costs(sync_s=50e-6, launch_s=5e-6, startup_s=20.0, source="stated")
+    fast_total = forecast.total_s(forecast.forecast("cuda", STATED, False, None), STATED)
+    slow_total = forecast.total_s(forecast.forecast("cuda", slow, False, None), slow)
+    assert fast_total < slow_total < fast_total + 60
+
+
+def test_the_box_leaves_the_rounds_the_runner_would_run():
+    """rounds_in_box equals the count another_round_fits lets the runner reach, and never cuts below two."""
+    for rounds in (1, 2, 3, 9, 15):
+        for per_round in (0.5, 3.0, 7.0, 20.0):
+            done = 1
+            while done < rounds and forecast.another_round_fits(done, done * per_round, 12):
+                done += 1
+            assert forecast.rounds_in_box(rounds, per_round, 12) == done
+            assert done >= min(rounds, forecast.MIN_ROUNDS_IN_BOX)
+
+
+def test_the_timer_bound_covers_a_third_of_the_budget():
+    """A time_it round on a GPU is at most budget x 7/3 plus the waits at block edges."""
+    bound = forecast.bounded_gpu_round_s(0.1, STATED)
+    assert math.isclose(bound, 0.1 * 7 / 3 + 2 * 41 * 5e-6)

@@ -1,0 +1,44 @@
+"""The plausibility check refuses GPU numbers above the datasheet's peak and passes honest ones."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import complete_doc
+
+from build_hooks import plausibility, stats
+
+
+def h200_doc(gemm_flops_per_s: float) -> dict:
+    doc = complete_doc(gpu="NVIDIA H200", machine_id="plausible-fixture")
+    for bench in doc["benchmarks"]:
+        if bench["group"] == "gemm_rate" and bench["params"]["device"] == "cuda":
+            seconds = bench["extra_info"]["flops"] / gemm_flops_per_s
+            bench["stats"] = stats.summarise([seconds, seconds])
+        if bench["group"] in {"memory_bandwidth", "transfer"}:
+            bench["stats"] = stats.summarise([1.0, 1.0])  # 4 kB/s: far below any peak
+    return doc
+
+
+def test_a_doctored_above_peak_number_is_refused(tmp_path, capsys):
+    """A gemm rate of 100 TFLOP/s on an H200 (FP32 peak 67) fails the command and names the point."""
+    path = tmp_path / "doctored.json"
+    path.write_text(json.dumps(h200_doc(100e12)))
+    assert plausibility.main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "IMPLAUSIBLE" in err and "gemm_rate[" in err and "NVIDIA H200 SXM" in err
+
+
+def test_numbers_below_the_peak_pass(tmp_path, capsys):
+    """The same file at 50 TFLOP/s passes."""
+    path = tmp_path / "honest.json"
+    path.write_text(json.dumps(h200_doc(50e12)))
+    assert plausibility.main([str(path)]) == 0
+    assert "plausible" in capsys.readouterr().out
+
+
+def test_tf32_raises_the_bound():
+    """With TF32 allowed in the file, 100 TFLOP/s is under the TF32 tensor-core peak."""
+    doc = h200_doc(100e12)
+    doc["software"]["cuda_matmul_allow_tf32"] = True
+    assert plausibility.violations(doc) == []
