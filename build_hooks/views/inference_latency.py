@@ -18,7 +18,10 @@ def inference_latency(data: Dataset) -> Html:
                                                           b["params"]["batch"]))
         rows = [[DEVICE_NAME[b["params"]["device"]], b["params"]["width"], b["params"]["batch"],
                  measured_value(b["stats"], b["extra_info"], "s")] for b in points]
-        return table(["device", "width", "batch", "one forward pass (inference mode)"], rows) + marks_note_for(points)
+        return (table(["device", "width", "batch", "one request served (inference mode)"], rows,
+                      caption="Each request: copied to the device, one forward pass, the answer copied back "
+                              "(on the CPU both copies are free)")
+                + marks_note_for(points))
     return per_machine(data, GROUP, one)
 
 

@@ -50,8 +50,10 @@ def _verdict(data: Dataset, which: str) -> str:
         return (f"{where}, {_lane_name(first_named)} and {_lane_name(second_named)} finish within "
                 f"{100 * (slow / fast - 1):.0f}% of each other, inside the measurements' spread{error}: "
                 "about the same")
+    uncertain = (f"; the estimate is uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and the lead "
+                 "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
     return (f"{where}, {_lane_name(winner)} finishes first, {times(slow / fast)} ahead of "
-            f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')})")
+            f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}{uncertain})")
 
 
 @fact
