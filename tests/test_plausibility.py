@@ -42,3 +42,14 @@ def test_tf32_raises_the_bound():
     doc = h200_doc(100e12)
     doc["software"]["cuda_matmul_allow_tf32"] = True
     assert plausibility.violations(doc) == []
+
+
+def test_a_copy_small_enough_for_the_cache_is_not_held_to_the_memory_bandwidth():
+    """A 4 kB copy at 10 TB/s may be cache speed: no violation; the same rate for a 512 MiB copy is one."""
+    doc = h200_doc(50e12)
+    copies = [b for b in doc["benchmarks"] if b["group"] == "memory_bandwidth" and b["params"]["device"] == "cuda"]
+    copies[0]["stats"] = stats.summarise([copies[0]["extra_info"]["bytes"] / 10e12] * 2)
+    assert plausibility.violations(doc) == []
+    copies[0]["extra_info"]["bytes"] = 2**29
+    copies[0]["stats"] = stats.summarise([2**29 / 10e12] * 2)
+    assert len(plausibility.violations(doc)) == 1
