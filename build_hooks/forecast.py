@@ -25,6 +25,7 @@ bounded by the box too, and the GPU script's hard limit stops whatever overruns.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ def training_step_s(batch: int, width: int, costs: Costs) -> float:
     return ops * costs.launch_s + flops / costs.flop_rate
 
 
+@functools.cache  # counted once per configuration: epochs, profiles and steps share them
 def race_step_work(batch: int, width: int) -> tuple[int, int]:
     """(operations, FLOPs) of one training step of the race's MLP, counted on a CPU step."""
     from snippets.training_step import count_work, make_step
@@ -106,7 +108,7 @@ def bounded_gpu_round_s(budget_s: float, costs: Costs) -> float:
     """The most a time_it round can take when a call is at most a third of the budget."""
     from snippets import benchmarking
 
-    blocks = 4 * benchmarking.BLOCKS_PER_ROUND  # gpu_blocks never times more than this
+    blocks = benchmarking.MAX_BLOCKS  # gpu_blocks never times more than this
     calls = budget_s / 3
     return (WARMUP_CALLS + 1) * calls + max(budget_s, benchmarking.MIN_SAMPLES_PER_ROUND * calls) \
         + BLOCK_EDGE_WAITS * (blocks + 1) * costs.sync_s

@@ -85,6 +85,7 @@ def time_it(fn: Callable[[], object], *, threads: int, min_run_time: float,
 
 
 BLOCKS_PER_ROUND = 10    # a GPU point's budget is split into about this many timed blocks
+MAX_BLOCKS = 4 * BLOCKS_PER_ROUND  # the sizing call may have been slow: never hundreds of blocks
 MAX_CALLS_PER_BLOCK = 10_000  # a call of a few microseconds still gets a bounded block
 
 
@@ -99,7 +100,7 @@ def gpu_blocks(fn: Callable[[], object], *, device: str, threads: int, min_run_t
     one = time_repeats(fn, device=device, threads=threads, repeats=1, record=False)[0]
     number = calls_per_block(one, min_run_time)
     blocks = max(min_samples, math.ceil(min_run_time / (number * max(one, 1e-9))))
-    blocks = min(blocks, 4 * BLOCKS_PER_ROUND)  # the first call may have been slow: never hundreds
+    blocks = min(blocks, MAX_BLOCKS)
     CALLS_PER_SAMPLE.append(number)
     return [seconds / number for seconds in
             time_repeats(lambda: [fn() for _ in range(number)], device=device, threads=threads,

@@ -79,10 +79,9 @@ def gpu_estimate(data: Dataset) -> Html:
     if host is None or not cost_model.step_work(host):
         return missing("No training-step counts to estimate from.")
     gpu = gpu_model.for_host(host)
-    low, high = gpu_model.band(1.0)
     rows = [[width, batch, si(cpu, "s") if cpu is not None else "not measured",
-             html("{} <small>(estimate, {} to {})</small>", si(step["seconds"], "s"), si(step["seconds"] * low, "s"),
-                  si(step["seconds"] * high, "s")),
+             html("{} <small>(estimate, {} to {})</small>", si(step["seconds"], "s"),
+                  *(si(bound, "s") for bound in gpu_model.band(step["seconds"]))),
              gpu.bounded_by(batch, width)]
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
     return (note(f"Estimate source: {gpu.source}. Not a measurement.")
@@ -178,9 +177,12 @@ def gpu_estimate_reading(data: Dataset) -> str:
     shown = [(batch, cpu, step) for width, batch, cpu, step in rows if width == widest and cpu is not None]
     if not shown:
         raise MissingData("no estimated rows")
-    low, high = gpu_model.band(1.0)
-    parts = [f"at batch {batch}, {si(step['seconds'], 's')} estimated ({si(step['seconds'] * low, 's')} to "
-             f"{si(step['seconds'] * high, 's')} within its stated uncertainty; bounded by "
+    def within(seconds: float) -> str:
+        low, high = gpu_model.band(seconds)
+        return f"{si(low, 's')} to {si(high, 's')}"
+
+    parts = [f"at batch {batch}, {si(step['seconds'], 's')} estimated ({within(step['seconds'])} "
+             f"within its stated uncertainty; bounded by "
              f"{gpu.bounded_by(batch, widest)}) against {si(cpu, 's')} measured on this CPU"
              for batch, cpu, step in (shown[0], shown[-1])]
     return f"at width {widest}: " + "; ".join(dict.fromkeys(parts))
