@@ -59,29 +59,39 @@ def widths(machine: Machine) -> list[int]:
     return sorted({b["params"]["width"] for b in machine.benchmarks(STEP)})
 
 
-def crossover_batch(machine: Machine, width: int) -> int | None:
-    """Smallest measured batch from which the GPU step is faster at every larger batch.
+def crossover_batch(machine: Machine, width: int, group: str = STEP) -> int | None:
+    """The crossover of one machine at one width, from `group`'s CPU and GPU points (see crossover).
 
     None when the machine has no GPU curve or the GPU never stays ahead.
     """
-    cpu = {p.batch: p.seconds for p in step_curve(machine, "cpu", width)}
-    gpu = {p.batch: p.seconds for p in step_curve(machine, "cuda", width)}
-    return crossover(cpu, gpu)
+    gpu = machine.gpu_device(group)
+    if gpu is None:
+        return None
+
+    def points(device: str) -> dict[int, dict]:
+        return {b["params"]["batch"]: b["stats"] for b in machine.measured(group, device=device, width=width)}
+
+    return crossover(verdicts(points("cpu"), points(gpu)))
 
 
-def crossover(cpu: dict, gpu: dict, ahead=lambda cpu_point, gpu_point: gpu_point < cpu_point) -> int | None:
-    """Smallest batch from which the GPU is ahead at every larger common batch.
+def verdicts(cpu: dict[int, dict], gpu: dict[int, dict]) -> dict[int, int]:
+    """Per common batch, +1 where the GPU's time is lower beyond both spreads, -1 where the CPU's
+    is, 0 where they are level (stats.compare_points on each pair of point summaries)."""
+    return {batch: stats.compare_points(cpu[batch], gpu[batch]) for batch in sorted(set(cpu) & set(gpu))}
 
-    Points are times by default (ahead: lower); pass `ahead` to compare them otherwise,
-    e.g. measured points beyond their spread.
+
+def crossover(verdicts: dict[int, int]) -> int | None:
+    """The crossover: the smallest batch from which the GPU is ahead beyond the spread at that
+    batch and at every larger one compared. The site's one rule (race, cpu-choice, facts, tables).
+
+    A level batch between GPU leads breaks the run: "from batch B the GPU is faster" must hold
+    at every batch from B on, so a tie is no lead.
     """
-    common = sorted(set(cpu) & set(gpu))
     crossover = None
-    for batch in reversed(common):
-        if ahead(cpu[batch], gpu[batch]):
-            crossover = batch
-        else:
+    for batch in sorted(verdicts, reverse=True):
+        if verdicts[batch] <= 0:
             break
+        crossover = batch
     return crossover
 
 

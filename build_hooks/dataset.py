@@ -7,7 +7,10 @@ that fails validation stops the build with its path and field.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as dt
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -23,7 +26,35 @@ SHOWN_MACHINES = 3
 # The race page gets this table too (race.race_data), so a reader's file is named the same way.
 VECTOR_UNITS = (("amx_tile", "AMX"), ("avx512_bf16", "AVX-512 BF16"), ("avx512f", "AVX-512"),
                 ("avx2", "AVX2"), ("sve", "SVE"), ("asimd", "NEON"))
-GPU_DEVICES = ("cuda", "mps")  # torch's device kinds that are a GPU: NVIDIA's, and Apple's through Metal
+# The device kinds that are a GPU: torch's NVIDIA (cuda) and Apple (mps, through Metal), and the
+# race's browser lane (webgpu). The one list every page asks (is_gpu); the race page gets it too.
+GPU_DEVICES = ("cuda", "mps", "webgpu")
+
+
+def is_gpu(device: str) -> bool:
+    """Whether a device kind is a GPU (CUDA, MPS or the browser's WebGPU), not a CPU."""
+    return device in GPU_DEVICES
+
+
+# The experiments the views read inside recording_reads(): a page names the snippet that measured a number.
+_reads: contextvars.ContextVar[set | None] = contextvars.ContextVar("crossover_reads", default=None)
+
+
+@contextlib.contextmanager
+def recording_reads():
+    """Collect, in the yielded set, the experiments any Machine is asked about inside the block."""
+    read: set[str] = set()
+    token = _reads.set(read)
+    try:
+        yield read
+    finally:
+        _reads.reset(token)
+
+
+def _note(group: str) -> None:
+    read = _reads.get()
+    if read is not None:
+        read.add(group)
 
 
 @dataclass(frozen=True)
@@ -60,17 +91,23 @@ class Machine:
         return f"{self.gpu['name']} + {cpu}" if self.gpu else cpu
 
     def device_label(self, device: str) -> str:
-        if device in GPU_DEVICES:
+        if is_gpu(device):
             return self.gpu["name"] if self.gpu else f"{device.upper()} (no GPU recorded)"
         units = f", {self.vector_units}" if self.vector_units else ""
         return f"CPU: {self.cpu['brand']}, {self.cpu['threads_used']} threads{units}"
 
     def devices(self, group: str) -> list[str]:
+        _note(group)
         meta = self.doc["experiments"].get(group)
         return list(meta["devices"]) if meta else []
 
+    def gpu_device(self, group: str) -> str | None:
+        """The GPU device kind this machine measured `group` on (cuda, mps ...), or None."""
+        return next((d for d in self.devices(group) if is_gpu(d)), None)
+
     def benchmarks(self, group: str, **params) -> list[dict]:
         """This machine's points of one experiment whose params match `params`."""
+        _note(group)
         return [b for b in self.doc["benchmarks"]
                 if b["group"] == group and all(b["params"].get(k) == v for k, v in params.items())]
 
@@ -79,6 +116,7 @@ class Machine:
         return [b for b in self.benchmarks(group, **params) if b.get("status", "ok") == "ok"]
 
     def experiment(self, group: str) -> dict | None:
+        _note(group)
         return self.doc["experiments"].get(group)
 
 
@@ -88,6 +126,9 @@ class Dataset:
     # A committed file the host's fresh measurement replaced (same machine): kept to
     # show how much a re-measurement moves the numbers.
     earlier: dict[str, Machine] = field(default_factory=dict)
+    # The bytes of every file it was loaded from, hashed (load sets it): what view_cache keys on.
+    # None for a dataset made in memory, which is then never cached.
+    digest: str | None = None
 
     @property
     def host(self) -> Machine | None:
@@ -173,7 +214,17 @@ def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Datas
         machines[doc["machine_id"]] = Machine(doc, display_path(host_file, project_root),
                                               "this build host")
     host_first = sorted(machines.values(), key=lambda m: (m.origin != "this build host", m.id))
-    return Dataset(host_first, earlier)
+    return Dataset(host_first, earlier, _digest(results_dir, host_file))
+
+
+def _digest(results_dir: Path, host_file: Path | None) -> str:
+    """A digest of the files a dataset is loaded from: their names, roles and bytes."""
+    h = hashlib.sha256()
+    files = [("committed", p) for p in sorted(results_dir.glob("*.json"))] if results_dir.is_dir() else []
+    for role, path in files + ([("host", host_file)] if host_file is not None else []):
+        data = path.read_bytes()
+        h.update(f"{role}|{path}|{len(data)}|".encode() + data)
+    return h.hexdigest()
 
 
 def load_committed(results_dir: Path, project_root: Path) -> list[Machine]:

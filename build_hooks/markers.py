@@ -20,7 +20,7 @@ from markdown import Extension
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
-from build_hooks import page, site_data, untrusted
+from build_hooks import code_view, page, site_data, untrusted, view_cache
 
 FACT = re.compile(r"\{\{\s*fact:\s*([a-z0-9_]+)\s*\}\}")
 SECTION = re.compile(r"^(?P<indent>\s*)\{\{\s*section:\s*(?P<name>[a-z0-9_]+)\s*\}\}\s*$")
@@ -34,8 +34,12 @@ class MarkerError(ValueError):
     """A marker that cannot be filled: unknown name, missing data or malformed syntax."""
 
 
-def fill_line(line: str, number: int, data, stash=None) -> str:
-    """One line with its markers filled; `stash(html)` keeps a section's HTML from Markdown."""
+def fill_line(line: str, number: int, data, stash=None, facts: list | None = None, code: bool = True) -> str:
+    """One line with its markers filled; `stash(html)` keeps a section's HTML from Markdown.
+
+    A section comes with its "Code behind this" block (unless `code` is False); each fact
+    filled is appended to `facts` (when given) for the page's own block at its foot.
+    """
     section = SECTION.match(line)
     if section:
         name = section.group("name")
@@ -43,22 +47,28 @@ def fill_line(line: str, number: int, data, stash=None) -> str:
             html = page.render_section(name, data)
         except (page.UnknownName, page.MissingData) as exc:
             raise MarkerError(f"line {number}: marker '{line.strip()}': {exc}") from exc
+        if code:
+            html += code_view.block("section", name, page.view("section", name), view_cache.reads[("section", name)])
         return section.group("indent") + (stash(html) if stash else html)
     out, last = [], 0
     for span in CODE_SPAN.finditer(line):
-        out.append(_fill_prose(line[last:span.start()], number, data))
+        out.append(_fill_prose(line[last:span.start()], number, data, facts))
         out.append(span.group(0))
         last = span.end()
-    out.append(_fill_prose(line[last:], number, data))
+    out.append(_fill_prose(line[last:], number, data, facts))
     return "".join(out)
 
 
-def _fill_prose(prose: str, number: int, data) -> str:
+def _fill_prose(prose: str, number: int, data, facts: list | None) -> str:
     def fill(match: re.Match) -> str:
+        name = match.group(1)
         try:
-            return page.render_fact(match.group(1), data)
+            text = page.render_fact(name, data)
         except (page.UnknownName, page.MissingData) as exc:
             raise MarkerError(f"line {number}: marker '{match.group(0)}': {exc}") from exc
+        if facts is not None and name not in [n for n, _, _ in facts]:
+            facts.append((name, page.view("fact", name), view_cache.reads[("fact", name)]))
+        return text
 
     leftover = MARKER_START.search(FACT.sub("", prose))
     if leftover:
@@ -69,9 +79,10 @@ def _fill_prose(prose: str, number: int, data) -> str:
     return FACT.sub(fill, prose)
 
 
-def fill(markdown: str, data) -> str:
-    """A page's Markdown with every marker filled (what the extension does; used by tests)."""
-    return "\n".join(fill_line(line, n, data) for n, line in enumerate(markdown.split("\n"), 1))
+def fill(markdown: str, data, code: bool = False) -> str:
+    """A page's Markdown with every marker filled, as the extension fills it (used by tests): what
+    the reader reads, without the "Code behind this" blocks unless `code`."""
+    return "\n".join(fill_line(line, n, data, code=code) for n, line in enumerate(markdown.split("\n"), 1))
 
 
 QUICK_BANNER = ['!!! warning "Quick mode: not representative"',
@@ -83,12 +94,16 @@ class _FillMarkers(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         data = site_data.current()
         # markdown-exec renders a block's output with a copy of the page's converter and
-        # marks it with _original_md: the banner belongs to the page only.
-        banner = QUICK_BANNER if data.quick and not hasattr(self.md, "_original_md") else []
+        # marks it with _original_md: the banner and the facts' code belong to the page only.
+        whole_page = not hasattr(self.md, "_original_md")
+        banner = QUICK_BANNER if data.quick and whole_page else []
         if not any("{{" in line for line in lines):
             return banner + lines
-        return banner + [fill_line(line, number, data, self.md.htmlStash.store)
-                         for number, line in enumerate(lines, 1)]
+        facts: list = []
+        filled = [fill_line(line, number, data, self.md.htmlStash.store, facts)
+                  for number, line in enumerate(lines, 1)]
+        foot = ["", self.md.htmlStash.store(code_view.facts_block(facts))] if facts and whole_page else []
+        return banner + filled + foot
 
 
 class _RestoreText(Postprocessor):

@@ -21,7 +21,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from build_hooks import config as crossover_config
-from build_hooks import measure, post_html, site_data, store, untrusted
+from build_hooks import measure, post_html, site_data, store, untrusted, view_cache
 
 log = logging.getLogger("mkdocs.crossover")
 
@@ -156,3 +156,8 @@ def on_post_page(output, page, config):
     """Untrusted text that reached the table of contents or the title is shown as text too;
     then the theme's and plugins' HTML gets its accessibility and weight fixes."""
     return post_html.fix(untrusted.restore(output), depth=page.url.count("/"))
+
+
+def on_post_build(config):
+    """Drop rendered views no recent build used (view_cache), so the cache does not grow forever."""
+    view_cache.prune()

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
+from pathlib import Path
 from typing import Callable
 
-from build_hooks import untrusted
+from build_hooks import untrusted, view_cache
 from build_hooks.dataset import Dataset
 from build_hooks.render import Html, MissingData
 
@@ -52,12 +54,42 @@ def section(fn: View) -> View:
     return _register(SECTIONS, "section", fn)
 
 
+_loaded: dict[str, int] = {}  # view module name -> the mtime_ns of the file it was imported from
+
+
 def load_views() -> None:
-    """Import every module in build_hooks/views, which registers its facts and sections."""
+    """Import every module in build_hooks/views, which registers its facts and sections.
+
+    A module whose file changed since it was imported is imported again (its old
+    registrations dropped first), so `mkdocs serve` shows an edited view on the next rebuild.
+    A module that was deleted takes its names with it.
+    """
     from build_hooks import views
 
-    for module in pkgutil.iter_modules(views.__path__):
-        importlib.import_module(f"{views.__name__}.{module.name}")
+    present = {}
+    for info in pkgutil.iter_modules(views.__path__):
+        name = f"{views.__name__}.{info.name}"
+        present[name] = (Path(views.__path__[0]) / f"{info.name}.py").stat().st_mtime_ns
+    for name in [n for n in _loaded if n not in present]:
+        _forget(name)
+        sys.modules.pop(name, None)
+        del _loaded[name]
+    for name, mtime in present.items():
+        if _loaded.get(name) == mtime:
+            continue
+        if name in _loaded:
+            _forget(name)
+            importlib.reload(sys.modules[name])
+        else:
+            importlib.import_module(name)
+        _loaded[name] = mtime
+
+
+def _forget(module: str) -> None:
+    """Drop the facts and sections a view module registered (before it is imported again)."""
+    for registry in (FACTS, SECTIONS):
+        for name in [n for n, fn in registry.items() if fn.__module__ == module]:
+            del registry[name]
 
 
 def _lookup(registry: dict[str, View], kind: str, name: str) -> View:
@@ -65,6 +97,11 @@ def _lookup(registry: dict[str, View], kind: str, name: str) -> View:
     if name not in registry:
         raise UnknownName(f"unknown {kind} '{name}'; known: {', '.join(sorted(registry))}")
     return registry[name]
+
+
+def view(kind: str, name: str) -> View:
+    """The function registered as this fact or section (for showing its code)."""
+    return _lookup(FACTS if kind == "fact" else SECTIONS, kind, name)
 
 
 class BadData(MissingData):
@@ -82,17 +119,24 @@ def _guarded(kind: str, name: str, view: View, data: Dataset):
 
 
 def render_fact(name: str, data: Dataset) -> str:
-    return _guarded("fact", name, _lookup(FACTS, "fact", name), data)
+    """A fact's Markdown text (from view_cache when neither the data nor its code changed)."""
+    view = _lookup(FACTS, "fact", name)
+    return view_cache.rendered("fact", name, view, data, lambda: _guarded("fact", name, view, data))
 
 
 def render_section(name: str, data: Dataset) -> Html:
     """A section's HTML. A plain str is refused: it would be HTML a view formatted by hand, where
     one forgotten escape lets a results file's text become markup."""
-    rendered = _guarded("section", name, _lookup(SECTIONS, "section", name), data)
-    if not isinstance(rendered, Html):
-        raise TypeError(f"section '{name}' returned {type(rendered).__name__}, not Html: build it with "
-                        "render.html, table, figure, note or missing so every value is escaped")
-    return rendered
+    view = _lookup(SECTIONS, "section", name)
+
+    def checked() -> Html:  # checked before it is cached: the cache hands back Html
+        rendered = _guarded("section", name, view, data)
+        if not isinstance(rendered, Html):
+            raise TypeError(f"section '{name}' returned {type(rendered).__name__}, not Html: build it with "
+                            "render.html, table, figure, note or missing so every value is escaped")
+        return rendered
+
+    return view_cache.rendered("section", name, view, data, checked)
 
 
 def names() -> dict[str, list[str]]:

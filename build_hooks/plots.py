@@ -8,26 +8,41 @@ backgrounds. Plots only draw what they are given; they never measure.
 
 from __future__ import annotations
 
+import hashlib
 import io
-import itertools
 import re
 from dataclasses import dataclass
+from functools import cache
 
-import matplotlib
+from markupsafe import Markup as Html
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import EngFormatter, FuncFormatter  # noqa: E402
-
-from markupsafe import Markup as Html  # noqa: E402
-
-from build_hooks import untrusted  # noqa: E402
-
-PLAIN = FuncFormatter(lambda value, _: f"{value:g}")
+from build_hooks import untrusted
 
 INK = "#010203"  # placeholder, replaced by currentColor in the SVG
 PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#0072B2", "#F0E442"]
-_figure_ids = itertools.count()
+
+
+@cache
+def _pyplot():
+    """matplotlib, imported on the first plot: a warm build whose figures are all cached never needs it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _plain_numbers():
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda value, _: f"{value:g}")
+
+
+def _salt(*inputs: object) -> str:
+    """The SVG's id salt, from what the figure draws: ids differ between figures on one page
+    and stay the same from build to build (a cached figure never collides with a fresh one)."""
+    return "crossover-" + hashlib.sha256(repr(inputs).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -65,7 +80,10 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
     `size` is one panel's size in inches; a series styled "o" is dots only, and one
     without `markers` is a bare line (a roof, a limit).
     """
-    with plt.rc_context(_style() | {"svg.hashsalt": f"crossover-{next(_figure_ids)}"}):
+    plt = _pyplot()
+    from matplotlib.ticker import EngFormatter
+
+    with plt.rc_context(_style() | {"svg.hashsalt": _salt(panels, title, alt, size, legend_columns)}):
         fig, axes = plt.subplots(1, len(panels), figsize=(size[0] * len(panels), size[1]), squeeze=False)
         colours: dict[str, str] = {}
         for ax, panel in zip(axes[0], panels):
@@ -84,8 +102,8 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
             elif panel["xscale"] == "log10":
                 ax.set_xscale("log")
             ax.set_yscale(panel.get("yscale", "log"))
-            ax.xaxis.set_major_formatter(PLAIN)  # 1, 4, 16 rather than 2^0, 2^2, 2^4
-            ax.yaxis.set_major_formatter(EngFormatter(sep="") if panel.get("eng") else PLAIN)
+            ax.xaxis.set_major_formatter(_plain_numbers())  # 1, 4, 16 rather than 2^0, 2^2, 2^4
+            ax.yaxis.set_major_formatter(EngFormatter(sep="") if panel.get("eng") else _plain_numbers())
             if "xticks" in panel:
                 ax.set_xticks(panel["xticks"])
             if panel.get("yscale") == "linear":
@@ -119,7 +137,10 @@ def _inline_svg(svg: str, alt: str) -> Html:
 def bars(groups: list[str], series: dict[str, list[float | None]], title: str, ylabel: str,
          alt: str, log: bool = False, unit: str = "") -> Html:
     """Grouped vertical bars: one group per label in `groups`, one bar per series key."""
-    with plt.rc_context(_style() | {"svg.hashsalt": f"crossover-{next(_figure_ids)}"}):
+    plt = _pyplot()
+    from matplotlib.ticker import EngFormatter
+
+    with plt.rc_context(_style() | {"svg.hashsalt": _salt(groups, series, title, ylabel, alt, log, unit)}):
         fig, ax = plt.subplots(figsize=(max(4.4, 1.3 * len(groups) + 2), 3.4))
         width = 0.8 / max(1, len(series))
         for i, (label, values) in enumerate(series.items()):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from build_hooks import analysis, experiments, gpu_estimate, render, stats, store
-from build_hooks.dataset import GPU_DEVICES, VECTOR_UNITS, Dataset, Machine
+from build_hooks.dataset import GPU_DEVICES, VECTOR_UNITS, Dataset, Machine, is_gpu
 
 EPOCH = "epoch_time"
 FIXED_COST_RATIO = 2.0
@@ -61,7 +61,7 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
         "machine_id": machine.id,
         "device": device,
         "label": machine.device_label(device),
-        "kind": "GPU" if device in GPU_DEVICES else "CPU",
+        "kind": "GPU" if is_gpu(device) else "CPU",
         "estimate": False,
         "epochs": epochs,
     }
@@ -115,7 +115,7 @@ def race_data(data: Dataset) -> dict:
     # What a reader's own file must match to join the race (checked in the browser).
     join = {"mode": "quick" if data.quick else "full", "rows": rows, "schema_version": store.SCHEMA_VERSION,
             "time_bounds": store.BOUNDS["s"], "max_number": store.MAX_NUMBER,
-            "vector_units": [list(pair) for pair in VECTOR_UNITS]}
+            "vector_units": [list(pair) for pair in VECTOR_UNITS], "gpu_devices": list(GPU_DEVICES)}
     return {"lanes": lanes, "widths": widths, "batches": batches, "machines": machines, "join": join,
             "browser": browser_plan(data),
             "fixed_cost_ratio": FIXED_COST_RATIO, "meaningful_ratio": stats.MEANINGFUL_RATIO}
@@ -140,18 +140,10 @@ def browser_plan(data: Dataset) -> dict | None:
 
 def _crossovers(machine: Machine) -> dict[str, int | None]:
     """Per width, the batch from which this machine's GPU finishes the epoch first at every
-    larger batch, by the race's own rule: ahead beyond the spread, not by a hair."""
-    gpu = next((d for d in machine.devices(EPOCH) if d in GPU_DEVICES), None)
-    if gpu is None:
+    larger batch: the site's one crossover rule (analysis.crossover), on epochs."""
+    if machine.gpu_device(EPOCH) is None:
         return {}
-
-    def points(device: str, width: int) -> dict[int, dict]:
-        return {b["params"]["batch"]: b["stats"] for b in machine.measured(EPOCH, device=device, width=width)}
-
-    def ahead(cpu: dict, theirs: dict) -> bool:
-        return stats.compare_points(cpu, theirs) > 0
-
-    return {str(w): analysis.crossover(points("cpu", w), points(gpu, w), ahead)
+    return {str(w): analysis.crossover_batch(machine, w, EPOCH)
             for w in sorted({b["params"]["width"] for b in machine.benchmarks(EPOCH)})}
 
 

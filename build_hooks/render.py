@@ -5,7 +5,7 @@ measures. HTML is built so that the safe path is the only one: `table`, `figure`
 `missing` and `html` escape every value they are given unless it is `Html` (markupsafe's
 Markup, made only by these helpers and by `esc`), attribute values included, so a
 results file's `1" onfocus="…` or `<img onerror>` is shown as text wherever a view puts
-it. In Markdown, strings from results files go through `untrusted.text`.
+it. In Markdown, strings from results files go through `untrusted.placeholder`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def si(value: float, unit: str, digits: int = 3) -> str:
     return f"{scaled:.{decimals}f} {prefix}{unit}"
 
 
-def times(ratio: float) -> str:
+def multiple(ratio: float) -> str:
     """A ratio as prose: 1.5×, 12×."""
     return f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
 
@@ -102,9 +102,9 @@ def ratio_sentence(ratio: stats.Ratio, larger: str, smaller: str, same: str) -> 
 def times_with_interval(ratio: stats.Ratio) -> str:
     """A measured ratio with its interval: "1.3× (1.2× to 1.4× round by round)"."""
     where = "round by round" if ratio.paired else "between the quartiles"
-    if times(ratio.low) == times(ratio.high):
-        return f"{times(ratio.value)} ({times(ratio.low)} {where})"
-    return f"{times(ratio.value)} ({times(ratio.low)} to {times(ratio.high)} {where})"
+    if multiple(ratio.low) == multiple(ratio.high):
+        return f"{multiple(ratio.value)} ({multiple(ratio.low)} {where})"
+    return f"{multiple(ratio.value)} ({multiple(ratio.low)} to {multiple(ratio.high)} {where})"
 
 
 def first_with(data: Dataset, group: str) -> Machine:
@@ -117,7 +117,16 @@ def first_with(data: Dataset, group: str) -> Machine:
 
 def gpu_with(data: Dataset, group: str) -> Machine | None:
     """The first machine that measured `group` on a GPU, if any."""
-    return next((m for m in data.with_experiment(group) if "cuda" in m.devices(group)), None)
+    return next((m for m in data.with_experiment(group) if m.gpu_device(group)), None)
+
+
+def why_no_transfer(machine: Machine) -> str:
+    """Why a machine has no host↔device copies, in words: no GPU, or one that shares the CPU's memory."""
+    if machine.gpu is None:
+        return "it has no GPU, so there is no host↔device bus to measure"
+    if any(machine.gpu_device(g) == "mps" for g in machine.doc["experiments"]):
+        return "its GPU (Apple's, through MPS) shares the CPU's memory, so there is no host↔device bus to measure"
+    return "its GPU's copies were not measured"
 
 
 def versus_peak(rate: float, machine: Machine, fast_end: float | None = None) -> str:
@@ -251,8 +260,7 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
     peak = si(cpu["fp32_peak_flops"], "FLOP/s") if cpu["fp32_peak_flops"] else "unknown"
     clock = si(cpu["clock_hz"], "Hz") if cpu["clock_hz"] else "clock unknown"
     gpu = machine.gpu
-    gpu_text = (f"GPU {gpu['name']} ({si(gpu['memory_bytes'], 'B')}, CUDA {gpu['cuda_version']}, "
-                f"driver {gpu.get('driver')})" if gpu else "no GPU")
+    gpu_text = f"GPU {gpu['name']} ({_gpu_stack(gpu)})" if gpu else "no GPU"
     commit_text = commit["id"][:10] if commit["id"] else "uncommitted"
     if commit["dirty"]:
         commit_text += " (modified)"
@@ -262,6 +270,14 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
         cpu["brand"], cpu["threads_used"], clock, peak, cpu["peak_formula"], gpu_text, sw["python"], sw["torch"],
         sw["blas"], sw["numpy"], sw["float32_matmul_precision"], machine.doc["datetime"][:10], commit_text,
         machine.origin, machine.source, version_note(machine, host))
+
+
+def _gpu_stack(gpu: dict) -> str:
+    """The GPU's memory and software stack as its file records them: CUDA and driver, or Metal (MPS)."""
+    memory = si(gpu["memory_bytes"], "B") if gpu.get("memory_bytes") else "memory not reported"
+    if gpu.get("cuda_version"):
+        return f"{memory}, CUDA {gpu['cuda_version']}, driver {gpu.get('driver')}"
+    return f"{memory} shared with the CPU, through Metal" if "MPS" in gpu["name"] else memory
 
 
 def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) -> Html:

@@ -55,12 +55,27 @@ def terminal(value: object) -> str:
                                 else f"\\u{ord(m.group()):04x}", str(value))
 
 
-def text(value: object) -> str:
+def placeholder(value: object) -> str:
     """A placeholder for `value` that Markdown leaves alone; `restore()` shows it as text."""
     value = str(value)
     key = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:24].upper()
     _texts[key] = value
     return f"{_PREFIX}{key}{_SUFFIX}"
+
+
+def portable(rendered: str) -> list[str]:
+    """`rendered` as [prose, value, prose, ..., prose]: each placeholder replaced by the string it
+    stands for, so a cached rendering can be used by another process (whose nonce differs)."""
+    parts = _PLACEHOLDER.split(rendered)  # the captured keys land at the odd indices
+    missing = [key for key in parts[1::2] if key not in _texts]
+    if missing:
+        raise LookupError(f"untrusted text placeholder {missing[0]} has no text (was it made in another process?)")
+    return [_texts[part] if i % 2 else part for i, part in enumerate(parts)]
+
+
+def from_portable(parts: list[str]) -> str:
+    """The rendering `portable` split, with fresh placeholders of this process for its values."""
+    return "".join(placeholder(part) if i % 2 else part for i, part in enumerate(parts))
 
 
 def restore(rendered: str) -> str:

@@ -24,15 +24,6 @@ def times_ms(rates: list[float]) -> list[tuple[int, list[float]]]:
     return [(mb, [transfer_ms(mb, rate) for rate in rates]) for mb in SIZES_MB]
 
 
-def table(measured: dict[str, float] | None = None) -> str:
-    """Markdown table; `measured` adds columns for bandwidths this build measured."""
-    rates = {f"{k} (published)": v for k, v in PUBLISHED.items()} | (measured or {})
-    lines = ["| size | " + " | ".join(rates) + " |", "|---|" + "---:|" * len(rates)]
-    for mb, times in times_ms(list(rates.values())):
-        lines.append(f"| {mb} MB | " + " | ".join(f"{ms:.3g} ms" for ms in times) + " |")
-    return "\n".join(lines)
-
-
 def example(megabytes: int = 256, link: str = "PCIe 4.0 x16") -> str:
     """One sentence of the arithmetic, for the cheat sheet."""
     rate = PUBLISHED[link]
@@ -41,4 +32,5 @@ def example(megabytes: int = 256, link: str = "PCIe 4.0 x16") -> str:
 
 
 if __name__ == "__main__":
-    print(table())
+    for mb, times in times_ms(list(PUBLISHED.values())):
+        print(f"{mb} MB: " + "; ".join(f"{name} {ms:.3g} ms" for name, ms in zip(PUBLISHED, times)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,18 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+_CODE_BLOCK = re.compile(r'<details class="crossover-code[^"]*"[^>]*>(?:(?!<details).)*?</details>', re.S)
+
+
+def without_code_blocks(html: str) -> str:
+    """A page's HTML without its "Code behind this" blocks (innermost first: they nest): what it says."""
+    while True:
+        stripped = _CODE_BLOCK.sub("", html)
+        if stripped == html:
+            return html
+        html = stripped
 
 
 def synthetic_doc(machine_id: str = "test-fixture-machine", brand: str = "Fixture CPU",
@@ -165,7 +178,7 @@ def add_points(doc: dict, group: str, points: list[tuple[dict, float, dict]]) ->
     return doc
 
 
-def complete_doc(gpu: str | None = None, machine_id: str = "complete-fixture") -> dict:
+def complete_doc(gpu: str | None = None, machine_id: str = "complete-fixture", gpu_device: str = "cuda") -> dict:
     """A schema-valid document with made-up points for every experiment's quick plan.
 
     Times grow with the point's index so curves are not flat; every extra_info key an
@@ -178,7 +191,8 @@ def complete_doc(gpu: str | None = None, machine_id: str = "complete-fixture") -
     made_up = {"FLOP": 1e6, "B": 4096, "count": 8, "s": 1e-3, "text": "sample"}
     for name in experiments.REGISTRY:
         required, optional = experiments.extra_info_spec(name)
-        plan = experiments.load(name).plan(["cpu", "cuda"] if gpu else ["cpu"], True)
+        offered = ["cpu", gpu_device] if gpu else ["cpu"]
+        plan = experiments.load(name).plan(experiments.supported_devices(name, offered), True)
         points = []
         for i, params in enumerate(plan):
             extra = {k: made_up[u] for k, u in {**required, **optional}.items() if k != "error"}

@@ -30,3 +30,39 @@ def test_best_rate_picks_highest_flops_per_second():
     times = {("cpu", 32, 1): 1.0, ("cpu", 32, 512): 1.0, ("cpu", 64, 512): 1.0}
     point, width = analysis.best_rate(Machine(synthetic_doc(step_times=times), "f", "t"), "cpu")
     assert (point.batch, width) == (512, 64)
+
+
+def test_the_crossover_rule_counts_a_lead_only_beyond_the_spread_at_every_larger_batch():
+    """A level or lost batch after a lead breaks it; no lead at the largest batch, no crossover."""
+    assert analysis.crossover({1: -1, 8: 0, 64: 1, 128: 0, 512: 1}) == 512
+    assert analysis.crossover({1: -1, 8: 1, 64: 1, 128: 1, 512: 1}) == 8
+    assert analysis.crossover({1: 1, 8: 1, 512: 0}) is None
+    assert analysis.crossover({}) is None
+
+
+# GPU time per CPU time that gives each verdict with the fixtures' 1% spread: ahead, level, behind.
+VERDICT_TIMES = {1: 1 / 3, 0: 1.0, -1: 3.0}
+
+
+def test_race_cpu_choice_facts_and_tables_give_one_answer_for_the_same_verdicts():
+    """Steps, the race's epochs, the cpu-choice rule and the batch-size facts all name the same crossover."""
+    from build_hooks import page, race
+    from build_hooks.dataset import Dataset
+    from build_hooks.views.cpu_choice import scale_of
+
+    for verdicts, expected in [({1: -1, 8: 1, 64: 0, 512: 1}, 512), ({1: -1, 8: 1, 64: 1, 512: 1}, 8),
+                               ({1: 1, 8: 1, 64: -1, 512: 0}, None)]:
+        cpu = {b: 1e-3 * (1 + b / 8) for b in verdicts}
+        times = {("cpu", 32, b): t for b, t in cpu.items()} | \
+                {("cuda", 32, b): cpu[b] * VERDICT_TIMES[v] for b, v in verdicts.items()}
+        doc = synthetic_doc(gpu="Fixture GPU", step_times=times, epoch_times={k: 100 * t for k, t in times.items()})
+        data = Dataset([Machine(doc, "fixture", "this build host")])
+        m = data.machines[0]
+        assert analysis.crossover_batch(m, 32) == analysis.crossover_batch(m, 32, race.EPOCH) == expected
+        assert race.race_data(data)["machines"][0]["crossover"] == {"32": expected}
+        rule, summary = page.render_fact("cpu_choice_rule", data), page.render_fact("crossover_summary", data)
+        if expected is None:
+            assert "not ahead at batch 512" in rule and "width 32: never" in summary
+        else:
+            assert (scale_of(expected) in rule or f"from batch {expected}" in rule) and \
+                f"width 32: from batch {expected}" in summary

@@ -6,7 +6,7 @@ import yaml
 
 from build_hooks import markers, site_data
 from build_hooks.dataset import Dataset, Machine
-from conftest import ROOT, synthetic_doc
+from conftest import ROOT, synthetic_doc, without_code_blocks
 
 PAYLOADS = [
     "![x](http://192.0.2.1/x.png){: onerror=alert(document.domain) }",
@@ -42,8 +42,20 @@ def data(monkeypatch):
 def test_markers_are_filled(data):
     """A {{ fact: name }} marker is replaced by the rendered fact."""
     assert markers.fill("CPU: {{ fact: host_cpu }}.", data()).startswith("CPU: CROSSOVERTEXT")
-    assert site_markdown().convert("CPU: {{ fact: host_cpu }}.") == \
-        "<p>CPU: <bdi>Fixture CPU</bdi> (4 threads).</p>"
+    assert without_code_blocks(site_markdown().convert("CPU: {{ fact: host_cpu }}.")) == \
+        "<p>CPU: <bdi>Fixture CPU</bdi> (4 threads).</p>\n"
+
+
+def test_a_page_shows_the_code_behind_its_facts_and_sections(data):
+    """Each section carries its view's code and file:line; the page's foot lists its facts' code."""
+    data(gpu="Fixture GPU")
+    html = site_markdown().convert("A {{ fact: host_cpu }}.\n\n{{ section: crossover_table }}\n\nMore.")
+    section = html[html.index("</table>"):html.index("More.")]
+    assert '<details class="crossover-code"' in section and "build_hooks/views/training_step.py:" in section
+    assert "measured by <code>snippets/training_step.py:" in section and '<span class="nf">crossover_table</span>' in section
+    foot = html[html.index("More."):]
+    assert "Code behind the 1 fact in this page" in foot and 'href="../code/#fact-host-cpu"' in foot
+    assert '<span class="nf">host_cpu</span>' in foot and "data-search-exclude" in foot
 
 
 @pytest.mark.parametrize("marker", ["{{ fact: nope }}", "{{ fact: }}", "{{ fact: host-cpu }}",
@@ -66,7 +78,7 @@ def test_markers_in_code_are_shown_as_written(data):
 def test_untrusted_names_are_text_after_markdown(data, payload):
     """A machine name carrying Markdown, attr_list or HTML syntax comes out as escaped text."""
     data(brand=payload, gpu=payload)
-    html = site_markdown().convert("{{ fact: host_cpu }}\n\n{{ fact: crossover_summary }}")
+    html = without_code_blocks(site_markdown().convert("{{ fact: host_cpu }}\n\n{{ fact: crossover_summary }}"))
     for tag in ("<img", "<a ", "<strong", "<em", "<code", "<table", "onerror=\"", "class=\"evil"):
         assert tag not in html
     assert "\u202e" not in html and "CROSSOVERTEXT" not in html

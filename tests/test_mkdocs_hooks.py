@@ -20,5 +20,5 @@ def dataset(monkeypatch):
 
 def test_placeholders_left_in_the_page_frame_are_shown_as_text():
     """Untrusted text that reached the title or table of contents is escaped there too."""
-    out = mkdocs_hooks.on_post_page(f"<title>{untrusted.text('<b>x</b>')}</title>", PAGE, None)
+    out = mkdocs_hooks.on_post_page(f"<title>{untrusted.placeholder('<b>x</b>')}</title>", PAGE, None)
     assert out == "<title><bdi>&lt;b&gt;x&lt;/b&gt;</bdi></title>"

@@ -121,13 +121,10 @@ def test_no_fraction_of_peak_when_matrix_products_beat_the_computed_peak():
     assert text.startswith("close to or above") and "%" not in text
 
 
-def test_the_gpu_pulls_ahead_where_it_is_never_behind_again():
-    """A level batch after the lead is noise, a CPU win after it is not; no lead at the largest batch, no crossover."""
-    from build_hooks.views.cpu_choice import pulls_ahead, scale_of
+def test_the_cpu_choice_rule_names_the_scale_of_a_batch():
+    """A crossover is named by its scale (a few, tens, hundreds of samples), which moves less than the batch."""
+    from build_hooks.views.cpu_choice import scale_of
 
-    assert pulls_ahead({1: -1, 8: 0, 64: 1, 128: 0, 512: 1}) == 64
-    assert pulls_ahead({1: -1, 8: 1, 64: -1, 128: 1, 512: 1}) == 128
-    assert pulls_ahead({1: 1, 8: 1, 512: 0}) is None
     assert [scale_of(b) for b in (2, 4, 8, 64, 128)] == ["a few samples"] * 2 + ["tens of samples"] * 2 + [
         "hundreds of samples"]
 

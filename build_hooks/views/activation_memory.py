@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from build_hooks import analysis, plots
-from build_hooks.dataset import Dataset, Machine
+from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, Html, MissingData, figure, first_with, html, per_machine, si, table, times
+from build_hooks.render import DEVICE_NAME, Html, MissingData, figure, first_with, html, per_machine, si, table, multiple
 
 GROUP = "activation_memory"
 MEMORY_SIZES_GB = (8, 24, 80)  # common accelerator memory sizes for the extrapolation
@@ -24,13 +24,15 @@ def fit(machine: Machine, device: str) -> tuple[float, float] | None:
 
 @section
 def activation_memory(data: Dataset) -> Html:
+    """Per machine: saved activations by batch beside the weights, plotted, with a table
+    of the CUDA allocator's peak and any out-of-memory points."""
     def one(m: Machine) -> Html:
         series, rows = [], []
         for device in m.devices(GROUP):
             ok = sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["batch"])
             series.append(plots.Series(f"{DEVICE_NAME[device]}: saved activations", [b["params"]["batch"] for b in ok],
                                        [b["stats"]["median"] / 2**20 for b in ok],
-                                       "--" if device == "cuda" else "-", f"{device} activations"))
+                                       "--" if is_gpu(device) else "-", f"{device} activations"))
             if ok and device == "cpu":
                 weights = ok[0]["extra_info"]["weight_bytes"]
                 series.append(plots.Series("weights", [b["params"]["batch"] for b in ok],
@@ -53,6 +55,8 @@ def activation_memory(data: Dataset) -> Html:
 
 @fact
 def memory_summary(data: Dataset) -> str:
+    """A sentence: the weights' size against the CPU's saved activations at the smallest and
+    largest batch measured."""
     machine = first_with(data, GROUP)
     sizes = analysis.medians(machine, GROUP, "batch", device="cpu")
     if not sizes:
@@ -60,7 +64,7 @@ def memory_summary(data: Dataset) -> str:
     batch = max(sizes)
     weights = machine.measured(GROUP, device="cpu", batch=batch)[0]["extra_info"]["weight_bytes"]
     ratio = sizes[batch] / weights
-    relation = f"{times(ratio)} the weights" if ratio >= 1 else f"{times(1 / ratio)} smaller than the weights"
+    relation = f"{multiple(ratio)} the weights" if ratio >= 1 else f"{multiple(1 / ratio)} smaller than the weights"
     return (f"the network's weights take {si(weights, 'B')}; the activations saved for "
             f"backward take {si(sizes[min(sizes)], 'B')} at batch {min(sizes)} and "
             f"{si(sizes[batch], 'B')} at batch {batch}, {relation}")
@@ -68,6 +72,8 @@ def memory_summary(data: Dataset) -> str:
 
 @fact
 def memory_limits(data: Dataset) -> str:
+    """A sentence: the bytes each sample adds (a line through the CPU points) and the batch
+    that would fill 8, 24 and 80 GB, as an estimate."""
     line = fit(first_with(data, GROUP), "cpu")
     if line is None or line[1] <= 0:
         raise MissingData("not enough activation-memory points for a fit")

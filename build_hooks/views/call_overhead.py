@@ -12,9 +12,11 @@ GROUP = "call_overhead"
 
 @fact
 def call_overhead(data: Dataset) -> str:
+    """A sentence: the one-tiny-operation cost on the CPU and, where measured, on the GPU."""
     machine = first_with(data, GROUP)
     costs = {d: analysis.tiny_op_seconds(machine, d) for d in machine.devices(GROUP)}
     text = f"{si(costs['cpu'], 's')} per call on the CPU"
-    if costs.get("cuda"):
-        text += f" and {si(costs['cuda'], 's')} per call (mostly kernel launch) on the GPU"
+    gpu = machine.gpu_device(GROUP)
+    if gpu and costs.get(gpu):
+        text += f" and {si(costs[gpu], 's')} per call (mostly kernel launch) on the GPU"
     return text

@@ -13,6 +13,7 @@ CHECKPOINT = "checkpointing"
 
 @section
 def checkpointing(data: Dataset) -> Html:
+    """Per machine: time per step and activations kept, checkpointing off and on, per device."""
     def one(m: Machine) -> Html:
         points = m.measured(CHECKPOINT)
         rows = [[DEVICE_NAME[b["params"]["device"]], b["params"]["checkpoint"],
@@ -27,6 +28,8 @@ def checkpointing(data: Dataset) -> Html:
 
 @fact
 def checkpointing_summary(data: Dataset) -> str:
+    """A sentence: the CPU activations kept with checkpointing against without, and how
+    the step time changed."""
     points = {b["params"]["checkpoint"]: b for b in first_with(data, CHECKPOINT).measured(CHECKPOINT, device="cpu")}
     off, on = points["off"], points["on"]
     saved = 1 - on["extra_info"]["activation_bytes"] / off["extra_info"]["activation_bytes"]

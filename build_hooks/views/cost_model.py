@@ -7,7 +7,7 @@ from build_hooks import gpu_estimate as gpu_model  # the section below is named 
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, gpu_with, html, join,
-                                missing, note, per_machine, si, table, times)
+                                missing, note, per_machine, si, table, multiple)
 
 SHOWN_BATCHES = {1, 8, 64, 512}  # enough rows to see the trend in a summary table
 
@@ -72,7 +72,7 @@ def gpu_estimate(data: Dataset) -> Html:
     """Estimated step times on a GPU nobody measured here, from published figures, next to the CPU."""
     measured_gpu = gpu_with(data, analysis.STEP)
     if measured_gpu is not None:
-        return missing(f"This build measured a GPU ({measured_gpu.device_label('cuda')}): its "
+        return missing(f"This build measured a GPU ({measured_gpu.device_label(measured_gpu.gpu_device(analysis.STEP))}): its "
                        "measured step times are on the batch-size page, so no published-figure "
                        "estimate is shown.")
     host = data.host or (data.machines[0] if data.machines else None)
@@ -101,6 +101,8 @@ def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, in
 
 @fact
 def cost_model_error(data: Dataset) -> str:
+    """A sentence: the raw cost model's median and worst error on CPU steps, and the fitted one's
+    on held-out steps."""
     machine = first_with(data, analysis.STEP)
     raw = cost_model.validate(machine, "cpu")
     fitted = cost_model.validate(machine, "cpu", calibrated=True)
@@ -121,6 +123,8 @@ def cost_model_error(data: Dataset) -> str:
 
 @fact
 def cost_model_small_batch_bias(data: Dataset) -> str:
+    """A sentence: the raw model's batch-1 predictions as a share of the measured time,
+    lowest to highest across widths."""
     machine = first_with(data, analysis.STEP)
     check = cost_model.validate(machine, "cpu")
     if check is None:
@@ -143,10 +147,10 @@ def cost_model_parameters_reading(data: Dataset) -> str:
     text = (f"the fit charges {si(fitted.params.op_seconds, 's')} per operation of a real step, against "
             f"{si(tiny, 's')} for one bare tiny addition")
     if fitted.compute_factor > 0:
-        text += (f"; it runs the step's matrix products at {times(1 / fitted.compute_factor)} the rate of "
+        text += (f"; it runs the step's matrix products at {multiple(1 / fitted.compute_factor)} the rate of "
                  "square products of the same size")
     if fitted.memory_factor > 0:
-        text += (f", and moves its bytes at {times(1 / fitted.memory_factor)} the bandwidth of a copy "
+        text += (f", and moves its bytes at {multiple(1 / fitted.memory_factor)} the bandwidth of a copy "
                  "of the same footprint")
     return text
 
@@ -168,7 +172,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return (f"is not needed: this build measured {untrusted.text(measured.device_label('cuda'))}, "
+        return (f"is not needed: this build measured {untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))}, "
                 "whose steps are on the batch-size page")
     host = data.host or first_with(data, analysis.STEP)
     gpu = gpu_model.for_host(host)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import race, stats, untrusted
+from build_hooks import analysis, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact
 from build_hooks.render import MissingData
@@ -15,18 +15,6 @@ SCALES = ((4, "a few samples"), (64, "tens of samples"), (float("inf"), "hundred
 
 def scale_of(batch: int) -> str:
     return next(words for limit, words in SCALES if batch <= limit)
-
-
-def pulls_ahead(verdicts: dict[int, int]) -> int | None:
-    """The first batch where the GPU is ahead and never behind after it, ahead at the largest too.
-
-    A verdict is +1 (GPU ahead beyond the spread), 0 (level) or -1 (CPU ahead). A level
-    batch after the GPU got ahead is noise around a widening lead, not a reversal.
-    """
-    batches = sorted(verdicts)
-    if not batches or verdicts[batches[-1]] <= 0:
-        return None
-    return next(b for b in batches if verdicts[b] > 0 and all(verdicts[later] >= 0 for later in batches if later > b))
 
 
 @fact
@@ -42,10 +30,10 @@ def cpu_choice_rule(data: Dataset) -> str:
                None)
     if gpu is None or cpu is None:
         raise MissingData("no GPU epochs, measured or estimated, beside a CPU's")
-    against = (f"an estimate of the {untrusted.text(gpu['label'])} (from its datasheet and this host's own "
+    against = (f"an estimate of the {untrusted.placeholder(gpu['label'])} (from its datasheet and this host's own "
                f"per-operation cost: not a measurement, unvalidated, and counted as uncertain by "
                f"{gpu['uncertainty']:g}× either way, so this rule is only as good as that estimate)"
-               if gpu["estimate"] else f"the measured {untrusted.text(gpu['label'])}")
+               if gpu["estimate"] else f"the measured {untrusted.placeholder(gpu['label'])}")
     parts = []
     for width in sorted(int(w) for w in cpu["epochs"]):
         ours, theirs = cpu["epochs"][str(width)], gpu["epochs"].get(str(width), {})
@@ -53,11 +41,10 @@ def cpu_choice_rule(data: Dataset) -> str:
         if not batches:
             continue
         # "Ahead" only beyond both spreads (and an estimate's error), so a near-tie is no crossover.
-        verdicts = {b: stats.compare_points(race.point_stats(ours[str(b)]), race.point_stats(theirs[str(b)]))
-                    for b in batches}
-        batch = pulls_ahead(verdicts)
+        batch = analysis.crossover(analysis.verdicts({b: race.point_stats(ours[str(b)]) for b in batches},
+                                                     {b: race.point_stats(theirs[str(b)]) for b in batches}))
         if batch is None:
-            parts.append(f"at width {width} it is not ahead for good at any batch up to {max(batches)}")
+            parts.append(f"at width {width} it is not ahead at batch {max(batches)}, the largest measured")
         elif batch == min(batches):
             parts.append(f"at width {width} it is ahead from batch {batch}, the smallest measured")
         else:

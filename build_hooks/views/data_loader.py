@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, figure, first_with, mark, marks_note_for, per_machine, si, table, times
+from build_hooks.render import Html, figure, first_with, mark, marks_note_for, per_machine, si, table, multiple
 
 GROUP = "data_loader"
 
@@ -29,6 +29,7 @@ def useful_workers(seconds: dict[int, dict]) -> int | None:
 
 @section
 def data_loader(data: Dataset) -> Html:
+    """Per machine: throughput by DataLoader worker count, pageable and pinned, plotted, tabled."""
     def one(m: Machine) -> Html:
         series, rows, shown = [], [], []
         for pin in sorted({b["params"]["pin_memory"] for b in m.benchmarks(GROUP)}):
@@ -52,6 +53,8 @@ def data_loader(data: Dataset) -> Html:
 
 @fact
 def loader_summary(data: Dataset) -> str:
+    """A sentence: throughput with no workers against the best count, and the largest count
+    that beat every smaller one beyond the spread (or that none did)."""
     machine = first_with(data, GROUP)
     by_workers = rates(machine)
     seconds = analysis.point_stats(machine, GROUP, "workers", pin_memory=False)
@@ -60,7 +63,7 @@ def loader_summary(data: Dataset) -> str:
     useful = useful_workers(seconds)
     text = (f"in the training process itself (num_workers=0) the pipeline delivered "
             f"{si(base, 'samples/s')}; the best was {si(by_workers[best], 'samples/s')} with "
-            f"{best} worker{'s' if best != 1 else ''} ({times(by_workers[best] / base)})")
+            f"{best} worker{'s' if best != 1 else ''} ({multiple(by_workers[best] / base)})")
     if 1 in seconds:
         # A general truth, not a measured claim: one worker against none sits within this VM's
         # run-to-run noise (1.02x to 1.17x in three idle runs), so its direction is left to the table.

@@ -12,12 +12,15 @@ GROUP = "data_parallel"
 
 @section
 def data_parallel(data: Dataset) -> Html:
+    """Per machine: median times of one all-thread process, two DDP processes and the all-reduce."""
     return medians_table(data, GROUP, [("setup", "setup"), ("processes", "processes"),
                                        ("global_batch", "global batch")])
 
 
 @fact
 def ddp_summary(data: Dataset) -> str:
+    """A sentence: one all-thread process against two DDP processes per step, and the all-reduce's
+    share of a DDP step."""
     points = analysis.point_stats(first_with(data, GROUP), GROUP, "setup")
     one, ddp, reduce = (points[k]["median"] for k in ("one_process", "ddp", "all_reduce"))
     ratio = stats.paired_ratio(points["one_process"], points["ddp"])

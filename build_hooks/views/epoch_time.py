@@ -14,6 +14,8 @@ TYPICAL_BATCH = 64  # the batch the lessons quote when one is needed
 
 @fact
 def small_network_epoch(data: Dataset) -> str:
+    """A sentence: one small-network epoch on the CPU at batch 64 (else the largest) and,
+    where measured at that batch, on a GPU."""
     machine = first_with(data, GROUP)
     cpu = analysis.medians(machine, GROUP, "batch", device="cpu", width=SMALL_WIDTH)
     if not cpu:
@@ -25,7 +27,7 @@ def small_network_epoch(data: Dataset) -> str:
             f"{si(cpu[batch], 's')} on the CPU at batch {batch}")
     gpu = gpu_with(data, GROUP)
     if gpu is not None:
-        took = analysis.medians(gpu, GROUP, "batch", device="cuda", width=SMALL_WIDTH)
+        took = analysis.medians(gpu, GROUP, "batch", device=gpu.gpu_device(GROUP), width=SMALL_WIDTH)
         if batch in took:
-            text += f" and {si(took[batch], 's')} on {untrusted.text(gpu.label)}"
+            text += f" and {si(took[batch], 's')} on {untrusted.placeholder(gpu.label)}"
     return text

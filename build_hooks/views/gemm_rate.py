@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from build_hooks import analysis, plots
-from build_hooks.dataset import Dataset, Machine
+from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, figure, first_with, mark, marks_note_for, per_machine, si, table,
                                 versus_peak)
@@ -14,12 +14,14 @@ GROUP = "gemm_rate"
 
 @section
 def gemm_rate(data: Dataset) -> Html:
+    """Per machine: square fp32 matmul FLOP/s by side per device against the CPU's peak, plotted
+    and tabled."""
     def one(m: Machine) -> Html:
         series, rows, shown = [], [], []
         for device in m.devices(GROUP):
             achieved = analysis.gemm_rates(m, device)
             series.append(plots.Series(DEVICE_NAME[device], list(achieved), [r / 1e9 for r in achieved.values()],
-                                       "--" if device == "cuda" else "-", DEVICE_NAME[device]))
+                                       "--" if is_gpu(device) else "-", DEVICE_NAME[device]))
             points = {b["params"]["n"]: b for b in m.measured(GROUP, device=device)}
             rows += [[DEVICE_NAME[device], n, si(r, "FLOP/s") + mark(points[n]["stats"], points[n]["extra_info"])]
                      for n, r in achieved.items()]
@@ -56,6 +58,8 @@ def flop_table(data: Dataset) -> Html:
 
 @fact
 def cpu_gemm_best(data: Dataset) -> str:
+    """The best CPU matmul rate, with its side unless other sides tie within the spread, against
+    the CPU's peak."""
     machine = first_with(data, GROUP)
     points = {b["params"]["n"]: b for b in machine.measured(GROUP, device="cpu")}
     n, rate = max(analysis.gemm_rates(machine, "cpu").items(), key=lambda kv: kv[1])
@@ -69,6 +73,7 @@ def cpu_gemm_best(data: Dataset) -> str:
 
 @fact
 def cpu_gemm_small(data: Dataset) -> str:
+    """The CPU matmul rate at the smallest matrix side measured."""
     achieved = analysis.gemm_rates(first_with(data, GROUP), "cpu")
     n = min(achieved)
     return f"{si(achieved[n], 'FLOP/s')} at n = {n}"

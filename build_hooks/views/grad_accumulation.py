@@ -13,6 +13,8 @@ ACCUMULATION = "grad_accumulation"
 
 @section
 def grad_accumulation(data: Dataset) -> Html:
+    """Per machine: optimiser-step time and activations kept by micro-batch split, with a note
+    checking the one-batch row against the training-step experiment."""
     def one(m: Machine) -> Html:
         points = m.measured(ACCUMULATION)
         rows = [[DEVICE_NAME[b["params"]["device"]], b["params"]["effective_batch"],
@@ -26,6 +28,8 @@ def grad_accumulation(data: Dataset) -> Html:
 
 @fact
 def accumulation_summary(data: Dataset) -> str:
+    """A sentence: on the CPU, the finest micro-batch split against the whole batch, in
+    activations kept and time per optimiser step."""
     points = {b["params"]["micro_batch"]: b for b in first_with(data, ACCUMULATION).measured(ACCUMULATION, device="cpu")}
     whole, finest = points[max(points)], points[min(points)]
     if whole is finest:

@@ -13,6 +13,7 @@ GROUP = "inference_latency"
 
 @section
 def inference_latency(data: Dataset) -> Html:
+    """Per machine: the time to serve one request in inference mode, by device, width and batch."""
     def one(m: Machine) -> Html:
         points = sorted(m.measured(GROUP), key=lambda b: (b["params"]["device"], b["params"]["width"],
                                                           b["params"]["batch"]))

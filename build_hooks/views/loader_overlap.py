@@ -13,6 +13,7 @@ OVERLAP = "loader_overlap"
 
 @section
 def loader_overlap(data: Dataset) -> Html:
+    """Per machine: epoch time with a training step on every batch, by DataLoader worker count."""
     def one(m: Machine) -> Html:
         points = sorted(m.measured(OVERLAP), key=lambda b: b["params"]["workers"])
         rows = [[b["params"]["workers"], measured_value(b["stats"], b["extra_info"], "s")] for b in points]
@@ -26,6 +27,8 @@ def loader_overlap(data: Dataset) -> Html:
 
 @fact
 def loader_overlap_summary(data: Dataset) -> str:
+    """A sentence: the training epoch with no workers against the useful worker count, or
+    that no count made it faster (despite any cores training left free)."""
     machine = first_with(data, OVERLAP)
     seconds = analysis.point_stats(machine, OVERLAP, "workers")
     best = useful_workers(seconds)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from build_hooks import analysis, plots, stats
-from build_hooks.dataset import Dataset, Machine
+from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, figure, first_with, marks_note_for, measured_value, per_machine, si,
                                 ratio_sentence, table)
@@ -13,13 +13,14 @@ GROUP = "matmul_shapes"
 
 @section
 def matmul_shapes(data: Dataset) -> Html:
+    """Per machine: the time one FLOP budget takes by matrix side per device, plotted and tabled."""
     def one(m: Machine) -> Html:
         series, rows, shown = [], [], []
         for device in m.devices(GROUP):
             benches = sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["side"])
             series.append(plots.Series(DEVICE_NAME[device], [b["params"]["side"] for b in benches],
                                        [b["stats"]["median"] * 1e3 for b in benches],
-                                       "--" if device == "cuda" else "-", DEVICE_NAME[device]))
+                                       "--" if is_gpu(device) else "-", DEVICE_NAME[device]))
             rows += [[DEVICE_NAME[device], f"{b['params']['calls']:,} × {b['params']['side']}²",
                       measured_value(b["stats"], b["extra_info"], "s"),
                       si(b["extra_info"]["flops"] / b["stats"]["median"], "FLOP/s")]
@@ -40,6 +41,7 @@ def matmul_shapes(data: Dataset) -> Html:
 
 @fact
 def shapes_summary(data: Dataset) -> str:
+    """A sentence per device: the same FLOP budget as the smallest against the largest products."""
     machine = first_with(data, GROUP)
     parts = []
     for device in machine.devices(GROUP):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from build_hooks import analysis, plots, stats
-from build_hooks.dataset import Dataset, Machine
+from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import DEVICE_NAME, Html, MissingData, figure, first_with, mark, marks_note_for, per_machine, si, table
 
@@ -12,13 +12,14 @@ GROUP = "memory_bandwidth"
 
 @section
 def memory_bandwidth(data: Dataset) -> Html:
+    """Per machine: copy bandwidth by memory occupied per device, plotted and tabled."""
     def one(m: Machine) -> Html:
         series, rows = [], []
         for device in m.devices(GROUP):
             curve = analysis.copy_bandwidths(m, device)
             series.append(plots.Series(DEVICE_NAME[device], [b / 2**20 for b in curve],
                                        [bw / 1e9 for bw in curve.values()],
-                                       "--" if device == "cuda" else "-", DEVICE_NAME[device]))
+                                       "--" if is_gpu(device) else "-", DEVICE_NAME[device]))
             rows += [[DEVICE_NAME[device], si(2 * b["params"]["bytes"], "B"),
                       si(b["extra_info"]["bytes"] / b["stats"]["median"], "B/s")
                       + mark(b["stats"], b["extra_info"])]

@@ -18,6 +18,8 @@ def precision_times(machine: Machine, device: str, op: str) -> dict[str, float]:
 
 @section
 def precision(data: Dataset) -> Html:
+    """Per machine and device: matmul, training-step (and on the CPU numpy) times by precision,
+    plotted and tabled."""
     def one(m: Machine) -> Html:
         parts = []
         for device in m.devices(GROUP):
@@ -61,6 +63,8 @@ def _bf16_versus_fp32(took: dict[str, dict], what: str) -> str:
 
 @fact
 def precision_cpu_summary(data: Dataset) -> str:
+    """A sentence: bf16 against fp32 on the CPU, for a matrix product and a mixed-precision
+    training step."""
     machine = first_with(data, GROUP)
     matmul = precision_stats(machine, "cpu", "matmul")
     step = precision_stats(machine, "cpu", "train_step")
@@ -73,6 +77,8 @@ GENERIC_KERNEL_RATIO = 3.0  # converting formats costs a few times at most; beyo
 
 @fact
 def precision_cpu_explanation(data: Dataset) -> str:
+    """Why the CPU's bf16 matmul was faster, equal to or slower than fp32: native 16-bit
+    instructions, no gain, format conversion or a generic kernel."""
     matmul_stats = precision_stats(first_with(data, GROUP), "cpu", "matmul")
     matmul = {dtype: point["median"] for dtype, point in matmul_stats.items()}
     verdict = stats.compare_points(matmul_stats["fp32"], matmul_stats["bf16"])
@@ -97,6 +103,7 @@ def precision_cpu_explanation(data: Dataset) -> str:
 
 @fact
 def precision_memory(data: Dataset) -> str:
+    """A sentence: the bytes autograd saved for backward in a CPU training step, fp32 and bf16."""
     machine = first_with(data, GROUP)
     saved = {b["params"]["dtype"]: b["extra_info"].get("saved_bytes")
              for b in machine.measured(GROUP, device="cpu", op="train_step")}
@@ -108,6 +115,7 @@ def precision_memory(data: Dataset) -> str:
 
 @fact
 def numpy_fp16(data: Dataset) -> str:
+    """A sentence: numpy's float64, float32 and float16 product times, float16 against float32."""
     points = precision_stats(first_with(data, GROUP), "cpu", "numpy_matmul")
     took = {dtype: point["median"] for dtype, point in points.items()}
     ratio = stats.paired_ratio(points["fp16"], points["fp32"])

@@ -5,23 +5,25 @@ from __future__ import annotations
 from build_hooks import gpu_estimate, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
-from build_hooks.render import Html, si, times
+from build_hooks.render import Html, si, multiple
 
 PREFERRED_WIDTH = 32  # the small network the lessons use, when it was measured
 
 
 @section
 def race_data(data: Dataset) -> Html:
+    """The race's epoch times, every lane, as the inert JSON script element the race page reads."""
     return race.data_script(data)
 
 
 @section
 def race_table(data: Dataset) -> Html:
+    """The race's epoch times as a table that needs no JavaScript, or a note that there are none."""
     return race.static_table(data)
 
 
 def _lane_name(lane: dict) -> str:
-    return untrusted.text(lane["label"]) + (" (estimate)" if lane["estimate"] else "")
+    return untrusted.placeholder(lane["label"]) + (" (estimate)" if lane["estimate"] else "")
 
 
 def _verdict(data: Dataset, which: str) -> str:
@@ -52,17 +54,21 @@ def _verdict(data: Dataset, which: str) -> str:
                 "about the same")
     uncertain = (f"; the estimate is uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
-    return (f"{where}, {_lane_name(winner)} finishes first, {times(slow / fast)} ahead of "
+    return (f"{where}, {_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
             f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}{uncertain})")
 
 
 @fact
 def race_smallest_batch(data: Dataset) -> str:
+    """A sentence: who finishes an epoch first at the smallest raced batch (or a tie), at the
+    small width."""
     return _verdict(data, "smallest")
 
 
 @fact
 def race_largest_batch(data: Dataset) -> str:
+    """A sentence: who finishes an epoch first at the largest raced batch (or a tie), at the
+    small width."""
     return _verdict(data, "largest")
 
 

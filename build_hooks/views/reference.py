@@ -5,7 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, cost_model, experiments, gpu_estimate
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
-from build_hooks.render import Html, html, join, marks_note_for, more_machines, measured_value, missing, note, provenance, si, table
+from build_hooks.render import (Html, html, join, marks_note_for, more_machines, measured_value, missing, note, provenance, si,
+                                table, why_no_transfer)
 
 
 @section
@@ -20,9 +21,11 @@ def gallery(data: Dataset) -> Html:
 
 
 def _gallery_row(m: Machine) -> list[Html]:
-    cpu_rates, gpu_rates = analysis.gemm_rates(m, "cpu"), analysis.gemm_rates(m, "cuda")
+    gpu = m.gpu_device("gemm_rate")
+    cpu_rates, gpu_rates = analysis.gemm_rates(m, "cpu"), analysis.gemm_rates(m, gpu) if gpu else {}
     peak = m.cpu["fp32_peak_flops"]
-    cpu_params, gpu_params = cost_model.measured_params(m, "cpu"), cost_model.measured_params(m, "cuda")
+    cpu_params = cost_model.measured_params(m, "cpu")
+    gpu_params = cost_model.measured_params(m, m.gpu_device("call_overhead")) if m.gpu_device("call_overhead") else None
     transfer = analysis.transfer_bandwidth(m, "host_to_device", "pinned")
     crossings = [f"width {w}: {analysis.crossover_batch(m, w) or 'none'}" for w in analysis.widths(m)]
     return [
@@ -32,8 +35,8 @@ def _gallery_row(m: Machine) -> list[Html]:
              f"GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "GPU not measured"),
         html("{}", si(cpu_params.bandwidth, "B/s") if cpu_params else "not measured")
         + (html("<br>GPU {}", si(gpu_params.bandwidth, "B/s")) if gpu_params else ""),
-        si(transfer[max(transfer)], "B/s") if transfer else "not applicable (no GPU)",
-        join(crossings, "<br>") if "cuda" in m.devices(analysis.STEP) else "no GPU measured",
+        si(transfer[max(transfer)], "B/s") if transfer else f"none: {why_no_transfer(m)}",
+        join(crossings, "<br>") if m.gpu_device(analysis.STEP) else "no GPU measured",
         _estimate_error(m),
     ]
 
@@ -75,6 +78,7 @@ def machines(data: Dataset) -> Html:
 
 @section
 def all_provenance(data: Dataset) -> Html:
+    """The provenance line of every machine in the build."""
     return join((provenance(m, data.host) for m in data.machines), "\n")
 
 

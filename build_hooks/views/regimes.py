@@ -71,6 +71,7 @@ def roofline(data: Dataset) -> Html:
 
 @fact
 def regimes_summary(data: Dataset) -> str:
+    """A sentence: the share of CPU training steps in each regime, by the cost model's top term."""
     machine = first_with(data, analysis.STEP)
     steps = classified(machine)
     counts = Counter(regime for _, _, regime in steps)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from build_hooks import stats, untrusted
-from build_hooks.dataset import Dataset, Machine
+from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, first_with, html, join, marks_note_for, measured_value, per_machine,
                                 si, table)
@@ -23,7 +23,7 @@ def step_profile(data: Dataset) -> Html:
             rows = [[b["params"]["kind"], measured_value(b["stats"], b["extra_info"], "s"),
                      f"{100 * b['stats']['median'] / total:.0f}%", b["extra_info"]["calls_per_step"],
                      html("<small>{}</small>", b["extra_info"]["ops"])] for b in points]
-            if device == "cuda":  # the GPU's own kernel time per kind, where the profiler could read it
+            if is_gpu(device):  # the GPU's own kernel time per kind, where the profiler could read it
                 head.insert(2, "GPU kernel time per step")
                 for row, b in zip(rows, points):
                     row.insert(2, _kernel_time(b["extra_info"]))
@@ -44,6 +44,8 @@ def _kernel_time(extra: dict) -> str:
 
 @fact
 def profile_summary(data: Dataset) -> str:
+    """A sentence: the profiled CPU step's time and operation count, its share of the measured step
+    where clear, and the kinds taking the most time and calls."""
     machine = first_with(data, PROFILE)
     points = machine.measured(PROFILE, device="cpu")
     total = sum(b["stats"]["median"] for b in points)
@@ -60,10 +62,10 @@ def profile_summary(data: Dataset) -> str:
         text += (f", {100 * total / step[0]['stats']['median']:.0f}% of the "
                  f"{si(step[0]['stats']['median'], 's')} the training-step experiment measured for the same step "
                  "(the rest is Python and the bookkeeping between operations)")
-    text += (f"; {untrusted.text(top['params']['kind'])} took the largest share, "
+    text += (f"; {untrusted.placeholder(top['params']['kind'])} took the largest share, "
              f"{100 * top['stats']['median'] / total:.0f}%")
     if busiest is not top:
-        text += (f", while {untrusted.text(busiest['params']['kind'])} made the most calls, "
+        text += (f", while {untrusted.placeholder(busiest['params']['kind'])} made the most calls, "
                  f"{busiest['extra_info']['calls_per_step']} of {calls}, for "
                  f"{100 * busiest['stats']['median'] / total:.0f}% of the time")
     return text

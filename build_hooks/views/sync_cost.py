@@ -12,11 +12,13 @@ GROUP = "sync_cost"
 
 @section
 def sync_cost(data: Dataset) -> Html:
+    """Per machine: median step times per device, reading the loss each step or keeping it there."""
     return medians_table(data, GROUP, [("device", "device"), ("read_loss", "loss read")])
 
 
 @fact
 def sync_summary(data: Dataset) -> str:
+    """A sentence per device: what reading the loss every step cost against keeping it on device."""
     machine = first_with(data, GROUP)
     parts = []
     for device in machine.devices(GROUP):

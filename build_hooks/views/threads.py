@@ -12,6 +12,8 @@ GROUP = "threads"
 
 @section
 def threads(data: Dataset) -> Html:
+    """Per machine: step times by batch, width and thread count, and how the all-thread points match
+    the training-step experiment."""
     table_html = medians_table(data, GROUP, [("batch", "batch"), ("width", "width"), ("threads", "threads")])
     return table_html + join(_same_configuration_note(m) for m in data.with_experiment(GROUP)[:1])
 
@@ -32,6 +34,7 @@ def _same_configuration_note(machine) -> Html:
 
 @fact
 def threads_summary(data: Dataset) -> str:
+    """A sentence per batch: one thread against all of them, or that the machine has only one."""
     took = {(b["params"]["batch"], b["params"]["threads"]): b["stats"]
             for b in first_with(data, GROUP).measured(GROUP)}
     most = max(t for _, t in took)

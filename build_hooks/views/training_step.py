@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from build_hooks import analysis, consistency, plots, stats, untrusted
-from build_hooks.dataset import Dataset, Machine
+from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, html, join, marks_note, measured_value,
                                 missing, more_machines, note, provenance, si, table, versus_peak)
@@ -49,7 +49,7 @@ def step_plot(machine: Machine) -> Html:
         for width in analysis.widths(machine):
             curve = analysis.step_curve(machine, device, width)
             label = f"{DEVICE_NAME[device]}, width {width}"
-            style = "--" if device == "cuda" else "-"
+            style = "--" if is_gpu(device) else "-"
             x = [p.batch for p in curve]
             flagged = [p.shaky for p in curve]
             series_time.append(plots.Series(label, x, [p.seconds * 1e3 for p in curve],
@@ -78,9 +78,9 @@ def training_step(data: Dataset) -> Html:
     parts = []
     for machine in machines:
         parts.append(html("<h3>{}</h3>", machine.label))
-        has_gpu = "cuda" in machine.devices(STEP)
+        has_gpu = machine.gpu_device(STEP) is not None
         if not has_gpu:
-            parts.append(missing("GPU: not measured on this machine (it has no CUDA device). "
+            parts.append(missing("GPU: not measured on this machine (it has no CUDA or MPS device). "
                                  "Only the CPU is shown."))
         lines = "Solid lines: CPU; dashed: GPU. " if has_gpu else ""
         caption = (f"{lines}A ring marks a point not to lean on: noisy ({stats.noise_rule()}), fewer than "
@@ -94,7 +94,7 @@ def crossover_table(data: Dataset) -> Html:
     """The crossover batch per width for every machine that measured a GPU."""
     rows = []
     for m in data.shown(STEP):
-        if "cuda" not in m.devices(STEP):
+        if m.gpu_device(STEP) is None:
             continue
         for width in analysis.widths(m):
             batch = analysis.crossover_batch(m, width)
@@ -107,12 +107,14 @@ def crossover_table(data: Dataset) -> Html:
 
 @fact
 def host_cpu(data: Dataset) -> str:
+    """The CPU's name and thread count, from the first machine with training steps (the host's)."""
     machine = first_with(data, STEP)
-    return f"{untrusted.text(machine.cpu['brand'])} ({machine.cpu['threads_used']} threads)"
+    return f"{untrusted.placeholder(machine.cpu['brand'])} ({machine.cpu['threads_used']} threads)"
 
 
 @fact
 def cpu_best_step_rate(data: Dataset) -> str:
+    """The best CPU training-step FLOP/s, and the largest step that reaches it within the spread."""
     best = analysis.best_rate(first_with(data, STEP), "cpu")
     if best is None:
         raise MissingData("no CPU training-step point with a FLOP count")
@@ -132,6 +134,8 @@ def cpu_best_step_rate(data: Dataset) -> str:
 
 @fact
 def cpu_best_step_fraction_of_peak(data: Dataset) -> str:
+    """The best CPU training-step rate against the CPU's theoretical fp32 peak (or why
+    no fraction is given)."""
     machine = first_with(data, STEP)
     best = analysis.best_rate(machine, "cpu")
     if best is None:
@@ -141,16 +145,19 @@ def cpu_best_step_fraction_of_peak(data: Dataset) -> str:
 
 @fact
 def crossover_summary(data: Dataset) -> str:
+    """Per GPU machine shown, the batch per width from which the GPU step is faster, or that no
+    GPU was measured."""
     sentences = []
     for machine in data.shown(STEP):  # the machines the page draws; the gallery lists every crossover
-        if "cuda" not in machine.devices(STEP):
+        if machine.gpu_device(STEP) is None:
             continue
         parts = []
         for width in analysis.widths(machine):
             batch = analysis.crossover_batch(machine, width)
             parts.append(f"width {width}: " + (f"from batch {batch}" if batch else "never, in the measured range"))
-        sentences.append(f"On {untrusted.text(machine.label)} the GPU step is faster " + "; ".join(parts) + ".")
-    hidden = sum(1 for m in data.with_experiment(STEP) if "cuda" in m.devices(STEP)) - len(sentences)
+        sentences.append(f"On {untrusted.placeholder(machine.label)} the GPU step is faster than the CPU step, beyond "
+                         "the spread and at every larger batch, for " + "; ".join(parts) + ".")
+    hidden = sum(1 for m in data.with_experiment(STEP) if m.gpu_device(STEP))  - len(sentences)
     if hidden:
         sentences.append(f"{hidden} more GPU machine{'s are' if hidden != 1 else ' is'} in the gallery.")
     if not sentences:

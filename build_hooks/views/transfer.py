@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, MissingData, figure, gpu_with, missing, more_machines, per_machine, si, table
+from build_hooks.render import Html, MissingData, figure, gpu_with, missing, more_machines, per_machine, si, table, why_no_transfer
 from snippets import transfer_arithmetic as arithmetic  # plain arithmetic, no torch
 
 GROUP = "transfer"
@@ -13,10 +13,11 @@ GROUP = "transfer"
 
 @section
 def transfer(data: Dataset) -> Html:
+    """Per machine: host↔device copy bandwidth by size, pinned and pageable, both ways; a note
+    where there is no GPU."""
     def one(m: Machine) -> Html:
         if not m.benchmarks(GROUP):
-            return missing("Not applicable on this machine: it has no GPU, so there is no "
-                           "host↔device bus to measure.")
+            return missing(f"Not applicable on this machine: {why_no_transfer(m)}.")
         series, rows = [], []
         for direction in ("host_to_device", "device_to_host"):
             for memory in ("pageable", "pinned"):
@@ -49,16 +50,20 @@ def transfer_arithmetic(data: Dataset) -> Html:
 
 @fact
 def transfer_summary(data: Dataset) -> str:
+    """A sentence: pinned against pageable host-to-GPU bandwidth at the largest size and the
+    smallest copy's rate, or that this build has no GPU."""
     gpu = gpu_with(data, GROUP)
     if gpu is None:
-        return ("This build has no GPU, so there is no host↔device bus to measure: the transfer "
-                "experiment is not applicable here and records nothing.")
+        machine = data.host or (data.machines[0] if data.machines else None)
+        reason = why_no_transfer(machine) if machine else "no machine was measured"
+        return (f"This build measured no host↔device copy ({reason}): the transfer experiment is not "
+                "applicable here and records nothing.")
     pinned = analysis.transfer_bandwidth(gpu, "host_to_device", "pinned")
     pageable = analysis.transfer_bandwidth(gpu, "host_to_device", "pageable")
     if not pinned or max(pinned) not in pageable:
         raise MissingData(f"{gpu.source} has no pinned and pageable host-to-device copies of one size")
     size = max(pinned)
-    return (f"On {untrusted.text(gpu.label)}, copying {si(size, 'B')} to the GPU reached "
+    return (f"On {untrusted.placeholder(gpu.label)}, copying {si(size, 'B')} to the GPU reached "
             f"{si(pinned[size], 'B/s')} from pinned memory and {si(pageable[size], 'B/s')} from "
             f"pageable memory; a {si(min(pinned), 'B')} copy reached only "
             f"{si(pinned[min(pinned)], 'B/s')}, because every copy has a fixed cost.")

@@ -14,7 +14,6 @@ const MAX_DEPTH = 32; // a results file nests about 5 deep
 const STORAGE_KEYS = { file: "crossover.yours.v1", browser: "crossover.browser.v1" };
 const SCHEMA_URL = new URL("../data/results.schema.json", import.meta.url);
 const EPOCH = "epoch_time";
-const GPU_DEVICES = ["cuda", "mps", "webgpu"];
 const CPU_DEVICES = ["cpu", "wasm"];
 const DEVICE_KIND = { cpu: "CPU", cuda: "GPU (CUDA)", mps: "GPU (MPS)", webgpu: "GPU (WebGPU)", wasm: "CPU (WebAssembly)" };
 const BROWSER_STACK = "tensorflow.js"; // software.stack of a file "Race your browser" wrote
@@ -230,10 +229,11 @@ export function readResults(text, schema, race, fileName, slot = "file") {
       Object.keys(byBatch).forEach(function (batch) { byBatch[batch].regime = regime(byBatch, batch, race); });
     });
     return { id: "yours-" + slot + "-" + device, slot: slot, machine: doc.machine_id, machine_id: machineId, device: device,
-      label: deviceLabel(doc, device, race.join), kind: GPU_DEVICES.indexOf(device) >= 0 ? "GPU" : "CPU",
+      label: deviceLabel(doc, device, race.join), kind: race.join.gpu_devices.indexOf(device) >= 0 ? "GPU" : "CPU",
       estimate: false, yours: true, provenance: provenance, epochs: epochs[device] };
   });
-  const gpu = GPU_DEVICES.find(function (d) { return epochs[d]; });
+  // The build's own list (dataset.GPU_DEVICES), so a page and a reader's file agree on what a GPU is.
+  const gpu = race.join.gpu_devices.find(function (d) { return epochs[d]; });
   const cpu = CPU_DEVICES.find(function (d) { return epochs[d]; });
   const crossovers = {};
   if (gpu && cpu) {

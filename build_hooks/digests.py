@@ -1,0 +1,38 @@
+"""Content digests of files and of the project's shared code: what caches key on."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from build_hooks import config
+
+# The code every view and every results-file check may call (view modules are keyed one by one),
+# and the snippets, whose declarations the checks read (from wherever experiments finds them).
+SHARED_CODE = ("build_hooks/*.py", "build_hooks/results.schema.json")
+_by_signature: dict[tuple, str] = {}
+
+
+def digest(*parts: bytes) -> str:
+    """SHA-256 of the parts, each length-prefixed so no two sequences of parts collide."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "little") + part)
+    return h.hexdigest()
+
+
+def files(paths: list[Path]) -> str:
+    """A digest of these files' names and bytes, re-read only when a size or mtime changed."""
+    signature = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
+    if signature not in _by_signature:
+        _by_signature[signature] = digest(*(str(p).encode() + b"\0" + p.read_bytes() for p in paths))
+    return _by_signature[signature]
+
+
+def shared_code() -> str:
+    """One digest of build_hooks/*.py, the schema and the snippets."""
+    from build_hooks import experiments
+
+    root = config.PROJECT_ROOT
+    paths = [p for pattern in SHARED_CODE for p in root.glob(pattern)] + list(experiments.SNIPPETS.glob("*.py"))
+    return files(sorted(paths))

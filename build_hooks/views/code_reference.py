@@ -1,0 +1,65 @@
+"""The code reference: every fact and section, its docstring, where it is defined and who uses it."""
+
+from __future__ import annotations
+
+import re
+
+from build_hooks import code_view, config, page, view_cache
+from build_hooks.dataset import Dataset
+from build_hooks.page import section
+from build_hooks.render import SITE_ROOT, Html, html, join, table
+
+MARKER = re.compile(r"\{\{\s*(fact|section):\s*([a-z0-9_]+)\s*\}\}")
+
+
+def _pages() -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(kind, name) -> the (title, url) of every page whose Markdown names it."""
+    from build_hooks import mkdocs_hooks
+
+    docs = config.PROJECT_ROOT / "docs"
+    used: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path in sorted(docs.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        if path.name == mkdocs_hooks.MEASUREMENTS_PAGE:
+            text = mkdocs_hooks.with_every_experiment(text)
+        title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), path.stem)
+        url = SITE_ROOT + ("" if path.stem == "index" else f"{path.stem}/")
+        for kind, name in sorted(set(MARKER.findall(text))):
+            used.setdefault((kind, name), []).append((title, url))
+    return used
+
+
+def _reads(kind: str, name: str, data: Dataset) -> tuple[str, ...]:
+    """The experiments a view read in this build (rendering it, from the cache, if no page has yet)."""
+    if (kind, name) == ("section", "code_reference"):
+        return ()  # this very table: rendering it here would recurse
+    if (kind, name) not in view_cache.reads:
+        try:
+            (page.render_fact if kind == "fact" else page.render_section)(name, data)
+        except page.MissingData:
+            return ()
+    return view_cache.reads.get((kind, name), ())
+
+
+@section
+def code_reference(data: Dataset) -> Html:
+    """One table of every fact and section: what it says, its file:line, what measured it, its pages."""
+    used = _pages()
+    rows = []
+    for kind, names in page.names().items():
+        for name in names:
+            view = page.view(kind, name)
+            source = code_view.of_view(view)
+            summary = (view.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+            measured = [s.where for s in map(code_view.of_measurement, _reads(kind, name, data)) if s]
+            pages = join((html('<a href="{}">{}</a>', url, title) for title, url in used.get((kind, name), [])),
+                         ", ")
+            rows.append([html('<code id="{}">{}</code><br><small>{}</small>', code_view.anchor(kind, name), name, kind),
+                         summary, html("<code>{}</code>", source.where),
+                         join((html("<code>{}</code>", m) for m in measured), "<br>") or "reads no measurement",
+                         pages])
+    return table(["name", "what it shows", "defined at", "measured by", "used on"], rows,
+                 caption="Every fact and section a page can name, and where its code lives")
+
+
+code_reference.cache = False  # it reads the pages' Markdown too, which view_cache does not key on
