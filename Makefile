@@ -1,6 +1,7 @@
 # Crossover: every target creates and uses .venv by itself.
 #   make serve    measure what is missing, build, serve with live reload on 127.0.0.1:8000
 #   make site     measure what is missing, then build into site/ (no torch import when warm)
+#   make measured measure what is missing, nothing else
 #   make measure  re-measure this machine; ARGS="--only training_step" for one experiment
 #   make test     the whole test suite (installs Debian's chromium when run as root)
 #   make test-fast  the unit tests only (no site build, no browser): under a minute
@@ -17,6 +18,9 @@ TFJS_FILES := tfjs/dist/tf.es2017.min.js tfjs-backend-webgpu/dist/tf-backend-web
 	tfjs-backend-wasm/dist/tf-backend-wasm.es2017.min.js \
 	tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm
 export NO_MKDOCS_2_WARNING := 1
+# nbconvert (loaded by mkdocs-jupyter before any hook runs) otherwise instantiates every exporter
+# it can find on import, half a second of each build; the lab page names the one it uses (HTML).
+export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
 
 .PHONY: serve site measured measure test test-fast chromium screenshots vendor clean
 
@@ -26,14 +30,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
-# Measuring is its own step: the build then only loads and renders (it re-checks, cheaply).
+# `make measured` measures what is missing and stops. The build measures it too (its hook, as
+# under `mkdocs serve`), so site and serve are one process: a warm build pays one start-up.
 measured: $(STAMP)
 	$(BIN)/python -m build_hooks.measure
 
-serve: measured
+serve: $(STAMP)
 	$(BIN)/mkdocs serve --livereload --dev-addr 127.0.0.1:8000
 
-site: measured
+site: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
 measure: $(STAMP)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from build_hooks import config, experiments
+from build_hooks import config, digests, experiments
 from build_hooks.render import SITE_ROOT, Html, html, join
 
 REFERENCE_PAGE = "code/"  # docs/code.md: every fact and section, with the pages that use it
@@ -33,6 +34,7 @@ class Source:
         return f"{self.path}:{self.line}"
 
 
+@lru_cache(maxsize=None)  # per function object: an edited view, imported again, is a new one
 def of_view(view: Callable) -> Source:
     """The source of a registered fact or section function (its decorator line included)."""
     lines, first = inspect.getsourcelines(view)
@@ -60,12 +62,26 @@ def _measure_function(path: Path, mtime_ns: int) -> Source | None:
 
 @lru_cache(maxsize=256)
 def highlighted(code: str) -> Html:
-    """Python highlighted as the theme's code blocks are (`highlight` classes, light and dark)."""
+    """Python highlighted as the theme's code blocks are (`highlight` classes, light and dark),
+    kept on disk by the code's digest: a warm build does not run Pygments again."""
+    path = config.settings().cache_dir / "code" / f"{digests.digest(code.encode())}.html"
+    try:
+        return Html(path.read_text(encoding="utf-8"))
+    except OSError:
+        pass
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
-    return Html(highlight(code, PythonLexer(), HtmlFormatter(cssclass="highlight", wrapcode=True)))
+    result = highlight(code, PythonLexer(), HtmlFormatter(cssclass="highlight", wrapcode=True))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(result, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only costs time
+    return Html(result)
 
 
 def anchor(kind: str, name: str) -> str:

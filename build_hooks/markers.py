@@ -20,7 +20,7 @@ from markdown import Extension
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
-from build_hooks import code_view, page, site_data, untrusted, view_cache
+from build_hooks import code_view, deferred, page, site_data, untrusted, view_cache
 
 FACT = re.compile(r"\{\{\s*fact:\s*([a-z0-9_]+)\s*\}\}")
 SECTION = re.compile(r"^(?P<indent>\s*)\{\{\s*section:\s*(?P<name>[a-z0-9_]+)\s*\}\}\s*$")
@@ -47,8 +47,10 @@ def fill_line(line: str, number: int, data, stash=None, facts: list | None = Non
             html = page.render_section(name, data)
         except (page.UnknownName, page.MissingData) as exc:
             raise MarkerError(f"line {number}: marker '{line.strip()}': {exc}") from exc
+        html = deferred.figures(html)
         if code:
-            html += code_view.block("section", name, page.view("section", name), view_cache.reads[("section", name)])
+            html += deferred.keep(code_view.block("section", name, page.view("section", name),
+                                                  view_cache.reads[("section", name)]))
         return section.group("indent") + (stash(html) if stash else html)
     out, last = [], 0
     for span in CODE_SPAN.finditer(line):
@@ -102,7 +104,7 @@ class _FillMarkers(Preprocessor):
         facts: list = []
         filled = [fill_line(line, number, data, self.md.htmlStash.store, facts)
                   for number, line in enumerate(lines, 1)]
-        foot = ["", self.md.htmlStash.store(code_view.facts_block(facts))] if facts and whole_page else []
+        foot = ["", self.md.htmlStash.store(deferred.keep(code_view.facts_block(facts)))] if facts and whole_page else []
         return banner + filled + foot
 
 

@@ -21,7 +21,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from build_hooks import config as crossover_config
-from build_hooks import measure, post_html, site_data, store, untrusted, view_cache
+from build_hooks import deferred, digests, measure, post_html, site_data, store, untrusted, view_cache
+from build_hooks import page as page_api
 
 log = logging.getLogger("mkdocs.crossover")
 
@@ -43,6 +44,9 @@ EXEC_LOGGERS = ["mkdocs.plugins.markdown_exec._internal.formatters.base", "mkdoc
 
 
 def on_config(config):
+    deferred.enable()  # figures and code join each page after search has indexed it (on_post_page)
+    page_api.load_views()  # an edited view is imported again before this build renders
+    view_cache.new_build()
     for name in EXEC_LOGGERS:
         exec_logger = logging.getLogger(name)
         if _page_names not in exec_logger.filters:
@@ -84,13 +88,24 @@ def on_files(files, config):
 
 
 def _notebook_download(config) -> str:
-    """The lab notebook as .ipynb (readers expect one for Jupyter or Colab), from its jupytext source."""
-    import jupytext
-
+    """The lab notebook as .ipynb (readers expect one for Jupyter or Colab), from its jupytext source,
+    converted once per version of the source (jupytext's import alone is a fifth of a warm build)."""
     source = os.path.join(config["docs_dir"], "lab", "crossover_lab.py")
     with open(source, encoding="utf-8") as handle:
-        notebook = jupytext.reads(handle.read(), fmt="py:percent")
-    return jupytext.writes(notebook, fmt="ipynb")
+        text = handle.read()
+    cached = crossover_config.settings().cache_dir / "notebook" / f"{digests.digest(text.encode())}.ipynb"
+    if cached.exists():
+        return cached.read_text(encoding="utf-8")
+    import jupytext
+
+    notebook = jupytext.writes(jupytext.reads(text, fmt="py:percent"), fmt="ipynb")
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.with_suffix(".tmp").write_text(notebook, encoding="utf-8")
+        os.replace(cached.with_suffix(".tmp"), cached)
+    except OSError:
+        pass  # an unwritable cache only costs time
+    return notebook
 
 
 class PageTimeout(Exception):
@@ -126,7 +141,7 @@ def with_every_experiment(markdown: str) -> str:
 
 def on_page_content(html, page, config, files):
     _stop_deadline()
-    return html
+    return deferred.code_blocks(html)  # before the search plugin reads the page (on_page_context)
 
 
 def block_timeout() -> float:
@@ -155,7 +170,7 @@ def _stop_deadline() -> None:
 def on_post_page(output, page, config):
     """Untrusted text that reached the table of contents or the title is shown as text too;
     then the theme's and plugins' HTML gets its accessibility and weight fixes."""
-    return post_html.fix(untrusted.restore(output), depth=page.url.count("/"))
+    return post_html.fix(untrusted.restore(deferred.restore(output)), depth=page.url.count("/"))
 
 
 def on_post_build(config):

@@ -93,7 +93,8 @@ def _forget(module: str) -> None:
 
 
 def _lookup(registry: dict[str, View], kind: str, name: str) -> View:
-    load_views()
+    if not _loaded:  # imported once here; the build's hook calls load_views() to pick up edits
+        load_views()
     if name not in registry:
         raise UnknownName(f"unknown {kind} '{name}'; known: {', '.join(sorted(registry))}")
     return registry[name]

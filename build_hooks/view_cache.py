@@ -14,7 +14,8 @@ warm build skips matplotlib entirely (plots imports it on first use).
 Each rendering also records which experiments it read (dataset.recording_reads), so a page
 can say which snippet measured the number it shows. Strings from results files are stored
 as text (untrusted.portable), never as this process's placeholders. A view that reads more
-than the dataset (the code reference reads the pages) opts out with `cache = False`.
+than the dataset (the code reference reads the pages) says so with `also_reads`, a function
+returning a digest of what else it read.
 """
 
 from __future__ import annotations
@@ -47,6 +48,14 @@ _memory: dict[str, Rendered] = {}
 _used: set[str] = set()  # keys this build asked for (prune keeps only these)
 # Every rendering of this process by (kind, name): what the page shows as "measured by".
 reads: dict[tuple[str, str], tuple[str, ...]] = {}
+_build_code: str | None = None  # the shared code's digest, read once per build (new_build)
+
+
+def new_build() -> None:
+    """Read the shared code's digest once for the build that starts (the MkDocs hook calls it);
+    outside a build it is read for every rendering."""
+    global _build_code
+    _build_code = digests.shared_code()
 
 
 def module_digest(module: str) -> str:
@@ -64,11 +73,13 @@ def module_digest(module: str) -> str:
 
 
 def key(kind: str, name: str, view: Callable, data: Dataset, shared: str) -> str | None:
-    """The cache key of one rendering, or None when it cannot be cached (no digest, or opted out)."""
-    if data.digest is None or not getattr(view, "cache", True):
+    """The cache key of one rendering, or None for a dataset made in memory (no digest)."""
+    if data.digest is None:
         return None
+    # A view that reads more than the dataset names it (a function returning a digest of it).
+    extra = getattr(view, "also_reads", lambda: "")()
     return digests.digest(f"{FORMAT}|{kind}|{name}".encode(), data.digest.encode(), shared.encode(),
-                          module_digest(view.__module__).encode())
+                          module_digest(view.__module__).encode(), extra.encode())
 
 
 def folder() -> Path:
@@ -78,7 +89,7 @@ def folder() -> Path:
 def rendered(kind: str, name: str, view: Callable, data: Dataset, render: Callable[[], str | Html],
              shared: str | None = None) -> str | Html:
     """`render()`'s value for this view and dataset: from this process, from disk or freshly made."""
-    entry_key = key(kind, name, view, data, shared if shared is not None else digests.shared_code())
+    entry_key = key(kind, name, view, data, shared or _build_code or digests.shared_code())
     entry = _lookup(entry_key) if entry_key else None
     if entry is None:
         with recording_reads() as read:

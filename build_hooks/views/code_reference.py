@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from build_hooks import code_view, config, page, view_cache
+from build_hooks import code_view, config, digests, page, view_cache
 from build_hooks.dataset import Dataset
 from build_hooks.page import section
 from build_hooks.render import SITE_ROOT, Html, html, join, table
@@ -62,4 +62,11 @@ def code_reference(data: Dataset) -> Html:
                  caption="Every fact and section a page can name, and where its code lives")
 
 
-code_reference.cache = False  # it reads the pages' Markdown too, which view_cache does not key on
+def _pages_digest() -> str:
+    """What code_reference reads besides the data and its own module: the pages' Markdown and
+    every view's source (their docstrings and lines)."""
+    root = config.PROJECT_ROOT
+    return digests.files(sorted([*(root / "docs").glob("*.md"), *(root / "build_hooks" / "views").glob("*.py")]))
+
+
+code_reference.also_reads = _pages_digest  # view_cache keys its rendering on these too
