@@ -39,6 +39,11 @@ def _plain_numbers():
     return FuncFormatter(lambda value, _: f"{value:g}")
 
 
+# Figures drawn by this process, by their salt (a digest of everything they draw): a figure is a
+# pure function of its inputs, so drawing the same one twice (a rebuild, a second page) is waste.
+_drawn: dict[str, Html] = {}
+
+
 def _salt(*inputs: object) -> str:
     """The SVG's id salt, from what the figure draws: ids differ between figures on one page
     and stay the same from build to build (a cached figure never collides with a fresh one)."""
@@ -80,10 +85,13 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
     `size` is one panel's size in inches; a series styled "o" is dots only, and one
     without `markers` is a bare line (a roof, a limit).
     """
+    salt = _salt(panels, title, alt, size, legend_columns)
+    if salt in _drawn:
+        return _drawn[salt]
     plt = _pyplot()
     from matplotlib.ticker import EngFormatter
 
-    with plt.rc_context(_style() | {"svg.hashsalt": _salt(panels, title, alt, size, legend_columns)}):
+    with plt.rc_context(_style() | {"svg.hashsalt": salt}):
         fig, axes = plt.subplots(1, len(panels), figsize=(size[0] * len(panels), size[1]), squeeze=False)
         colours: dict[str, str] = {}
         for ax, panel in zip(axes[0], panels):
@@ -120,7 +128,8 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", bbox_inches="tight")
         plt.close(fig)
-    return _inline_svg(buffer.getvalue(), alt)
+    _drawn[salt] = _inline_svg(buffer.getvalue(), alt)
+    return _drawn[salt]
 
 
 def _inline_svg(svg: str, alt: str) -> Html:
@@ -137,10 +146,13 @@ def _inline_svg(svg: str, alt: str) -> Html:
 def bars(groups: list[str], series: dict[str, list[float | None]], title: str, ylabel: str,
          alt: str, log: bool = False, unit: str = "") -> Html:
     """Grouped vertical bars: one group per label in `groups`, one bar per series key."""
+    salt = _salt(groups, series, title, ylabel, alt, log, unit)
+    if salt in _drawn:
+        return _drawn[salt]
     plt = _pyplot()
     from matplotlib.ticker import EngFormatter
 
-    with plt.rc_context(_style() | {"svg.hashsalt": _salt(groups, series, title, ylabel, alt, log, unit)}):
+    with plt.rc_context(_style() | {"svg.hashsalt": salt}):
         fig, ax = plt.subplots(figsize=(max(4.4, 1.3 * len(groups) + 2), 3.4))
         width = 0.8 / max(1, len(series))
         for i, (label, values) in enumerate(series.items()):
@@ -161,4 +173,5 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", bbox_inches="tight")
         plt.close(fig)
-    return _inline_svg(buffer.getvalue(), alt)
+    _drawn[salt] = _inline_svg(buffer.getvalue(), alt)
+    return _drawn[salt]

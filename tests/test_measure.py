@@ -32,6 +32,56 @@ def snippets(tmp_path, monkeypatch):
     return copy
 
 
+def stub_experiment(name: str, depends: tuple[str, ...] = (), extra: str = "") -> str:
+    """A snippet that measures in no time: the runner and its cache are what the tests below test."""
+    return f'''"""A stub experiment for the cache tests."""
+NAME = "{name}"
+BENCH_VERSION = 1
+PARAMS = {{"n": "positive"}}
+DEPENDS = {list(depends)!r}
+EXTRA_INFO = {{{extra}}}
+def plan(devices, quick):
+    return [{{"device": "cpu", "n": 1}}, {{"device": "cpu", "n": 2}}]
+def measure(point, threads, quick):
+    return {{"unit": "s", "samples": [1e-4 * point["n"], 1.1e-4 * point["n"], 1.2e-4 * point["n"]],
+            "extra": {{k: 1 for k in EXTRA_INFO}}}}
+'''
+
+
+@pytest.fixture
+def stub_snippets(tmp_path, monkeypatch):
+    """A snippets/ of three instant experiments and a shared helper: step, epoch (imports step), other."""
+    folder = tmp_path / "stub_snippets"
+    folder.mkdir()
+    (folder / "benchmarking.py").write_text('"""A stub of the shared timing helper."""\n')
+    (folder / "step.py").write_text(stub_experiment("step"))
+    (folder / "epoch.py").write_text(stub_experiment("epoch", depends=("step",)))
+    (folder / "other.py").write_text(stub_experiment("other", extra='"flops": "FLOP"'))
+    monkeypatch.setattr(experiments, "SNIPPETS", folder)
+    monkeypatch.setattr(experiments, "SHARED_SOURCES", [folder / "benchmarking.py"])
+    monkeypatch.setattr(experiments, "REGISTRY", experiments.discover())
+    from snippets import benchmarking
+
+    monkeypatch.setattr(benchmarking, "Canaries", SteadyCanaries)  # the machine's drift is not under test
+    return folder
+
+
+class SteadyCanaries:
+    """Canaries of a machine that never changes state: the Gate lets every round through at once."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+
+    def all_threads(self) -> float:
+        return 1e-3
+
+    def read(self) -> dict[str, float]:
+        return {"one_thread": 1e-5, "all_threads": 1e-3, "memory": 1e-3}
+
+
+STUBS = ["step", "epoch", "other"]
+
+
 @pytest.fixture
 def settings(tmp_path):
     return config.Settings(cache_dir=tmp_path / "cache", results_dir=tmp_path / "results", quick=True)
@@ -79,84 +129,81 @@ def test_each_round_records_how_it_was_timed_and_the_canary_it_started_under(qui
     assert by_name and all(meta["conditions"]["fastest_all_threads_s"] > 0 for meta in doc["experiments"].values())
 
 
-SMALL = ["training_step", "epoch_time", "call_overhead"]
-
-
-def test_second_run_reuses_results(snippets, settings, measured):
+def test_second_run_reuses_results(stub_snippets, settings, measured):
     """With nothing changed, a second run measures nothing and leaves the file as it was."""
-    path = measure.run(only=SMALL, settings=settings)
+    path = measure.run(only=STUBS, settings=settings)
     before = path.read_text()
     measured.clear()
-    measure.run(only=SMALL, settings=settings)
+    measure.run(only=STUBS, settings=settings)
     assert measured == [] and path.read_text() == before
 
 
-def test_editing_experiment_code_remeasures_it_and_its_dependents(snippets, settings, measured):
+def test_editing_experiment_code_remeasures_it_and_its_dependents(stub_snippets, settings, measured):
     """A change to an experiment's source re-measures it and the experiments that import it, only."""
-    measure.run(only=SMALL, settings=settings)
+    measure.run(only=STUBS, settings=settings)
     measured.clear()
-    source = snippets / "training_step.py"
+    source = stub_snippets / "step.py"
     source.write_text(source.read_text() + "\n# an edit\n")
-    measure.run(only=SMALL, settings=settings)
-    assert measured == measure.in_measuring_order(["training_step", "epoch_time"])
+    measure.run(only=STUBS, settings=settings)
+    assert sorted(measured) == ["epoch", "step"]
 
 
-def test_editing_the_timing_helper_remeasures_everything(snippets, settings, measured):
+def test_editing_the_timing_helper_remeasures_everything(stub_snippets, settings, measured):
     """The shared timing helper is part of every experiment's key."""
-    measure.run(only=SMALL, settings=settings)
+    measure.run(only=STUBS, settings=settings)
     measured.clear()
-    helper = snippets / "benchmarking.py"
+    helper = stub_snippets / "benchmarking.py"
     helper.write_text(helper.read_text() + "\n# an edit\n")
-    measure.run(only=SMALL, settings=settings)
-    assert measured == measure.in_measuring_order(SMALL)
+    measure.run(only=STUBS, settings=settings)
+    assert sorted(measured) == sorted(STUBS)
 
 
-def test_changed_environment_keeps_old_results_aside(snippets, settings, measured):
+def test_changed_environment_keeps_old_results_aside(stub_snippets, settings, measured):
     """Results from other library versions are moved to the archive, not deleted, then re-measured."""
-    path = measure.run(only=SMALL, settings=settings)
+    path = measure.run(only=STUBS, settings=settings)
     doc = json.loads(path.read_text())
     doc["environment_key"] = "an-older-environment"
     path.write_text(json.dumps(doc))
     measured.clear()
-    measure.run(only=SMALL, settings=settings, log=lambda msg: None)
-    assert measured == measure.in_measuring_order(SMALL)
+    measure.run(only=STUBS, settings=settings, log=lambda msg: None)
+    assert sorted(measured) == sorted(STUBS)
     archived = list((settings.cache_dir / "archive").glob("*previous-environment.json"))
     assert len(archived) == 1 and "an-older-environment" in archived[0].read_text()
 
 
-def test_corrupt_host_cache_is_set_aside_and_remeasured(snippets, settings):
+def test_corrupt_host_cache_is_set_aside_and_remeasured(stub_snippets, settings):
     """A truncated host cache is moved aside with a message naming it, then measured afresh."""
-    path = measure.run(only=["call_overhead"], settings=settings)
+    path = measure.run(only=["step"], settings=settings)
     path.write_text(path.read_text()[:100])
     messages = []
-    measure.run(only=["call_overhead"], settings=settings, log=messages.append)
+    measure.run(only=["step"], settings=settings, log=messages.append)
     assert store.load(path)["experiments"]
     assert str(path) in messages[0] and "unusable" in messages[0]
     assert list((settings.cache_dir / "archive").glob("*invalid.json"))
 
 
-def test_failing_experiment_is_named_and_others_kept(snippets, settings, monkeypatch):
+def test_failing_experiment_is_named_and_others_kept(stub_snippets, settings, monkeypatch):
     """An experiment that raises stops the run naming it and its point; finished ones stay saved."""
-    (snippets / "broken.py").write_text(BROKEN)
-    monkeypatch.setattr(experiments, "REGISTRY", ["call_overhead", "broken"])
-    with pytest.raises(measure.MeasurementError, match=r"'broken'.*'n': 2.*simulated failure"):
+    (stub_snippets / "zz_broken.py").write_text(BROKEN.replace('"broken"', '"zz_broken"'))  # measured last
+    monkeypatch.setattr(experiments, "REGISTRY", ["step", "zz_broken"])
+    with pytest.raises(measure.MeasurementError, match=r"'zz_broken'.*'n': 2.*simulated failure"):
         measure.run(settings=settings)
     path = next(settings.cache_dir.glob("*.quick.json"))
-    assert set(store.load(path)["experiments"]) == {"call_overhead"}
+    assert set(store.load(path)["experiments"]) == {"step"}
 
 
-def test_interrupt_mid_experiment_keeps_finished_ones(snippets, settings, monkeypatch, measured):
+def test_interrupt_mid_experiment_keeps_finished_ones(stub_snippets, settings, monkeypatch, measured):
     """Ctrl-C during an experiment keeps earlier experiments; the next run measures only the rest."""
-    (snippets / "slow.py").write_text(BROKEN.replace('"broken"', '"slow"').replace(
-        'raise RuntimeError("simulated failure")', "raise KeyboardInterrupt"))
-    monkeypatch.setattr(experiments, "REGISTRY", ["call_overhead", "slow"])
+    (stub_snippets / "zz_slow.py").write_text(BROKEN.replace('"broken"', '"zz_slow"').replace(
+        'raise RuntimeError("simulated failure")', "raise KeyboardInterrupt"))  # measured last
+    monkeypatch.setattr(experiments, "REGISTRY", ["step", "zz_slow"])
     with pytest.raises(KeyboardInterrupt):
         measure.run(settings=settings)
-    (snippets / "slow.py").write_text(BROKEN.replace('"broken"', '"slow"').replace(
+    (stub_snippets / "zz_slow.py").write_text(BROKEN.replace('"broken"', '"zz_slow"').replace(
         'raise RuntimeError("simulated failure")', "pass"))
     measured.clear()
     measure.run(settings=settings)
-    assert measured == ["slow"]
+    assert measured == ["zz_slow"]
 
 
 def test_out_of_memory_is_recorded_not_raised(snippets, settings, monkeypatch):
@@ -294,22 +341,21 @@ def test_other_processes_cpu_use_is_detected_and_short_windows_are_not_judged():
     assert conditions.foreign_cpu(before, after) > 0.5 / cores  # one busy core out of `cores`
 
 
-def test_a_changed_experiment_format_drops_only_that_experiment(snippets, settings, measured):
+def test_a_changed_experiment_format_drops_only_that_experiment(stub_snippets, settings, measured):
     """Old points that miss a newly declared extra_info key are dropped; other experiments are kept, not re-measured."""
-    measure.run(only=["call_overhead", "gemm_rate"], settings=settings)
+    measure.run(only=["step", "other"], settings=settings)
     path = next(settings.cache_dir.glob("*.quick.json"))
-    kept_before = store.load(path)["experiments"]["call_overhead"]
-    source = snippets / "gemm_rate.py"
-    source.write_text(source.read_text()
-                      .replace('EXTRA_INFO = {"flops": "FLOP"}', 'EXTRA_INFO = {"flops": "FLOP", "new_key": "count"}')
-                      .replace('"extra": {"flops": 2 * n**3}', '"extra": {"flops": 2 * n**3, "new_key": 1}'))
+    kept_before = store.load(path)["experiments"]["step"]
+    source = stub_snippets / "other.py"
+    source.write_text(source.read_text().replace('EXTRA_INFO = {"flops": "FLOP"}',
+                                                 'EXTRA_INFO = {"flops": "FLOP", "new_key": "count"}'))
     messages = []
     measured.clear()
-    measure.run(only=["gemm_rate"], settings=settings, log=messages.append)
+    measure.run(only=["other"], settings=settings, log=messages.append)
     assert any("dropped them and kept the rest" in m for m in messages), messages
-    assert measured == ["gemm_rate"]
+    assert measured == ["other"]
     assert not (settings.cache_dir / "archive").exists()
-    assert store.load(path)["experiments"]["call_overhead"] == kept_before
+    assert store.load(path)["experiments"]["step"] == kept_before
 
 
 def test_mps_is_offered_where_torch_has_it(monkeypatch):

@@ -36,6 +36,10 @@ SECONDS = %s
 '''
 
 
+# It runs the whole script, measuring for real, twice: the full tier (make test) only.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     """A copy of the project with three experiments, a sleepy one, and the reference trimmed to match."""
