@@ -320,3 +320,19 @@ def test_a_pytorch_file_keeps_its_own_requirements(tmp_path, doc, mutate, field)
     with pytest.raises(store.ResultsError) as err:
         store.load(write(tmp_path / "torch.json", doc))
     assert err.value.field == field
+
+
+def test_a_file_is_checked_once_per_content_and_code(tmp_path, monkeypatch, doc):
+    """A file that passed is not parsed again; one changed byte is checked again and refused by field."""
+    monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "machine.json"
+    path.write_text(store.dumps(doc))
+    store.load(path)
+    assert len(list((tmp_path / "cache" / "validated").iterdir())) == 1
+    monkeypatch.setattr(store, "parse", lambda *a: pytest.fail("parsed again"))
+    assert store.load(path) == doc
+    monkeypatch.undo()
+    monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(tmp_path / "cache"))
+    path.write_text(store.dumps(doc).replace('"schema_version": 1', '"schema_version": "1"'))
+    with pytest.raises(store.ResultsError, match="schema_version"):
+        store.load(path)

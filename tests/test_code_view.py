@@ -1,0 +1,37 @@
+"""Tests for build_hooks.code_view: the code behind a number, read from the very function that wrote it."""
+
+from build_hooks import code_view, page
+
+
+def test_a_view_is_found_at_its_file_and_line():
+    """of_view gives the project-relative file, the decorator's line and the function's source."""
+    source = code_view.of_view(page.view("fact", "host_cpu"))
+    lines = open(source.path).read().splitlines()
+    assert source.path == "build_hooks/views/training_step.py" and lines[source.line - 1] == "@fact"
+    assert "def host_cpu" in source.code
+
+
+def test_a_measurement_is_read_without_importing_its_snippet():
+    """of_measurement finds snippets/<name>.py's measure() by parsing it (no torch import)."""
+    source = code_view.of_measurement("training_step")
+    assert source.path == "snippets/training_step.py" and source.code.startswith("def measure(")
+    assert code_view.of_measurement("not_an_experiment") is None
+
+
+def test_the_block_links_the_reference_entry_and_names_what_measured_it():
+    """A section's block links its entry on the code page and lists the measuring functions."""
+    block = code_view.block("section", "threads", page.view("section", "threads"), ("threads",))
+    assert 'href="../code/#section-threads"' in block and "build_hooks/views/threads.py:" in block
+    assert "measured by <code>snippets/threads.py:" in block and "How threads is measured" in block
+
+
+def test_highlighting_is_kept_on_disk(tmp_path, monkeypatch):
+    """A second process reads the highlighted code instead of running Pygments again."""
+    monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(tmp_path))
+    code_view.highlighted.cache_clear()
+    first = code_view.highlighted("x = 1\n")
+    (stored,) = (tmp_path / "code").glob("*.html")
+    stored.write_text(first.replace("highlight", "highlight from-disk"))
+    code_view.highlighted.cache_clear()
+    assert "from-disk" in code_view.highlighted("x = 1\n")
+    code_view.highlighted.cache_clear()

@@ -1,0 +1,91 @@
+"""Tests for build_hooks.view_cache: a rendering is reused exactly while its data and code are unchanged."""
+
+import pytest
+
+from build_hooks import config, untrusted, view_cache
+from build_hooks.dataset import Dataset, Machine
+from conftest import synthetic_doc
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(view_cache, "_memory", {})
+    return tmp_path / "cache" / "views"
+
+
+def data(digest="d1"):
+    return Dataset([Machine(synthetic_doc(), "f", "t")], digest=digest)
+
+
+def a_view(data):
+    """A view for the tests."""
+    return "text"
+
+
+def test_a_rendering_is_reused_from_disk_until_the_data_or_code_changes(cache):
+    """Same digest and code: no second render, even in a fresh process; another digest or code renders."""
+    calls = []
+
+    def render():
+        calls.append(1)
+        return "rendered " + untrusted.placeholder("<b>name</b>")
+
+    first = view_cache.rendered("fact", "x", a_view, data(), render, shared="code-1")
+    view_cache._memory.clear()  # as a new process would start
+    again = view_cache.rendered("fact", "x", a_view, data(), render, shared="code-1")
+    assert len(calls) == 1 and untrusted.restore(again) == untrusted.restore(first)
+    assert "<bdi>&lt;b&gt;name&lt;/b&gt;</bdi>" in untrusted.restore(again)
+    view_cache.rendered("fact", "x", a_view, data("d2"), render, shared="code-1")
+    view_cache.rendered("fact", "x", a_view, data(), render, shared="code-2")
+    assert len(calls) == 3 and len(list(cache.glob("*.json"))) == 3
+
+
+def test_a_dataset_made_in_memory_is_never_cached(cache):
+    """Without a digest nothing is written and every call renders."""
+    calls = []
+    for _ in range(2):
+        view_cache.rendered("fact", "x", a_view, data(None), lambda: calls.append(1) or "t", shared="c")
+    assert len(calls) == 2 and not cache.exists()
+
+
+def test_a_view_that_reads_more_keys_on_it_and_the_reads_are_recorded(cache):
+    """also_reads joins the key; the experiments a view asked the dataset about are recorded."""
+    seen = {"pages": "v1"}
+
+    def view(d):
+        """Reads the pages too."""
+        return d.machines[0].benchmarks("training_step") and "t"
+
+    view.also_reads = lambda: seen["pages"]
+    d = data()
+    view_cache.rendered("fact", "y", view, d, lambda: view(d), shared="c")
+    assert view_cache.reads[("fact", "y")] == ("training_step",)
+    before = set(cache.glob("*.json"))
+    seen["pages"] = "v2"
+    view_cache.rendered("fact", "y", view, d, lambda: view(d), shared="c")
+    assert len(set(cache.glob("*.json")) - before) == 1
+
+
+def test_a_damaged_entry_is_rendered_afresh(cache):
+    """A truncated entry (an interrupted write elsewhere) costs one render, not an error."""
+    view_cache.rendered("fact", "x", a_view, data(), lambda: "first", shared="c")
+    for path in cache.glob("*.json"):
+        path.write_text("{")
+    view_cache._memory.clear()
+    assert view_cache.rendered("fact", "x", a_view, data(), lambda: "second", shared="c") == "second"
+
+
+def test_a_section_comes_back_as_html(cache):
+    """A cached section is Html again, so render_section's type check still holds for it."""
+    from build_hooks.render import Html
+
+    view_cache.rendered("section", "s", a_view, data(), lambda: Html("<p>x</p>"), shared="c")
+    view_cache._memory.clear()
+    value = view_cache.rendered("section", "s", a_view, data(), lambda: pytest.fail("rendered"), shared="c")
+    assert isinstance(value, Html) and value == "<p>x</p>"
+
+
+def test_the_cache_lives_under_the_cache_dir(cache):
+    """Entries sit beside the host cache (CROSSOVER_CACHE_DIR), never in the project."""
+    assert view_cache.folder() == config.settings().cache_dir / "views"
