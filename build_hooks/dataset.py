@@ -214,16 +214,17 @@ def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Datas
         machines[doc["machine_id"]] = Machine(doc, display_path(host_file, project_root),
                                               "this build host")
     host_first = sorted(machines.values(), key=lambda m: (m.origin != "this build host", m.id))
-    return Dataset(host_first, earlier, _digest(results_dir, host_file))
+    return Dataset(host_first, earlier, _digest(results_dir, host_file, project_root))
 
 
-def _digest(results_dir: Path, host_file: Path | None) -> str:
-    """A digest of the files a dataset is loaded from: their names, roles and bytes."""
+def _digest(results_dir: Path, host_file: Path | None, project_root: Path) -> str:
+    """A digest of the files a dataset is loaded from: their roles, the names pages show for them
+    (display_path, so a copy of the project and its cache shares renderings) and their bytes."""
     h = hashlib.sha256()
     files = [("committed", p) for p in sorted(results_dir.glob("*.json"))] if results_dir.is_dir() else []
     for role, path in files + ([("host", host_file)] if host_file is not None else []):
         data = path.read_bytes()
-        h.update(f"{role}|{path}|{len(data)}|".encode() + data)
+        h.update(f"{role}|{display_path(path, project_root)}|{len(data)}|".encode() + data)
     return h.hexdigest()
 
 

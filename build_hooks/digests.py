@@ -22,11 +22,22 @@ def digest(*parts: bytes) -> str:
 
 
 def files(paths: list[Path]) -> str:
-    """A digest of these files' names and bytes, re-read only when a size or mtime changed."""
+    """A digest of these files' names and bytes, re-read only when a size or mtime changed.
+
+    Names count from the project root (a file elsewhere by its name alone), so a copy of the
+    project with a copy of its cache shares the renderings: what is keyed is the code, not where.
+    """
     signature = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
     if signature not in _by_signature:
-        _by_signature[signature] = digest(*(str(p).encode() + b"\0" + p.read_bytes() for p in paths))
+        _by_signature[signature] = digest(*(_name(p).encode() + b"\0" + p.read_bytes() for p in paths))
     return _by_signature[signature]
+
+
+def _name(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(config.PROJECT_ROOT))
+    except ValueError:
+        return path.name
 
 
 def shared_code() -> str:
