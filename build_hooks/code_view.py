@@ -89,8 +89,11 @@ def anchor(kind: str, name: str) -> str:
     return f"{kind}-{name}".replace("_", "-")
 
 
-def link(kind: str, name: str, source: Source) -> Html:
-    return html('<a href="{}{}#{}"><code>{}</code></a>', SITE_ROOT, REFERENCE_PAGE, anchor(kind, name), source.where)
+def link(kind: str, name: str) -> Html:
+    """The line inside a block that leads to the name's entry on the code reference page (a link
+    cannot sit in a <summary>, which is itself the control that opens the block)."""
+    return html('<p class="crossover-code__entry"><a href="{}{}#{}">{} {} in the code reference</a></p>',
+                SITE_ROOT, REFERENCE_PAGE, anchor(kind, name), kind.capitalize(), name)
 
 
 def measured_by(reads: tuple[str, ...]) -> Html:
@@ -104,9 +107,9 @@ def measured_by(reads: tuple[str, ...]) -> Html:
 def block(kind: str, name: str, view: Callable, reads: tuple[str, ...]) -> Html:
     """The collapsed "Code behind this" block under a section."""
     source = of_view(view)
-    return html('<details class="crossover-code" data-search-exclude><summary>Code behind this {}: {}{}</summary>{}{}</details>',
-                kind, link(kind, name, source), measured_by(reads), highlighted(source.code),
-                _measurements(reads))
+    return html('<details class="crossover-code" data-search-exclude><summary>Code behind this {}: <code>{}</code>{}'
+                "</summary>{}{}{}</details>", kind, source.where, measured_by(reads), link(kind, name),
+                highlighted(source.code), _measurements(reads))
 
 
 def _measurements(reads: tuple[str, ...]) -> Html:
@@ -120,8 +123,9 @@ def facts_block(facts: list[tuple[str, Callable, tuple[str, ...]]]) -> Html:
     """At a page's foot: every fact its sentences used, each with its code."""
     if not facts:
         return Html("")
-    items = join(html('<details class="crossover-code"><summary><code>{}</code>: {}{}</summary>{}</details>',
-                      name, link("fact", name, of_view(view)), measured_by(reads), highlighted(of_view(view).code))
+    items = join(html('<details class="crossover-code"><summary><code>{}</code>: <code>{}</code>{}</summary>{}{}'
+                      "</details>", name, of_view(view).where, measured_by(reads), link("fact", name),
+                      highlighted(of_view(view).code))
                  for name, view, reads in facts)
     count = len(facts)
     return html('<details class="crossover-code crossover-code--page" data-search-exclude><summary>Code behind the {} fact{} in this '

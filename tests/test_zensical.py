@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import copy_project, quick_env
+from conftest import copy_project, quick_env, without_code_blocks
 
 LESSONS = ["batch-size", "why-gpu", "limits", "mixed-precision", "transfer", "cost-model", "gallery"]
 
@@ -24,6 +24,7 @@ def test_zensical_builds_lesson_pages_with_sections_and_facts(tmp_path, quick_ca
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
     for name in LESSONS:
         html = (project / "site" / name / "index.html").read_text()
-        assert "{{" not in html and "CROSSOVERTEXT" not in html, name
+        # The code blocks quote f-strings ("{{}}"): an unfilled marker is looked for in what the page says.
+        assert "{{" not in without_code_blocks(html) and "CROSSOVERTEXT" not in html, name
         assert "Quick mode: not representative" in html, name
     assert "crossover-figure" in (project / "site" / "batch-size" / "index.html").read_text()
