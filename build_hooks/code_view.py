@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -74,13 +73,7 @@ def highlighted(code: str) -> Html:
     from pygments.lexers import PythonLexer
 
     result = highlight(code, PythonLexer(), HtmlFormatter(cssclass="highlight", wrapcode=True))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(result, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass  # an unwritable cache only costs time
+    digests.save_entry(path, result)
     return Html(result)
 
 

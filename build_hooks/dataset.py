@@ -101,6 +101,11 @@ class Machine:
         meta = self.doc["experiments"].get(group)
         return list(meta["devices"]) if meta else []
 
+    @property
+    def uses_mps(self) -> bool:
+        """Whether this machine's GPU is Apple's, measured through MPS (it shares the CPU's memory)."""
+        return any(self.gpu_device(g) == "mps" for g in self.doc["experiments"])
+
     def gpu_device(self, group: str) -> str | None:
         """The GPU device kind this machine measured `group` on (cuda, mps ...), or None."""
         return next((d for d in self.devices(group) if is_gpu(d)), None)

@@ -1,8 +1,11 @@
-"""Content digests of files and of the project's shared code: what caches key on."""
+"""Content digests of files and of the project's shared code (what caches key on), and the
+one way a cache entry is written."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 from pathlib import Path
 
 from build_hooks import config
@@ -47,3 +50,16 @@ def shared_code() -> str:
     root = config.PROJECT_ROOT
     paths = [p for pattern in SHARED_CODE for p in root.glob(pattern)] + list(experiments.SNIPPETS.glob("*.py"))
     return files(sorted(paths))
+
+
+def save_entry(path: Path, text: str) -> None:
+    """Write one cache entry atomically (a reader sees the old file or the new one, never half);
+    a cache that cannot be written only costs the next build time, so failure is silent."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        pass

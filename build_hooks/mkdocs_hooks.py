@@ -99,12 +99,7 @@ def _notebook_download(config) -> str:
     import jupytext
 
     notebook = jupytext.writes(jupytext.reads(text, fmt="py:percent"), fmt="ipynb")
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        cached.with_suffix(".tmp").write_text(notebook, encoding="utf-8")
-        os.replace(cached.with_suffix(".tmp"), cached)
-    except OSError:
-        pass  # an unwritable cache only costs time
+    digests.save_entry(cached, notebook)
     return notebook
 
 

@@ -124,7 +124,7 @@ def why_no_transfer(machine: Machine) -> str:
     """Why a machine has no host↔device copies, in words: no GPU, or one that shares the CPU's memory."""
     if machine.gpu is None:
         return "it has no GPU, so there is no host↔device bus to measure"
-    if any(machine.gpu_device(g) == "mps" for g in machine.doc["experiments"]):
+    if machine.uses_mps:
         return "its GPU (Apple's, through MPS) shares the CPU's memory, so there is no host↔device bus to measure"
     return "its GPU's copies were not measured"
 
@@ -260,7 +260,7 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
     peak = si(cpu["fp32_peak_flops"], "FLOP/s") if cpu["fp32_peak_flops"] else "unknown"
     clock = si(cpu["clock_hz"], "Hz") if cpu["clock_hz"] else "clock unknown"
     gpu = machine.gpu
-    gpu_text = f"GPU {gpu['name']} ({_gpu_stack(gpu)})" if gpu else "no GPU"
+    gpu_text = f"GPU {gpu['name']} ({_gpu_stack(machine)})" if gpu else "no GPU"
     commit_text = commit["id"][:10] if commit["id"] else "uncommitted"
     if commit["dirty"]:
         commit_text += " (modified)"
@@ -272,12 +272,13 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
         machine.origin, machine.source, version_note(machine, host))
 
 
-def _gpu_stack(gpu: dict) -> str:
+def _gpu_stack(machine: Machine) -> str:
     """The GPU's memory and software stack as its file records them: CUDA and driver, or Metal (MPS)."""
+    gpu = machine.gpu
     memory = si(gpu["memory_bytes"], "B") if gpu.get("memory_bytes") else "memory not reported"
     if gpu.get("cuda_version"):
         return f"{memory}, CUDA {gpu['cuda_version']}, driver {gpu.get('driver')}"
-    return f"{memory} shared with the CPU, through Metal" if "MPS" in gpu["name"] else memory
+    return f"{memory} shared with the CPU, through Metal" if machine.uses_mps else memory
 
 
 def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) -> Html:

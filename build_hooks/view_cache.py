@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,16 +118,9 @@ def _lookup(entry_key: str) -> Rendered | None:
 
 
 def _save(entry_key: str, kind: str, entry: Rendered) -> None:
-    """Write one entry atomically; a cache that cannot be written only costs speed."""
-    target = folder()
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target, prefix=".entry.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"kind": kind, "parts": untrusted.portable(str(entry.value)), "reads": list(entry.reads)}, out)
-        os.replace(tmp, target / f"{entry_key}.json")
-    except OSError:
-        pass
+    """Write one entry (digests.save_entry: atomic, and a failure only costs speed)."""
+    digests.save_entry(folder() / f"{entry_key}.json", json.dumps(
+        {"kind": kind, "parts": untrusted.portable(str(entry.value)), "reads": list(entry.reads)}))
 
 
 STALE_S = 3600  # an entry no build has used for an hour is dropped: re-rendering it costs only time
