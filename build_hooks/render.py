@@ -39,6 +39,11 @@ def si(value: float, unit: str, digits: int = 3) -> str:
     return f"{scaled:.{decimals}f} {prefix}{unit}"
 
 
+def listing(items: list[str]) -> str:
+    """Items as prose: "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def multiple(ratio: float) -> str:
     """A ratio as prose: 1.5×, 12×."""
     return f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
@@ -100,11 +105,19 @@ def ratio_sentence(ratio: stats.Ratio, larger: str, smaller: str, same: str) -> 
 
 
 def times_with_interval(ratio: stats.Ratio) -> str:
-    """A measured ratio with its interval: "1.3× (1.2× to 1.4× round by round)"."""
-    where = "round by round" if ratio.paired else "between the quartiles"
-    if multiple(ratio.low) == multiple(ratio.high):
-        return f"{multiple(ratio.value)} ({multiple(ratio.low)} {where})"
-    return f"{multiple(ratio.value)} ({multiple(ratio.low)} to {multiple(ratio.high)} {where})"
+    """A measured ratio (of the medians) with its interval, named for what it is: "1.3× (1.2×
+    to 1.4× over all 3 rounds)", "(… in the middle 3 of 5 rounds)", "(2.2× in each of the 3
+    rounds)", "(… between the quartiles)"."""
+    low, high = multiple(ratio.low), multiple(ratio.high)
+    if not ratio.paired:
+        spread = f"{low} between the quartiles" if low == high else f"{low} to {high} between the quartiles"
+    elif low == high:
+        which = f"the {ratio.rounds}" if ratio.kept == ratio.rounds else f"the middle {ratio.kept} of {ratio.rounds}"
+        spread = f"{low} in each of {which} rounds"
+    else:
+        which = f"over all {ratio.rounds}" if ratio.kept == ratio.rounds else f"in the middle {ratio.kept} of {ratio.rounds}"
+        spread = f"{low} to {high} {which} rounds"
+    return f"{multiple(ratio.value)} ({spread})"
 
 
 def first_with(data: Dataset, group: str) -> Machine:
@@ -130,22 +143,26 @@ def why_no_transfer(machine: Machine) -> str:
 
 
 def versus_peak(rate: float, machine: Machine, fast_end: float | None = None) -> str:
-    """A rate compared with the CPU's theoretical peak, honest when the peak is too low.
+    """A rate as a percentage of the CPU's theoretical peak, "above" only when it is above.
 
-    `fast_end` is the machine's best matrix-product rate at the fast end of its spread: if
-    even that exceeds the peak computed from the reported clock, the clock is too low
-    (boost), and a fraction of that peak would be a number that flips with noise.
+    `fast_end` is the machine's best matrix-product rate at the fast end of its spread: when
+    even that exceeds the peak computed from the reported clock, the cores ran faster than
+    that clock (boost, or a host that changed state), so the true peak is higher and the
+    percentage overstates the fraction reached; the sentence says so.
     """
     cpu = machine.cpu
     peak = cpu["fp32_peak_flops"]
     if not peak:
         return "(this machine does not expose its clock, so no peak can be computed)"
-    if rate <= peak and (fast_end is None or fast_end <= peak):
-        return f"{100 * rate / peak:.0f}% of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}"
-    return (f"close to or above the {si(peak, 'FLOP/s')} theoretical peak computed from the "
-            f"{si(cpu['clock_hz'], 'Hz')} clock the operating system reports: at the fast end of their "
-            "spread this machine's matrix products exceed it, so the cores must run faster than that "
-            "(boost clocks), and the true fraction of peak cannot be computed from what it exposes")
+    share = f"{100 * rate / peak:.0f}%"
+    text = (f"above this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')} ({share} of it)" if rate > peak
+            else f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}")
+    if fast_end is not None and fast_end > peak:
+        text += (f"; at the fast end of their spread this machine's matrix products reached "
+                 f"{si(fast_end, 'FLOP/s')}, above that peak, so its cores ran faster than the "
+                 f"{si(cpu['clock_hz'], 'Hz')} clock the operating system reports (boost clocks, or a host "
+                 "that changed state), the true peak is higher, and the percentage overstates the share reached")
+    return text
 
 
 def version_note(machine: Machine, host: Machine | None) -> Html:

@@ -11,7 +11,8 @@ NOISY_IQR_RATIO = 0.10  # a point whose IQR exceeds 10% of its median is flagged
 # closer than that, pages say "about the same".
 MEANINGFUL_RATIO = 1.1
 SAME_MEANS = (f"this site counts a difference only when it is at least {MEANINGFUL_RATIO:g}× and lies "
-              "outside the spread, in every round")
+              "outside the spread: in every round, or from five rounds on in all but the most extreme "
+              "rounds at each end")
 MIN_SAMPLES = 5  # fewer and a point is "too few samples", never called quiet
 MIN_FIGURES, MAX_FIGURES = 2, 4
 
@@ -99,29 +100,32 @@ def compare(a: float, b: float) -> int:
 class Ratio:
     """a / b for two measured points, with the interval the measurements support."""
 
-    value: float  # median of the round-by-round ratios (or the ratio of medians)
+    value: float  # the ratio of the two medians: what a reader gets by dividing the table's numbers
     low: float
     high: float
     paired: bool  # True: round i of a against round i of b, so the machine's drift cancels
+    rounds: int = 0  # paired: how many rounds, and how many of them the interval spans (the middle ones)
+    kept: int = 0
 
     @property
     def verdict(self) -> int:
-        """+1 when a is meaningfully larger and the whole interval lies above 1; -1 the other way; else 0."""
+        """+1 when a is meaningfully larger and the interval and the ratio itself lie above 1; -1 the other way; else 0."""
         typical = compare(self.value, 1.0)
-        if typical > 0 and self.low > 1:
+        if typical > 0 and min(self.low, self.value) > 1:
             return 1
-        if typical < 0 and self.high < 1:
+        if typical < 0 and max(self.high, self.value) < 1:
             return -1
         return 0
 
     def inverted(self) -> "Ratio":
-        return Ratio(1 / self.value, 1 / self.high, 1 / self.low, self.paired)
+        return Ratio(1 / self.value, 1 / self.high, 1 / self.low, self.paired, self.rounds, self.kept)
 
 
 def paired_ratio(a: dict, b: dict) -> Ratio:
     """The ratio of two points' times, with its interval.
 
-    When both points carry per-round medians from the same interleaved run, the rounds are
+    The ratio itself is always the ratio of the two medians, the number a reader computes from
+    the table printed beside the sentence. Only its uncertainty comes from the rounds: when both points carry per-round medians from the same interleaved run, the rounds are
     paired (measured moments apart, so drift cancels) and the interval is the range of the
     round ratios (3 rounds: a 75% interval for the typical ratio by the sign test), or
     from 5 rounds on the range without the two extreme rounds (5 rounds: about 62%).
@@ -132,7 +136,7 @@ def paired_ratio(a: dict, b: dict) -> Ratio:
     if len(pairs) >= 2 and len(a["round_medians"]) == len(b["round_medians"]):
         ratios = sorted(x / y for x, y in pairs)
         trim = sign_test_trim(len(ratios))
-        return Ratio(statistics.median(ratios), ratios[trim], ratios[-1 - trim], True)
+        return Ratio(a["median"] / b["median"], ratios[trim], ratios[-1 - trim], True, len(ratios), len(ratios) - 2 * trim)
     return unpaired_ratio(a, b)
 
 
@@ -167,7 +171,8 @@ def compare_points(a: dict, b: dict) -> int:
     """Like compare() for two measured points, beyond their spread: paired_ratio's verdict.
 
     +1 only when a is meaningfully larger than b and the interval of a / b lies wholly
-    above 1 (paired: a was larger in every round), -1 the other way round, 0 otherwise
+    above 1 (paired: a was larger in every round, or from five rounds on in every round but the
+    most extreme at each end), -1 the other way round, 0 otherwise
     ("about the same").
     """
     return paired_ratio(a, b).verdict

@@ -48,7 +48,7 @@ def test_paired_rounds_that_disagree_are_about_the_same():
 
 
 def test_paired_ratio_carries_the_interval_of_its_rounds():
-    """A paired ratio is the median round ratio with the rounds' range; inverted, both ends swap."""
+    """A paired ratio is the ratio of the medians with the rounds' range; inverted, both ends swap."""
     a = stats.summarise([1.2, 1.3, 1.5], [[1.2], [1.3], [1.5]])
     b = stats.summarise([1.0, 1.0, 1.0], [[1.0], [1.0], [1.0]])
     ratio = stats.paired_ratio(a, b)
@@ -80,5 +80,16 @@ def test_round_interval_trims_by_the_sign_test():
     """3 rounds keep the whole range, 5 leave out one extreme at each end, 15 leave out five (about 70% coverage)."""
     assert [stats.sign_test_trim(n) for n in (2, 3, 5, 9, 15)] == [0, 0, 1, 2, 5]
     rounds = [1.0 + i / 100 for i in range(15)]
-    ratio = stats.paired_ratio({"round_medians": rounds}, {"round_medians": [1.0] * 15})
+    ratio = stats.paired_ratio({"median": 1.07, "round_medians": rounds}, {"median": 1.0, "round_medians": [1.0] * 15})
     assert (ratio.low, ratio.high) == (rounds[5], rounds[9])
+
+
+def test_a_stated_ratio_is_the_ratio_of_the_medians_a_table_shows():
+    """The printed ratio is median(a) / median(b), not the median of round ratios; the interval is the middle rounds'."""
+    a = stats.summarise([14.0, 14.0, 14.0, 30.0, 42.0], [[14.0], [14.0], [14.0], [30.0], [42.0]])
+    b = stats.summarise([7.0, 5.6, 5.6, 10.0, 14.0], [[7.0], [5.6], [5.6], [10.0], [14.0]])
+    ratio = stats.paired_ratio(a, b)
+    assert ratio.value == a["median"] / b["median"] == 2.0
+    assert sorted(x / y for x, y in zip(a["round_medians"], b["round_medians"]))[2] == 2.5  # what used to be printed
+    assert (ratio.low, ratio.high, ratio.rounds, ratio.kept) == (2.5, 3.0, 5, 3)  # the middle 3 of 5 round ratios
+    assert ratio.verdict == 1  # beyond 1.1x, and the ratio and the interval both above 1

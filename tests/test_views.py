@@ -35,11 +35,12 @@ def test_fraction_of_peak_is_computed_from_rate_and_peak():
     assert page.render_fact("cpu_best_step_fraction_of_peak", data(times)).startswith("50% of")
 
 
-def test_rate_above_nominal_peak_is_not_reported_as_a_fraction():
-    """A rate above the peak from the reported clock says the clock is boosting, never '120%'."""
+def test_rate_above_nominal_peak_is_called_above_it():
+    """A rate above the peak from the reported clock is called above it, with its share, never 'close to'."""
     times = {("cpu", 32, 512): 6 * 512 * 512 * 32 / 3.84e11 / 1.2}
     text = page.render_fact("cpu_best_step_fraction_of_peak", data(times))
-    assert text.startswith("close to or above") and "%" not in text
+    assert text.startswith("above this CPU's theoretical fp32 peak") and "(120% of it)" in text
+    assert "close to" not in text
 
 
 def test_unknown_fact_raises():
@@ -111,14 +112,15 @@ def test_run_to_run_shows_ratios_when_the_host_remeasured_a_committed_machine(tm
     assert "nothing to compare yet" in page.render_section("run_to_run", same)
 
 
-def test_no_fraction_of_peak_when_matrix_products_beat_the_computed_peak():
-    """If a GEMM point's fast quartile exceeds the peak from the reported clock, no share of it is stated."""
+def test_a_share_below_a_peak_that_matrix_products_beat_says_it_overstates():
+    """A step at 50% of a peak some GEMM's fast quartile beat states 50%, never 'close to or above', and says the share overstates."""
     from conftest import add_points
 
     doc = synthetic_doc(step_times={("cpu", 32, 512): 6 * 512 * 512 * 32 / 3.84e11 * 2})
     add_points(doc, "gemm_rate", [({"n": 1024}, 2 * 1024**3 / 4e11, {"flops": 2 * 1024**3})])
     text = page.render_fact("cpu_best_step_fraction_of_peak", Dataset([Machine(doc, "f", "t")]))
-    assert text.startswith("close to or above") and "%" not in text
+    assert text.startswith("50% of this CPU's theoretical fp32 peak") and "close to" not in text
+    assert "the percentage overstates the share reached" in text
 
 
 def test_the_cpu_choice_rule_names_the_scale_of_a_batch():

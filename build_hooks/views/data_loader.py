@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, figure, first_with, mark, marks_note_for, per_machine, si, table, multiple
+from build_hooks.render import Html, figure, first_with, mark, listing, marks_note_for, per_machine, si, table, multiple
 
 GROUP = "data_loader"
 
@@ -51,16 +51,31 @@ def data_loader(data: Dataset) -> Html:
     return per_machine(data, GROUP, one)
 
 
+def _workers(counts: list[int]) -> str:
+    """"1 worker", "2 and 4 workers"."""
+    return f"{listing([str(c) for c in counts])} worker{'s' if counts != [1] else ''}"
+
+
+def _beat_alone(seconds: dict[int, dict]) -> str:
+    """Which worker counts beat num_workers=0 beyond the spread, and which did not, in words."""
+    counts = [w for w in sorted(seconds) if w > 0]
+    beat = [w for w in counts if stats.compare_points(seconds[0], seconds[w]) > 0]
+    if not beat:
+        return "No worker count beat the main process alone beyond the measurements' spread"
+    missed = [w for w in counts if w not in beat]
+    return (f"Beyond the measurements' spread, {_workers(beat)} beat the main process alone"
+            + (f"; {_workers(missed)} did not" if missed else ""))
+
+
 @fact
 def loader_summary(data: Dataset) -> str:
-    """A sentence: throughput with no workers against the best count, and the largest count
-    that beat every smaller one beyond the spread (or that none did)."""
+    """A sentence: throughput with no workers against the best count, and which counts beat
+    the main process alone beyond the spread (and which did not)."""
     machine = first_with(data, GROUP)
     by_workers = rates(machine)
     seconds = analysis.point_stats(machine, GROUP, "workers", pin_memory=False)
     base = by_workers[0]
     best = max(by_workers, key=by_workers.get)
-    useful = useful_workers(seconds)
     text = (f"in the training process itself (num_workers=0) the pipeline delivered "
             f"{si(base, 'samples/s')}; the best was {si(by_workers[best], 'samples/s')} with "
             f"{best} worker{'s' if best != 1 else ''} ({multiple(by_workers[best] / base)})")
@@ -69,8 +84,6 @@ def loader_summary(data: Dataset) -> str:
         # run-to-run noise (1.02x to 1.17x in three idle runs), so its direction is left to the table.
         text += (". A single worker does the same work as the main process, on one core, and adds the cost "
                  "of sending batches between processes: on its own it can only help by overlapping with training")
-    text += (f". {useful} worker{'s' if useful != 1 else ''} beat the main process alone and every count that "
-             "beat it before, beyond the measurements' spread"
-             if useful else ". No worker count beat the main process beyond the measurements' spread")
+    text += ". " + _beat_alone(seconds)
     return text + "."
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, plots
+from build_hooks import analysis, plots, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, figure, first_with, mark, marks_note_for, per_machine, si, table,
@@ -77,3 +77,18 @@ def cpu_gemm_small(data: Dataset) -> str:
     achieved = analysis.gemm_rates(first_with(data, GROUP), "cpu")
     n = min(achieved)
     return f"{si(achieved[n], 'FLOP/s')} at n = {n}"
+
+
+@fact
+def cpus_above_computed_peak(data: Dataset) -> str:
+    """Which machines' median CPU matrix-product rate exceeded the peak computed from their
+    reported clock (or that none did)."""
+    above = []
+    for machine in data.with_experiment(GROUP):
+        peak, rates = machine.cpu["fp32_peak_flops"], analysis.gemm_rates(machine, "cpu")
+        if peak and rates and max(rates.values()) > peak:
+            above.append(f"on {untrusted.placeholder(machine.label)} a matrix product ran at "
+                         f"{si(max(rates.values()), 'FLOP/s')} (median), above its computed peak of {si(peak, 'FLOP/s')}")
+    if not above:
+        return "no machine in this build's data had a median matrix-product rate above its computed peak"
+    return "; ".join(above)

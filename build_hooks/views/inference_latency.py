@@ -37,6 +37,6 @@ def inference_summary(data: Dataset) -> str:
     if steps:
         ratio = stats.unpaired_ratio(steps[0]["stats"], forward)
         if ratio.verdict > 0:
-            text += (f", {times_with_interval(ratio)} less than a batch-1 training step of the same model "
-                     "(no backward pass, no optimiser, no autograd bookkeeping)")
+            text += (f", {times_with_interval(ratio)} less than the {si(steps[0]['stats']['median'], 's')} of a "
+                     "batch-1 training step of the same model (no backward pass, no optimiser, no autograd bookkeeping)")
     return text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, plots, stats
+from build_hooks import analysis, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, marks_note_for, measured_value,
@@ -56,6 +56,7 @@ def precision_stats(machine: Machine, device: str, op: str) -> dict[str, dict]:
 
 
 def _bf16_versus_fp32(took: dict[str, dict], what: str) -> str:
+    what += f" ({si(took['fp32']['median'], 's')} in fp32, {si(took['bf16']['median'], 's')} in bf16)"
     return ratio_sentence(stats.paired_ratio(took["fp32"], took["bf16"]),
                           f"{what} ran {{}} faster in bf16 than in fp32", f"{what} ran {{}} slower in bf16 than in fp32",
                           f"{what} took the same time in bf16 and fp32 within the measurements' spread")
@@ -70,6 +71,18 @@ def precision_cpu_summary(data: Dataset) -> str:
     step = precision_stats(machine, "cpu", "train_step")
     return (f"On this CPU, {_bf16_versus_fp32(matmul, 'a matrix product')} and "
             f"{_bf16_versus_fp32(step, 'the mixed-precision training step')}.")
+
+
+@fact
+def precision_cpu_elsewhere(data: Dataset) -> str:
+    """bf16 against fp32 for a CPU matrix product on every other machine in the data (the
+    instruction set decides), or that no other machine measured it."""
+    others = data.with_experiment(GROUP)[1:]
+    parts = [f"on {untrusted.placeholder(m.label)}, {_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), 'a matrix product')}"
+             for m in others if {"fp32", "bf16"} <= set(precision_stats(m, "cpu", "matmul"))]
+    if not parts:
+        return "No other machine in this build's data measured bf16 against fp32 on its CPU."
+    return "On the other machines in this build's data: " + "; ".join(parts) + "."
 
 
 GENERIC_KERNEL_RATIO = 3.0  # converting formats costs a few times at most; beyond, a slow kernel runs

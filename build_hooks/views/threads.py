@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, stats
+from build_hooks import analysis, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import Html, first_with, join, medians_table, note, ratio_sentence, same_configuration
+from build_hooks.render import (Html, first_with, join, listing, medians_table, note, ratio_sentence, same_configuration,
+                                si)
 
 GROUP = "threads"
 
@@ -45,5 +46,23 @@ def threads_summary(data: Dataset) -> str:
         ratio = stats.paired_ratio(took[(batch, 1)], took[(batch, most)])
         verdict = ratio_sentence(ratio, f"{most} threads were {{}} faster", "one thread was {} faster",
                                  "one thread and all of them took the same time within the measurements' spread")
-        parts.append(f"at batch {batch}, {verdict}")
+        parts.append(f"at batch {batch} ({si(took[(batch, 1)]['median'], 's')} a step with one thread, "
+                     f"{si(took[(batch, most)]['median'], 's')} with {most}), {verdict}")
     return "; ".join(parts) + "."
+
+
+@fact
+def one_thread_wins(data: Dataset) -> str:
+    """Across every machine that measured threads: where one thread beat all of them beyond the
+    spread, at which batches (or that it never did)."""
+    found = []
+    for machine in data.with_experiment(GROUP):
+        took = {(b["params"]["batch"], b["params"]["threads"]): b["stats"] for b in machine.measured(GROUP)}
+        most = max(t for _, t in took)
+        batches = [batch for batch in sorted({b for b, _ in took})
+                   if most > 1 and stats.paired_ratio(took[(batch, 1)], took[(batch, most)]).verdict < 0]
+        if batches:
+            found.append(f"on {untrusted.placeholder(machine.label)}, at batch {listing([str(b) for b in batches])}")
+    if not found:
+        return "on no machine in this build's data did one thread beat all of them beyond the measurements' spread"
+    return "one thread beat all of them beyond the measurements' spread " + "; ".join(found)
