@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, plots, untrusted
+from build_hooks import analysis, datasheets, plots, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, figure, first_with, mark, marks_note_for, per_machine, si, table,
@@ -42,14 +42,15 @@ def gemm_rate(data: Dataset) -> Html:
 
 @section
 def flop_table(data: Dataset) -> Html:
-    """The worked example's FLOP counts, timed at a published GPU rate and this build's measured CPU."""
-    rates = {flop_count.GPU_LABEL: flop_count.GPU_RATE}
+    """The worked example's FLOP counts, timed at the H200's datasheet FP32 rate and this build's measured CPU."""
+    sheet = datasheets.by_name("NVIDIA H200 SXM")
+    rates = {f"at {si(sheet.fp32_flops, 'FLOP/s')} ({sheet.name}, FP32; published: {sheet.source})": sheet.fp32_flops}
     machines = data.with_experiment(GROUP)
     if machines:
         machine = machines[0]
         best = max(analysis.gemm_rates(machine, "cpu").values())
-        rates[f"at {si(best, 'FLOP/s')} (this build's whole CPU, {machine.cpu['threads_used']} threads, "
-              "measured)"] = best
+        rates[f"at {si(best, 'FLOP/s')} (this build's whole CPU, {machine.cpu['threads_used']} threads: the best "
+              "median of its square matrix products, measured)"] = best
     rows = [[f"{b}, {d}, {h}", f"{forward:.3g}", f"{backward:.3g}", f"{forward + backward:.3g}"]
             + [si(s, "s") for s in seconds]
             for (b, d, h), forward, backward, seconds in flop_count.counts(list(rates.values()))]
@@ -92,3 +93,30 @@ def cpus_above_computed_peak(data: Dataset) -> str:
     if not above:
         return "no machine in this build's data had a median matrix-product rate above its computed peak"
     return "; ".join(above)
+
+
+# A worked workload (not measured): a 100-million-parameter language model trained on two
+# billion tokens costs about 6 FLOPs per parameter per token (Kaplan et al. 2020, section 2.1).
+WORKLOAD_PARAMS, WORKLOAD_TOKENS = 1e8, 2e9
+
+
+@fact
+def workload_gap(data: Dataset) -> str:
+    """The worked 6·N·D training run at this CPU's best measured matrix-product rate against an
+    H200's dense bf16 datasheet peak (a lower bound on its time, never a measurement)."""
+    flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
+    rate = max(analysis.gemm_rates(first_with(data, GROUP), "cpu").values())
+    sheet = datasheets.by_name("NVIDIA H200 SXM")
+    mantissa, exponent = f"{flops:.1e}".split("e")
+    return (f"about {mantissa}e{int(exponent)} FLOPs; at this CPU's best measured fp32 matrix-product rate ({si(rate, 'FLOP/s')}) "
+            f"that is {_duration(flops / rate)} of pure arithmetic, and at the {sheet.name}'s dense bf16 peak "
+            f"({si(sheet.bf16_flops, 'FLOP/s')}, published: {sheet.source}) {_duration(flops / sheet.bf16_flops)}, "
+            f"a floor no real run reaches, {sheet.bf16_flops / rate:,.0f}× shorter (bf16 is the format such models train in)")
+
+
+def _duration(seconds: float) -> str:
+    """A long time in the unit a reader thinks in: minutes, hours, days or years."""
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} s"
