@@ -83,3 +83,21 @@ def memory_limits(data: Dataset) -> str:
     return (f"each sample adds {si(per_sample, 'B')} of saved activations, so a straight-line "
             f"extrapolation of the measured points (an estimate, ignoring weights, gradients, "
             f"optimiser state and framework overhead) fills {limits}")
+
+
+@fact
+def training_memory(data: Dataset) -> str:
+    """A sentence: the memory arithmetic of one fp32 training step with Adam for this build's
+    network at its largest measured batch: weights, gradients, two moments, measured activations."""
+    machine = first_with(data, GROUP)
+    sizes = analysis.medians(machine, GROUP, "batch", device="cpu")
+    if not sizes:
+        raise MissingData("no CPU activation-memory point")
+    batch = max(sizes)
+    weights = machine.measured(GROUP, device="cpu", batch=batch)[0]["extra_info"]["weight_bytes"]
+    state = 4 * weights  # weights + gradients + Adam's two moments, each the weights' size in fp32
+    total = state + sizes[batch]
+    return (f"its weights take {si(weights, 'B')}, so gradients add {si(weights, 'B')} and Adam's two moments "
+            f"{si(2 * weights, 'B')}: {si(state, 'B')} of training state, 16 bytes per parameter. At batch "
+            f"{batch} the measured activations add {si(sizes[batch], 'B')}, {100 * sizes[batch] / total:.0f}% of "
+            f"the {si(total, 'B')} a step holds at its peak before framework overhead")

@@ -51,5 +51,5 @@ def cpu_choice_rule(data: Dataset) -> str:
             parts.append(f"at width {width} it pulls ahead at batches of {scale_of(batch)}")
     if not parts:
         raise MissingData("no width with both CPU and GPU epochs")
-    return (f"against {against}, comparing epochs as the race does and counting a lead only beyond the "
-            "spread: " + "; ".join(parts))
+    return (f"against {against}, for the CPU lane {untrusted.placeholder(cpu['label'])} (another CPU moves the line), "
+            "comparing epochs as the race does and counting a lead only beyond the spread: " + "; ".join(parts))

@@ -28,4 +28,12 @@ def ddp_summary(data: Dataset) -> str:
     return (f"one process with every thread took {si(one, 's')} per step; two DDP processes "
             f"sharing the same cores took {si(ddp, 's')}, {verdict} the single process. "
             f"The all-reduce of one model's gradients alone took {si(reduce, 's')}, "
-            f"{100 * reduce / ddp:.0f}% of a DDP step")
+            f"{100 * reduce / ddp:.0f}% of a DDP step ({_share_range(points['all_reduce'], points['ddp'])} "
+            "between the quartiles)")
+
+
+def _share_range(part: dict, whole: dict) -> str:
+    """part / whole as percentages from part's lower quartile over whole's upper to the reverse."""
+    low = 100 * part["q1"] / whole["q3"] if whole["q3"] else 0.0
+    high = 100 * part["q3"] / whole["q1"] if whole["q1"] else float("inf")
+    return f"{low:.0f}% to {high:.0f}%"

@@ -15,7 +15,7 @@ def gallery(data: Dataset) -> Html:
     if not data.machines:
         return missing("No results files were found.")
     rows = [_gallery_row(m) for m in data.machines]
-    return (table(["machine", "fp32 peak", "best fp32 matmul", "memory bandwidth",
+    return (table(["machine", "fp32 peak", "best fp32 matmul", "copy bandwidth (all threads)",
                    "host→device (pinned)", "crossover batch", "GPU estimate's error"], rows)
             + join((provenance(m, data.host) for m in data.machines), "\n"))
 

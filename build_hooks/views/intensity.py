@@ -1,0 +1,105 @@
+"""Arithmetic intensity worked out: a Linear layer and attention's score matrix against the
+ridge points of this build's CPU (measured) and of an H200 (datasheet, labelled)."""
+
+from __future__ import annotations
+
+from build_hooks import cost_model, datasheets
+from build_hooks.dataset import Dataset
+from build_hooks.page import fact, section
+from build_hooks.render import Html, first_with, si, table
+from build_hooks.views.regimes import REGIME_WORDS
+
+SHEET = datasheets.by_name("NVIDIA H200 SXM")
+LINEAR_CASES = [(1, 512), (32, 512), (512, 512), (1, 4096), (512, 4096)]  # (batch, d): a d×d Linear layer
+ATTENTION_CASES = [(256, 64), (4096, 64)]  # (sequence length, head dimension): one head's QKᵀ
+
+
+def linear_intensity(batch: int, d: int, element_bytes: int) -> float:
+    """FLOPs per byte of y = x W for x: batch×d and W: d×d, each matrix read or written once."""
+    return 2 * batch * d * d / (element_bytes * (batch * d + d * d + batch * d))
+
+
+def attention_intensity(length: int, head: int, element_bytes: int) -> float:
+    """FLOPs per byte of one head's scores S = Q Kᵀ when S is written to memory (no fusion):
+    2·L²·d FLOPs over reading Q and K (2·L·d elements) and writing S (L² elements)."""
+    return 2 * length * length * head / (element_bytes * (2 * length * head + length * length))
+
+
+def crossing_batch(d: int, ridge: float, element_bytes: int) -> int | None:
+    """The smallest power-of-two batch at which a d×d Linear layer reaches `ridge` FLOP/byte, or
+    None: its intensity tends to d / element_bytes as the batch grows and may stay below the ridge."""
+    batch = 1
+    while batch <= 2**20:
+        if linear_intensity(batch, d, element_bytes) >= ridge:
+            return batch
+        batch *= 2
+    return None
+
+
+def ridges(data: Dataset) -> dict[str, tuple[float, int, str]]:
+    """Ridge point (FLOP/byte), element size and provenance for each roof in the table."""
+    out = {"H200 fp32": (SHEET.fp32_flops / SHEET.memory_bytes_s, 4, "published"),
+           "H200 bf16 tensor cores": (SHEET.bf16_flops / SHEET.memory_bytes_s, 2, "published")}
+    params = cost_model.measured_params(first_with(data, "gemm_rate"), "cpu")
+    if params is not None:
+        out = {"this CPU, fp32": (max(params.gemm_rates.values()) / params.bandwidth, 4, "measured")} | out
+    return out
+
+
+def _ridge(flop_per_byte: float) -> str:
+    """A ridge point with the digits it needs: 0.9, 14, 206."""
+    return f"{flop_per_byte:.1f}" if flop_per_byte < 10 else f"{flop_per_byte:.0f}"
+
+
+def _regime(intensity: float, ridge: float) -> str:
+    return REGIME_WORDS["compute"] if intensity >= ridge else REGIME_WORDS["memory"]
+
+
+@section
+def intensity_table(data: Dataset) -> Html:
+    """A Linear layer and attention's scores: FLOPs per byte and the regime each roof puts them in."""
+    roofs = ridges(data)
+    head = ["operation", *[f"{name} (ridge {_ridge(ridge)} FLOP/B, {how})" for name, (ridge, _, how) in roofs.items()]]
+    rows = []
+    for batch, d in LINEAR_CASES:
+        rows.append([f"Linear {d}×{d}, batch {batch}",
+                     *[f"{linear_intensity(batch, d, size):.1f} FLOP/B: {_regime(linear_intensity(batch, d, size), ridge)}"
+                       for ridge, size, _ in roofs.values()]])
+    for length, dim in ATTENTION_CASES:
+        rows.append([f"attention scores QKᵀ, sequence {length}, head {dim}, unfused",
+                     *[f"{attention_intensity(length, dim, size):.1f} FLOP/B: "
+                       f"{_regime(attention_intensity(length, dim, size), ridge)}"
+                       for ridge, size, _ in roofs.values()]])
+    return table(head, rows, caption="Intensity counts each matrix read or written once (fp32: 4 bytes per "
+                                     "element; bf16: 2). Below its roof's ridge an operation is memory-bound at "
+                                     "best; above, compute-bound at best; overhead can still hold either back.")
+
+
+@fact
+def ridge_points(data: Dataset) -> str:
+    """A sentence: each roof's ridge point, from its rate and bandwidth, measured or published."""
+    parts = []
+    params = cost_model.measured_params(first_with(data, "gemm_rate"), "cpu")
+    if params is not None:
+        best = max(params.gemm_rates.values())
+        parts.append(f"this CPU's best matrix product, {si(best, 'FLOP/s')}, over the bandwidth of its largest "
+                     f"measured copy ({si(max(params.bandwidths), 'B')}), {si(params.bandwidth, 'B/s')}, puts its ridge "
+                     f"at {_ridge(best / params.bandwidth)} FLOP per byte (measured)")
+    parts.append(f"the {SHEET.name}'s {si(SHEET.fp32_flops, 'FLOP/s')} fp32 over {si(SHEET.memory_bytes_s, 'B/s')} "
+                 f"puts its ridge at {_ridge(SHEET.fp32_flops / SHEET.memory_bytes_s)}, and its "
+                 f"{si(SHEET.bf16_flops, 'FLOP/s')} of dense bf16 at {_ridge(SHEET.bf16_flops / SHEET.memory_bytes_s)} "
+                 f"(published: {SHEET.source})")
+    return "; ".join(parts)
+
+
+@fact
+def linear_crossing(data: Dataset) -> str:
+    """A sentence: the batch from which a 512- and a 4096-wide Linear layer is compute-bound under each roof."""
+    parts = []
+    for name, (ridge, size, how) in ridges(data).items():
+        crossings = []
+        for d in (512, 4096):
+            batch = crossing_batch(d, ridge, size)
+            crossings.append(f"width {d} from batch {batch}" if batch else f"width {d} at no batch")
+        parts.append(f"under {name} ({how}), {' and '.join(crossings)}")
+    return "; ".join(parts)
