@@ -251,6 +251,16 @@ def mark(point_stats: dict, extra: dict, timing: bool = True) -> Html:
                 for k in stats.caveats(point_stats, extra, timing))
 
 
+CAVEAT_WORDS = {"noisy": "noisy", "few": "from too few samples", "load": "taken under load",
+                "unsettled": "taken while the machine changed state"}
+
+
+def caveat(bench: dict) -> str:
+    """A quoted point's caveats in words, for a sentence: " (noisy; taken under load)", or ""."""
+    kinds = stats.caveats(bench["stats"], bench["extra_info"], bench.get("unit", "s") == "s")
+    return f" ({'; '.join(CAVEAT_WORDS[k] for k in kinds)}: treat with care)" if kinds else ""
+
+
 def marks_note_for(benches: list[dict]) -> Html:
     """The legend for the caveats of these measured points (nothing when none has any)."""
     return marks_note({k for b in benches

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, figure, first_with, mark, listing, marks_note_for, per_machine, si, table, multiple
+from build_hooks.render import Html, caveat, figure, first_with, mark, listing, marks_note_for, per_machine, si, table, multiple
 
 GROUP = "data_loader"
 
@@ -76,8 +76,9 @@ def loader_summary(data: Dataset) -> str:
     seconds = analysis.point_stats(machine, GROUP, "workers", pin_memory=False)
     base = by_workers[0]
     best = max(by_workers, key=by_workers.get)
+    alone = machine.measured(GROUP, workers=0, pin_memory=False)[0]
     text = (f"in the training process itself (num_workers=0) the pipeline delivered "
-            f"{si(base, 'samples/s')}; the best was {si(by_workers[best], 'samples/s')} with "
+            f"{si(base, 'samples/s')}{caveat(alone)}; the best was {si(by_workers[best], 'samples/s')} with "
             f"{best} worker{'s' if best != 1 else ''} ({multiple(by_workers[best] / base)})")
     if 1 in seconds:
         # A general truth, not a measured claim: one worker against none sits within this VM's

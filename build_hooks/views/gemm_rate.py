@@ -5,8 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, datasheets, plots, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, figure, first_with, mark, marks_note_for, per_machine, si, table,
-                                versus_peak)
+from build_hooks.render import (DEVICE_NAME, Html, caveat, figure, first_with, mark, marks_note_for, per_machine, si,
+                                table, versus_peak)
 from snippets import flop_count  # plain arithmetic, no torch
 
 GROUP = "gemm_rate"
@@ -75,9 +75,10 @@ def cpu_gemm_best(data: Dataset) -> str:
 @fact
 def cpu_gemm_small(data: Dataset) -> str:
     """The CPU matmul rate at the smallest matrix side measured."""
-    achieved = analysis.gemm_rates(first_with(data, GROUP), "cpu")
+    machine = first_with(data, GROUP)
+    achieved = analysis.gemm_rates(machine, "cpu")
     n = min(achieved)
-    return f"{si(achieved[n], 'FLOP/s')} at n = {n}"
+    return f"{si(achieved[n], 'FLOP/s')} at n = {n}{caveat(machine.measured(GROUP, device='cpu', n=n)[0])}"
 
 
 @fact

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, first_with, marks_note_for, measured_value, per_machine, si, table,
+from build_hooks.render import (DEVICE_NAME, Html, caveat, first_with, marks_note_for, measured_value, per_machine, si, table,
                                 times_with_interval)
 
 GROUP = "inference_latency"
@@ -31,12 +31,13 @@ def inference_summary(data: Dataset) -> str:
     """Batch-1 inference against a batch-1 training step of the same model (another experiment)."""
     machine = first_with(data, GROUP)
     widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
-    forward = machine.measured(GROUP, device="cpu", batch=1, width=widest)[0]["stats"]
+    forward_point = machine.measured(GROUP, device="cpu", batch=1, width=widest)[0]
+    forward = forward_point["stats"]
     steps = machine.measured(analysis.STEP, device="cpu", batch=1, width=widest)
-    text = f"one batch-1 forward pass at width {widest} took {si(forward['median'], 's')} on this CPU"
+    text = f"one batch-1 forward pass at width {widest} took {si(forward['median'], 's')}{caveat(forward_point)} on this CPU"
     if steps:
         ratio = stats.unpaired_ratio(steps[0]["stats"], forward)
         if ratio.verdict > 0:
-            text += (f", {times_with_interval(ratio)} less than the {si(steps[0]['stats']['median'], 's')} of a "
+            text += (f", {times_with_interval(ratio)} less than the {si(steps[0]['stats']['median'], 's')}{caveat(steps[0])} of a "
                      "batch-1 training step of the same model (no backward pass, no optimiser, no autograd bookkeeping)")
     return text
