@@ -62,3 +62,67 @@ def test_no_serious_accessibility_violations(browser, site_url, built_site, sche
                 found[f"{path or 'home'}: {violation['id']}"] = [n["target"] for n in violation["nodes"][:3]]
     page.close()
     assert not found, found
+
+
+def luminance(rgb) -> float:
+    """WCAG relative luminance of an sRGB colour (0-255 channels)."""
+    def channel(c):
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(float(c)) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b) -> float:
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def ring_contrast(page, focus: str, shown: str) -> float:
+    """Focus `focus` by keyboard modality and return the lowest-quartile contrast of the pixels
+    that changed around `shown` against what they were before (0 when nothing changed)."""
+    import io
+
+    import numpy
+    from PIL import Image
+
+    box = page.locator(shown).first.bounding_box()
+    clip = {"x": max(box["x"] - 8, 0), "y": max(box["y"] - 8, 0), "width": box["width"] + 16, "height": box["height"] + 16}
+
+    def shot():
+        return numpy.asarray(Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB")).astype(int)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    before = shot()
+    page.keyboard.press("Shift")  # keyboard modality, so :focus-visible (and the theme's polyfill) apply
+    page.locator(focus).first.focus()
+    after = shot()
+    changed = numpy.abs(after - before).sum(axis=2) > 60
+    if not changed.any():
+        return 0.0
+    ratios = sorted(contrast(a, b) for a, b in zip(after[changed], before[changed]))
+    return ratios[len(ratios) // 4]
+
+
+FOCUSABLE = [  # (page, what takes focus, what shows the ring)
+    ("race/", "#yours-keep", "#yours-keep"),
+    ("race/", "#browser-keep", "#browser-keep"),
+    ("race/", "form[data-md-component=palette] input:has(+ label:not([hidden]))",
+     "form[data-md-component=palette] label:not([hidden])"),
+    ("race/", ".race__controls select", ".race__controls select"),
+    ("batch-size/", ".crossover-table", ".crossover-table"),
+]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_focus_rings_are_visible_at_three_to_one(browser, site_url, scheme):
+    """Every control's focus ring, measured from pixels, changes the picture and contrasts 3:1 with what it covers."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    weak = {}
+    for path, focus, shown in FOCUSABLE:
+        page.goto(site_url + path)
+        page.locator(shown).first.scroll_into_view_if_needed()
+        ratio = ring_contrast(page, focus, shown)
+        if ratio < 3:
+            weak[f"{path} {focus}"] = round(ratio, 2)
+    page.close()
+    assert not weak, weak
