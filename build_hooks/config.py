@@ -6,6 +6,8 @@ CROSSOVER_QUICK=1    tiny sizes for tests; pages then carry a visible "quick mod
 CROSSOVER_POINT_TIMEOUT  seconds one measured point may take (default: the experiment's own, or 300)
 CROSSOVER_EXPERIMENT_BOX seconds after which an experiment starts no further round (default: none;
                          at least two rounds always run; scripts/measure-gpu sets it)
+CROSSOVER_GPU_SLOT=1 measure only the experiments that fit a GPU machine's time-limited slot
+                     (scripts/measure-gpu sets it; see experiments.suite)
 CROSSOVER_BLOCK_TIMEOUT  seconds one page's exec blocks and markers may take to render (default 600)
 """
 
@@ -24,6 +26,7 @@ class Settings:
     cache_dir: Path
     results_dir: Path
     quick: bool
+    gpu_slot: bool = False
 
     @property
     def mode(self) -> str:
@@ -40,6 +43,7 @@ def settings() -> Settings:
         cache_dir=path("CROSSOVER_CACHE_DIR", PROJECT_ROOT / ".cache" / "crossover"),
         results_dir=path("CROSSOVER_RESULTS_DIR", PROJECT_ROOT / "results"),
         quick=os.environ.get("CROSSOVER_QUICK", "0") not in {"", "0", "false", "no"},
+        gpu_slot=os.environ.get("CROSSOVER_GPU_SLOT", "0") not in {"", "0", "false", "no"},
     )
 
 

@@ -9,6 +9,8 @@ defines plan() and measure(). It may declare, as plain literals:
     EXTRA_INFO_OPTIONAL = {"n": "count"}   keys some points carry
     POINT_TIMEOUT_S = 600                  a longer budget per point than the default
     DEVICES = ["cpu", "cuda", "mps"]       the device kinds it can measure (default: CPU and CUDA)
+    GPU_SLOT = False                       left out of a GPU machine's time-limited slot (the
+                                           build host measures it; see suite())
 
 Units are "FLOP", "B", "s", "count" (finite numbers >= 0) or "text" (a short string).
 A param is "positive" (an integer >= 1), "count" (an integer >= 0), "flag" (true or
@@ -82,6 +84,12 @@ REGISTRY = discover()
 
 
 DEFAULT_DEVICES = ["cpu", "cuda"]
+
+
+def suite(gpu_slot: bool) -> list[str]:
+    """The experiments a run measures: all of them, or in a GPU machine's slot (CROSSOVER_GPU_SLOT)
+    those that do not declare GPU_SLOT = False (the slot's six minutes are already spoken for)."""
+    return [name for name in REGISTRY if not gpu_slot or declared(name).get("GPU_SLOT", True)]
 
 
 def supported_devices(name: str, available: list[str]) -> list[str]:

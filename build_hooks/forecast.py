@@ -147,7 +147,7 @@ def forecast(gpu: str | None, costs: Costs, quick: bool, box_s: float | None,
     devices = ["cpu"] + ([gpu] if gpu else [])
     cpu_costs = cpu_point_round_s(results_dir or config.PROJECT_ROOT / "results")  # the committed ones
     lines = []
-    for name in in_measuring_order(names or experiments.REGISTRY):
+    for name in in_measuring_order(names or experiments.suite(config.settings().gpu_slot)):
         module = experiments.load(name)
         plan = module.plan(experiments.supported_devices(name, devices), quick)
         cpu = [p for p in plan if p["device"] == "cpu"]

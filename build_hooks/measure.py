@@ -366,7 +366,7 @@ def run(only: list[str] | None = None, force: bool = False,
     usable_cache_dir(settings.cache_dir)
     from snippets.benchmarking import Canaries, all_threads, devices  # imports torch: only from here on
 
-    names = only or experiments.REGISTRY
+    names = only or experiments.suite(settings.gpu_slot)
     # Loaded once, before anything is measured: an unknown or broken experiment fails fast,
     # and the keys come from the code that will run (an edit during the run must not
     # label old code's numbers as the new code's).

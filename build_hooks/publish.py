@@ -27,7 +27,7 @@ def publish(settings: config.Settings | None = None, rehearsal: bool = False) ->
     if not source.exists():
         raise FileNotFoundError(f"{source} does not exist: run `make measure` first")
     doc = store.load(source)
-    missing = [name for name in experiments.REGISTRY if name not in doc["experiments"]]
+    missing = [name for name in experiments.suite(settings.gpu_slot) if name not in doc["experiments"]]
     if missing:
         raise ValueError(f"{source} lacks {', '.join(missing)}: run `make measure` to complete it")
     stale = measure.stale_experiments(doc, experiments.current_keys(settings.mode))

@@ -136,7 +136,11 @@ def paired_ratio(a: dict, b: dict) -> Ratio:
     if len(pairs) >= 2 and len(a["round_medians"]) == len(b["round_medians"]):
         ratios = sorted(x / y for x, y in pairs)
         trim = sign_test_trim(len(ratios))
-        return Ratio(a["median"] / b["median"], ratios[trim], ratios[-1 - trim], True, len(ratios), len(ratios) - 2 * trim)
+        value = a["median"] / b["median"]
+        # Pooled medians can fall outside the kept round ratios: the interval then stretches to
+        # hold the ratio printed with it, so a reader never sees "1.5× (1.1× to 1.2×)".
+        return Ratio(value, min(value, ratios[trim]), max(value, ratios[-1 - trim]), True, len(ratios),
+                     len(ratios) - 2 * trim)
     return unpaired_ratio(a, b)
 
 

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import math
 
-from build_hooks import forecast
+from build_hooks import experiments, forecast
 
 STATED = forecast.Costs(sync_s=5e-6, launch_s=5e-6, startup_s=20.0, source="stated")
 GPU_SCRIPT_BOX_S = 12  # scripts/measure-gpu's BOX_S
 
 
 def test_the_full_h200_suite_is_forecast_within_six_minutes():
-    """From a stated 5 µs synchronize (and launch), the full suite with the GPU script's box forecasts <= 6 min."""
-    lines = forecast.forecast("cuda", STATED, quick=False, box_s=GPU_SCRIPT_BOX_S)
+    """From a stated 5 µs synchronize (and launch), the GPU slot's full suite with the script's box forecasts <= 6 min."""
+    lines = forecast.forecast("cuda", STATED, quick=False, box_s=GPU_SCRIPT_BOX_S, names=experiments.suite(gpu_slot=True))
     assert all(line.seconds is not None for line in lines)
     assert forecast.total_s(lines, STATED) <= 360
     assert open("scripts/measure-gpu").read().count(f'BOX_S="${{BOX_S:-{GPU_SCRIPT_BOX_S}}}"') == 1
+    assert "CROSSOVER_GPU_SLOT=1" in open("scripts/measure-gpu").read()
 
 
 def test_a_slower_synchronize_costs_more_but_blocks_keep_it_small():

@@ -141,5 +141,8 @@ def _derived(bench: dict) -> str:
 
 def _value(bench: dict) -> Html:
     if bench.get("status", "ok") == "oom":
+        error = bench["extra_info"].get("error", "")
+        if error.startswith("torch.compile failed"):  # compile_speed's timing-less point
+            return html("<strong>failed</strong>: {}", error)
         return html("<strong>out of memory</strong>")
     return measured_value(bench["stats"], bench["extra_info"], "B" if bench["unit"] == "bytes" else bench["unit"])

@@ -1,0 +1,442 @@
+"""A small transformer measured: step times across batch, its regime, an H200 estimate, torch.compile
+against eager, and the profiler's breakdown next to the MLP's."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from build_hooks import analysis, cost_model, experiments, gpu_estimate, plots, stats, untrusted
+from build_hooks.dataset import Dataset, Machine, is_gpu
+from build_hooks.page import fact, section
+from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, html, join, listing,
+                                marks_note_for, measured_value, missing, multiple, note, per_machine, ratio_sentence,
+                                si, table, times_with_interval)
+from build_hooks.views.regimes import REGIME_WORDS
+
+STEP, COMPILE, PROFILE = "transformer_block", "compile_speed", "transformer_profile"
+MODEL = experiments.declared(STEP)  # LAYERS, HEADS, VOCAB, MLP_RATIO: literals, read without importing torch
+MODEL_NAMES = {"mlp": "the MLP", "transformer": "the transformer"}
+
+NOT_MEASURED = "not measured on any machine in this build yet"
+
+
+def unmeasured(data: Dataset, group: str) -> bool:
+    """True when no machine of this build measured `group` (committed files older than the experiment)."""
+    return not data.with_experiment(group)
+
+
+def matmul_params(d_model: int) -> int:
+    """N, the weights in matrix products (blocks and LM head), as snippets/transformer_block.py counts them."""
+    return MODEL["LAYERS"] * (4 + 2 * MODEL["MLP_RATIO"]) * d_model**2 + d_model * MODEL["VOCAB"]
+
+
+def equivalent_side(tokens: int, d_model: int) -> float:
+    """The square side with the FLOPs of the block's widest product (tokens × d_model → MLP width)."""
+    return (tokens * d_model * MODEL["MLP_RATIO"] * d_model) ** (1 / 3)
+
+
+def curves(machine: Machine, device: str) -> dict[tuple[int, int], list[dict]]:
+    """{(d_model, seq): measured points sorted by batch} of one device."""
+    found: dict[tuple[int, int], list[dict]] = {}
+    for b in machine.measured(STEP, device=device):
+        found.setdefault((b["params"]["d_model"], b["params"]["seq"]), []).append(b)
+    return {key: sorted(points, key=lambda b: b["params"]["batch"]) for key, points in sorted(found.items())}
+
+
+@dataclass(frozen=True)
+class TransformerEstimate(gpu_estimate.Estimate):
+    """gpu_estimate's model of a step, with the occupancy of the transformer's own widest product.
+
+    Its work is keyed by (batch, d_model) and each entry carries "side", the equivalent square side.
+    """
+
+    def achievable_rate(self, batch: int, width: int) -> float:
+        side = self.work[(batch, width)]["side"]
+        sms = gpu_estimate.MULTIPROCESSORS.get(self.sheet.name, 132)
+        return self.sheet.fp32_flops * min(1.0, math.ceil(side / gpu_estimate.TILE) ** 2 / sms)
+
+
+def estimate_for(host: Machine, seq: int) -> TransformerEstimate | None:
+    """The H200 model driven by this host's per-operation cost (as gpu_estimate.for_host), for its CPU steps."""
+    work = {(b["params"]["batch"], b["params"]["d_model"]):
+            {**b["extra_info"], "side": equivalent_side(b["extra_info"]["tokens"], b["params"]["d_model"])}
+            for b in host.measured(STEP, device="cpu", seq=seq)}
+    if not work:
+        return None
+    fitted = cost_model.fit(host, "cpu")
+    op = fitted.params.op_seconds if fitted else analysis.tiny_op_seconds(host, "cpu")
+    if op is None:
+        return TransformerEstimate(gpu_estimate.SHEET, gpu_estimate.LAUNCH_S, work, host_measured=False)
+    return TransformerEstimate(gpu_estimate.SHEET, op, work)
+
+
+def _band(seconds: float) -> dict:
+    """A model's "point": its stated uncertainty as quartiles, so a lead over it counts only beyond them."""
+    low, high = gpu_estimate.band(seconds)
+    return {"median": seconds, "q1": low, "q3": high}
+
+
+def crossover(machine: Machine, d_model: int, seq: int) -> tuple[int | None, str, dict[int, int]]:
+    """(crossover batch or None, "measured" or "estimate", per-batch verdicts) at one size.
+
+    A measured GPU is used where the machine has one; otherwise the labelled H200 model, whose
+    band is its stated uncertainty. The rule is the site's one (analysis.crossover).
+    """
+    cpu = {b["params"]["batch"]: b["stats"] for b in curves(machine, "cpu").get((d_model, seq), [])}
+    gpu_device = machine.gpu_device(STEP)
+    if gpu_device:
+        gpu = {b["params"]["batch"]: b["stats"] for b in curves(machine, gpu_device).get((d_model, seq), [])}
+        kind = "measured"
+    else:
+        estimate = estimate_for(machine, seq)
+        gpu = {batch: _band(estimate.step(batch, d_model)["seconds"]) for batch in cpu} if estimate else {}
+        kind = "estimate"
+    verdicts = analysis.verdicts(cpu, gpu)
+    return analysis.crossover(verdicts), kind, verdicts
+
+
+def regime(machine: Machine, bench: dict) -> tuple[str, float] | None:
+    """(regime, achieved share of the measured matmul rate at the step's size) of one CPU step.
+
+    The regime is the largest term of the site's cost model (fitted on the MLP's steps where
+    it can be, else raw), as on the regimes page: per-operation overhead, FLOPs at the measured
+    matmul rate of the equivalent size, bytes at the measured copy bandwidth.
+    """
+    fitted = cost_model.model(machine, "cpu")
+    if fitted is None:
+        return None
+    extra, params = bench["extra_info"], fitted.params
+    rate = params.rate(equivalent_side(extra["tokens"], bench["params"]["d_model"]))
+    terms = {"overhead": extra["ops"] * params.op_seconds,
+             "compute": fitted.compute_factor * extra["flops"] / rate,
+             "memory": fitted.memory_factor * extra["bytes"] / params.bandwidth_at(extra["footprint"])}
+    return max(terms, key=terms.get), extra["flops"] / bench["stats"]["median"] / rate
+
+
+@section
+def transformer_steps(data: Dataset) -> Html:
+    """Per machine: transformer step time and achieved FLOP/s across batch, with the H200 model where no GPU was
+    measured, plotted and tabled with each step's regime."""
+    def one(m: Machine) -> Html:
+        gpu_device = m.gpu_device(STEP)
+        times, rates, rows, shown = [], [], [], []
+        for device in m.devices(STEP):
+            for (d_model, seq), points in curves(m, device).items():
+                key = f"d_model {d_model}"
+                style = "--" if is_gpu(device) else "-"
+                batches = [b["params"]["batch"] for b in points]
+                flagged = [bool(stats.caveats(b["stats"], b["extra_info"])) for b in points]
+                label = f"{DEVICE_NAME[device]}, d_model {d_model}, sequence {seq} (measured)"
+                times.append(plots.Series(label, batches, [b["stats"]["median"] * 1e3 for b in points], style, key,
+                                          flagged))
+                rates.append(plots.Series(label, batches, [b["extra_info"]["flops"] / b["stats"]["median"] / 1e9
+                                                           for b in points], style, key, flagged))
+                estimate = estimate_for(m, seq) if device == "cpu" and gpu_device is None else None
+                if estimate is not None:
+                    seconds = [estimate.step(b, d_model)["seconds"] for b in batches]
+                    times.append(plots.Series(f"{estimate.name} ESTIMATE (a model, not measured), d_model {d_model}",
+                                              batches, [s * 1e3 for s in seconds], ":", key))
+                for b in points:
+                    found = regime(m, b) if device == "cpu" else None
+                    row = [DEVICE_NAME[device], d_model, b["params"]["batch"], b["extra_info"]["tokens"],
+                           si(b["extra_info"]["flops"], "FLOP"), measured_value(b["stats"], b["extra_info"], "s"),
+                           si(b["extra_info"]["flops"] / b["stats"]["median"], "FLOP/s"),
+                           f"{100 * found[1]:.0f}%" if found else "",
+                           REGIME_WORDS[found[0]] if found else ""]
+                    if estimate is not None:
+                        step = estimate.step(b["params"]["batch"], d_model)
+                        row.append(html("{} <small>(estimate, {} to {}; bounded by {})</small>", si(step["seconds"], "s"),
+                                        *(si(x, "s") for x in gpu_estimate.band(step["seconds"])),
+                                        estimate.bounded_by(b["params"]["batch"], d_model)))
+                    elif gpu_device is None:
+                        row.append("")
+                    rows.append(row)
+                shown += points
+        if not rows:
+            return missing("No transformer steps measured on this machine.")
+        best = max(analysis.gemm_rates(m, "cpu").values(), default=None)
+        if best:
+            xs = sorted({b["params"]["batch"] for b in shown})
+            rates.append(plots.Series(f"CPU best square matmul, {si(best, 'FLOP/s')} (gemm_rate, measured)", xs,
+                                      [best / 1e9] * len(xs), ":", "matmul", markers=False))
+        svg = plots.line_panels(
+            [{"series": times, "xlabel": "batch (sequences per step)", "ylabel": "time per training step (ms)",
+              "subtitle": "Lower is better"},
+             {"series": rates, "xlabel": "batch (sequences per step)", "ylabel": "achieved rate (GFLOP/s)",
+              "subtitle": "Higher is better"}],
+            title="A small transformer's training step, across batch",
+            alt="Two log-scale plots against batch size: the transformer's training-step time in milliseconds "
+                "(with the labelled H200 estimate where no GPU was measured) and its achieved GFLOP/s against "
+                "this CPU's best matrix-product rate; the table below has the numbers.",
+            size=(4.6, 3.8), legend_columns=2)
+        head = ["device", "d_model", "batch", "tokens", "FLOPs per step", "time per step", "achieved",
+                "of the matmul rate at that size", "regime (cost model)"]
+        if gpu_device is None:
+            head.append(f"{gpu_estimate.SHEET.name} (estimate, not measured)")
+        caption = (f"{MODEL['LAYERS']} blocks, {MODEL['HEADS']} heads, vocabulary {MODEL['VOCAB']}; FLOPs counted "
+                   "analytically (6N per token plus attention); the matmul rate is gemm_rate's at the equivalent "
+                   "square size of the block's widest product")
+        roof = (f"; dotted in the right panel: this CPU's best square matrix product, {si(best, 'FLOP/s')} "
+                "(gemm_rate, measured)") if best else ""
+        lanes = ("dashed: a GPU, measured" if gpu_device else
+                 f"dotted in the left panel: the H200 model (an estimate, uncertain by a factor of "
+                 f"{gpu_estimate.UNCERTAINTY:g} either way)")
+        parts = figure(svg, f"Solid: CPU, measured; {lanes}{roof}. Ringed points are noisy, too few or taken "
+                            "under load.") + table(head, rows, caption=caption) + marks_note_for(shown)
+        return parts
+    return per_machine(data, STEP, one)
+
+
+@fact
+def transformer_size(data: Dataset) -> str:
+    """The measured model's parameters, its matrix-product weights N, FLOPs per token against 6N, and the
+    attention term's share of a step at the largest batch, per d_model."""
+    if unmeasured(data, STEP):
+        return NOT_MEASURED
+    machine = first_with(data, STEP)
+    parts = []
+    for (d_model, seq), points in curves(machine, "cpu").items():
+        b = points[-1]
+        n, extra = matmul_params(d_model), b["extra_info"]
+        attention = 1 - 6 * n * extra["tokens"] / extra["flops"]
+        parts.append(f"at d_model {d_model}, {extra['params']:,} parameters, N = {n:,} of them in matrix products, "
+                     f"so 6N = {si(6 * n, 'FLOP')} per token; at sequence {seq} the attention term adds "
+                     f"{100 * attention:.0f}% to that ({si(extra['flops'] / extra['tokens'], 'FLOP')} per token)")
+    if not parts:
+        raise MissingData("no CPU transformer steps")
+    return "; ".join(parts)
+
+
+@fact
+def transformer_step_summary(data: Dataset) -> str:
+    """Per d_model on the CPU: how much the step time grew from the smallest to the largest batch, against the
+    growth in tokens, and the throughput at both ends."""
+    if unmeasured(data, STEP):
+        return NOT_MEASURED
+    machine = first_with(data, STEP)
+    parts = []
+    for (d_model, _), points in curves(machine, "cpu").items():
+        small, large = points[0], points[-1]
+        if small is large:
+            continue
+        grew = stats.paired_ratio(large["stats"], small["stats"])
+        tokens = lambda b: b["extra_info"]["tokens"] / b["stats"]["median"]  # noqa: E731
+        time = ratio_sentence(grew, "the step time by {}", "divided the step time by {}",
+                              "left the step time the same within the spread")
+        parts.append(f"at d_model {d_model}, going from batch {small['params']['batch']} to "
+                     f"{large['params']['batch']} multiplied the tokens by "
+                     f"{large['params']['batch'] // small['params']['batch']} and {time}, from "
+                     f"{si(small['stats']['median'], 's')} to {si(large['stats']['median'], 's')}, so "
+                     f"throughput went from {si(tokens(small), 'tokens/s')} to {si(tokens(large), 'tokens/s')}")
+    if not parts:
+        raise MissingData("fewer than two CPU batches of the transformer")
+    return "; ".join(parts)
+
+
+@fact
+def transformer_regimes(data: Dataset) -> str:
+    """Per d_model, the regimes the CPU step passes through as the batch grows, and the share of the measured
+    matmul rate it reached."""
+    if unmeasured(data, STEP):
+        return NOT_MEASURED
+    machine = first_with(data, STEP)
+    parts = []
+    for (d_model, _), points in curves(machine, "cpu").items():
+        found = [(b["params"]["batch"], regime(machine, b)) for b in points]
+        if any(r is None for _, r in found):
+            raise MissingData("the cost model lacks call_overhead, gemm_rate or memory_bandwidth results")
+        path = list(dict.fromkeys(r[0] for _, r in found))
+        shares = [r[1] for _, r in found]
+        ladder = (f"every batch is {REGIME_WORDS[path[0]]}" if len(path) == 1 else
+                  f"batch {found[0][0]} is {REGIME_WORDS[path[0]]}, then "
+                  + ", then ".join(REGIME_WORDS[r] for r in path[1:]) + " as the batch grows")
+        parts.append(f"at d_model {d_model} {ladder}, reaching {100 * min(shares):.0f}% to {100 * max(shares):.0f}% "
+                     "of the matrix-product rate this CPU measured at the same size")
+    if not parts:
+        raise MissingData("no CPU transformer steps")
+    return "; ".join(parts)
+
+
+@fact
+def transformer_crossover(data: Dataset) -> str:
+    """Per d_model, from which batch a GPU is faster beyond the spread: the measured GPU where there is one,
+    else the labelled H200 model with its stated uncertainty as its spread."""
+    if unmeasured(data, STEP):
+        return NOT_MEASURED
+    machine = first_with(data, STEP)
+    parts, kind = [], "estimate"
+    for (d_model, seq), points in curves(machine, "cpu").items():
+        batch, kind, verdicts = crossover(machine, d_model, seq)
+        if not verdicts:
+            continue
+        largest = max(verdicts)
+        if batch is not None:
+            parts.append(f"from batch {batch} at d_model {d_model}")
+        elif verdicts[largest] < 0:
+            parts.append(f"at no batch measured at d_model {d_model} (at batch {largest} the CPU is faster)")
+        else:
+            parts.append(f"at no batch measured at d_model {d_model} (at batch {largest} the two are level "
+                         "within the spread)")
+    if not parts:
+        raise MissingData("no CPU transformer steps to compare")
+    if kind == "measured":
+        return (f"the measured {untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))} is faster "
+                f"than this CPU beyond both spreads {listing(parts)}")
+    return (f"the {gpu_estimate.SHEET.name} ESTIMATE (a model, not a measurement, uncertain by a factor of "
+            f"{gpu_estimate.UNCERTAINTY:g} either way) would be faster than this CPU beyond that uncertainty "
+            f"{listing(parts)}")
+
+
+def _compile_points(machine: Machine, model: str) -> tuple[dict | None, dict[int, dict[str, dict]]]:
+    """(the compile point, {batch: {mode: point}}) of one model; the compile point may be a failure."""
+    compiled = next(iter(machine.benchmarks(COMPILE, model=model, phase="compile")), None)
+    steps: dict[int, dict[str, dict]] = {}
+    for b in machine.measured(COMPILE, model=model, phase="step"):
+        steps.setdefault(b["params"]["batch"], {})[b["params"]["mode"]] = b
+    return compiled, steps
+
+
+def _failure(bench: dict | None) -> str | None:
+    """The error a failed compilation recorded, if this point is one."""
+    if bench is None or bench.get("status", "ok") == "ok":
+        return None
+    return bench["extra_info"].get("error", "torch.compile failed")
+
+
+def _paired(steps: dict[int, dict[str, dict]]) -> list[tuple[int, dict, dict, stats.Ratio]]:
+    """(batch, eager, compiled, eager ÷ compiled) where both were measured."""
+    return [(batch, modes["eager"], modes["compiled"],
+             stats.paired_ratio(modes["eager"]["stats"], modes["compiled"]["stats"]))
+            for batch, modes in sorted(steps.items()) if {"eager", "compiled"} <= modes.keys()]
+
+
+@section
+def compile_speed(data: Dataset) -> Html:
+    """Per machine and model: torch.compile's compile time, then eager against compiled step time per batch,
+    with the steps a compile takes to pay for itself where compiled is faster."""
+    def one(m: Machine) -> Html:
+        compiles, rows, shown = [], [], []
+        for model in ("mlp", "transformer"):
+            compiled, steps = _compile_points(m, model)
+            if compiled is None:
+                continue
+            error = _failure(compiled)
+            if error is not None:
+                compiles.append([model, compiled["params"]["batch"], html("<strong>failed</strong>: {}", error)])
+                continue
+            shown.append(compiled)
+            compiles.append([model, compiled["params"]["batch"],
+                             measured_value(compiled["stats"], compiled["extra_info"], "s")])
+            for batch, eager, fast, ratio in _paired(steps):
+                shown += [eager, fast]
+                saved = eager["stats"]["median"] - fast["stats"]["median"]
+                repay = f"{math.ceil(compiled['stats']['median'] / saved):,}" if ratio.verdict > 0 else "never"
+                rows.append([model, batch, measured_value(eager["stats"], eager["extra_info"], "s"),
+                             measured_value(fast["stats"], fast["extra_info"], "s"),
+                             ratio_sentence(ratio, "{} faster compiled", "{} slower compiled", "same within the spread"),
+                             repay])
+        if not compiles:
+            return missing("torch.compile was not measured on this machine.")
+        return (table(["model", "batch", "compile time"], compiles,
+                      caption="torch.compile (inductor) on the CPU: the first compiled training step, compilation "
+                              "included, from an empty compiler cache")
+                + table(["model", "batch", "eager step", "compiled step", "compiled against eager",
+                         "steps to repay the compile"], rows,
+                        caption="Steps after compilation; the ratio is of the two medians, its interval from the "
+                                "paired rounds")
+                + marks_note_for(shown))
+    return per_machine(data, COMPILE, one)
+
+
+@fact
+def compile_summary(data: Dataset) -> str:
+    """Per model: the compile time, then per batch whether compiled steps were faster, slower or the same as eager
+    beyond the spread, with both medians."""
+    if unmeasured(data, COMPILE):
+        return NOT_MEASURED
+    machine = first_with(data, COMPILE)
+    sentences = []
+    for model in ("mlp", "transformer"):
+        compiled, steps = _compile_points(machine, model)
+        name = MODEL_NAMES[model]
+        if compiled is None:
+            sentences.append(f"{name} was not compiled in this build"
+                             + (" (a quick build compiles the MLP only)" if data.quick else ""))
+            continue
+        error = _failure(compiled)
+        if error is not None:
+            sentences.append(f"on {name}, torch.compile failed here ({untrusted.placeholder(error)})")
+            continue
+        per_batch = [f"at batch {batch} {ratio_sentence(ratio, 'compiled steps were {} faster', 'compiled steps were {} slower', 'compiled and eager steps took the same time within the spread')} "
+                     f"({si(eager['stats']['median'], 's')} eager, {si(fast['stats']['median'], 's')} compiled)"
+                     for batch, eager, fast, ratio in _paired(steps)]
+        sentences.append(f"compiling {name} took {si(compiled['stats']['median'], 's')} (its first step, from an "
+                         f"empty cache); " + ("; ".join(per_batch) or "no compiled steps were measured"))
+    return ". ".join(s[0].upper() + s[1:] for s in sentences)
+
+
+@section
+def transformer_profile(data: Dataset) -> Html:
+    """Per machine and device: the profiler's host self time per step by kind of operation, the MLP and the
+    transformer side by side, with each kind's share."""
+    config = experiments.declared(PROFILE)
+    mlp_config = experiments.declared("step_profile")
+
+    def one(m: Machine) -> Html:
+        parts = []
+        for device in m.devices(PROFILE):
+            by_model = {model: {b["params"]["kind"]: b for b in m.measured(PROFILE, device=device, model=model)}
+                        for model in ("mlp", "transformer")}
+            totals = {model: sum(b["stats"]["median"] for b in points.values()) or 1.0
+                      for model, points in by_model.items()}
+            kinds = sorted({k for points in by_model.values() for k in points},
+                           key=lambda k: -by_model["transformer"].get(k, {"stats": {"median": 0}})["stats"]["median"])
+            rows = []
+            for kind in kinds:
+                row = [kind]
+                for model in ("mlp", "transformer"):
+                    b = by_model[model].get(kind)
+                    if b is None or not b["extra_info"]["calls_per_step"]:  # a kind this model never ran
+                        row += ["not measured" if b is None else "none", "", 0 if b else ""]
+                        continue
+                    row += [measured_value(b["stats"], b["extra_info"], "s"),
+                            f"{100 * b['stats']['median'] / totals[model]:.0f}%", b["extra_info"]["calls_per_step"]]
+                rows.append(row)
+            t = config["TRANSFORMER"]
+            caption = (f"{DEVICE_NAME[device]}: one training step each, by torch.profiler (host self time). MLP: batch "
+                       f"{mlp_config['BATCH']}, width {mlp_config['WIDTH']}; transformer: batch {t['batch']}, d_model "
+                       f"{t['d_model']}, sequence {t['seq']}")
+            shown = [b for points in by_model.values() for b in points.values()]
+            parts.append(table(["kind of operation", "MLP: time per step", "MLP: share", "MLP: calls",
+                                "transformer: time per step", "transformer: share", "transformer: calls"],
+                               rows, caption=caption) + marks_note_for(shown))
+        return join(parts, "\n") if parts else missing("Not profiled on this machine.")
+    return per_machine(data, PROFILE, one)
+
+
+@fact
+def transformer_profile_summary(data: Dataset) -> str:
+    """The largest kind of each model's profiled CPU step with its share, and the transformer's shares of the
+    kinds the MLP does not have (attention, normalisation)."""
+    if unmeasured(data, PROFILE):
+        return NOT_MEASURED
+    machine = first_with(data, PROFILE)
+    shares = {}
+    for model in ("mlp", "transformer"):
+        points = machine.measured(PROFILE, device="cpu", model=model)
+        total = sum(b["stats"]["median"] for b in points)
+        if not points or total <= 0:
+            raise MissingData(f"no CPU profile of {model}")
+        shares[model] = {b["params"]["kind"]: b["stats"]["median"] / total for b in points}
+    parts = []
+    for model, share in shares.items():
+        top = max(share, key=share.get)
+        parts.append(f"in {MODEL_NAMES[model]}'s step {untrusted.placeholder(top)} took the largest share, "
+                     f"{100 * share[top]:.0f}%")
+    own = [f"{untrusted.placeholder(kind)} {100 * shares['transformer'][kind]:.0f}%"
+           for kind in ("attention", "normalisation") if kind in shares["transformer"]]
+    text = "; ".join(parts)
+    if own:
+        text += f"; of the transformer's, {listing(own)}"
+    return text

@@ -1,0 +1,160 @@
+"""The transformer page's claims follow the data: contradicting synthetic data changes the wording."""
+
+from __future__ import annotations
+
+import re
+
+from build_hooks import page, stats, untrusted
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.views import transformer as view
+from conftest import add_points, complete_doc
+
+SEQ = 64
+
+
+def text(rendered: str) -> str:
+    """A fact as a reader sees it: placeholders restored, tags dropped."""
+    return re.sub(r"<[^>]+>", "", untrusted.restore(rendered))
+
+
+def dataset(gpu: str | None = None, **groups) -> Dataset:
+    """A complete synthetic machine whose points of `groups` are replaced by the given ones."""
+    doc = complete_doc(gpu)
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["group"] not in groups]
+    for group, points in groups.items():
+        add_points(doc, group, points)
+    return Dataset([Machine(doc, "fixture", "this build host")])
+
+
+def flops(batch: int, d_model: int) -> int:
+    """The snippet's formula, from the view's torch-free constants."""
+    return 3 * (2 * view.matmul_params(d_model) * batch * SEQ + view.MODEL["LAYERS"] * 4 * batch * SEQ**2 * d_model)
+
+
+def steps(times: dict[int, float], device: str = "cpu", d_model: int = 128, ops: int = 500,
+          flop_scale: float = 1.0) -> list:
+    return [({"device": device, "batch": b, "d_model": d_model, "seq": SEQ}, t,
+             {"flops": flops(b, d_model) * flop_scale, "counted_flops": 1, "params": 600_000, "tokens": b * SEQ,
+              "ops": ops, "bytes": 1e6, "footprint": 1e6}) for b, t in times.items()]
+
+
+def compiles(compile_s: float, eager: float, compiled: float, model: str = "mlp") -> list:
+    base = {"model": model, "phase": "step"}
+    return [({"model": model, "phase": "compile", "mode": "compiled", "batch": 16}, compile_s, {}),
+            ({**base, "mode": "eager", "batch": 16}, eager, {}), ({**base, "mode": "compiled", "batch": 16}, compiled, {})]
+
+
+def test_compiled_faster_or_slower_flips_the_compile_sentence_and_prints_both_medians():
+    """The compile sentence says faster, slower or the same as the medians say, and prints both of them."""
+    faster = page.render_fact("compile_summary", dataset(compile_speed=compiles(5.0, 2e-3, 1e-3)))
+    slower = page.render_fact("compile_summary", dataset(compile_speed=compiles(5.0, 1e-3, 2e-3)))
+    same = page.render_fact("compile_summary", dataset(compile_speed=compiles(5.0, 1e-3, 1.02e-3)))
+    assert "compiled steps were 2.0× (2.0× between the quartiles) faster" in faster and "slower" not in faster
+    assert "compiled steps were 2.0× (2.0× between the quartiles) slower" in slower and "faster" not in slower
+    assert "the same time within the spread" in same
+    assert "2.00 ms eager, 1.00 ms compiled" in faster and "Compiling the MLP took 5.00 s" in faster
+
+
+def test_the_repay_column_divides_the_compile_time_by_the_time_saved():
+    """Steps to repay = compile time ÷ (eager − compiled), and "never" where compiled is not faster."""
+    repaid = page.render_section("compile_speed", dataset(compile_speed=compiles(1.0, 2e-3, 1e-3)))
+    never = page.render_section("compile_speed", dataset(compile_speed=compiles(1.0, 1e-3, 2e-3)))
+    assert "<td>1,000</td>" in repaid and "<td>never</td>" in never
+
+
+def test_a_failed_compile_is_said_to_have_failed_with_its_error():
+    """A compile point without a time (status "oom" with an error) is reported as a failure, never as a time."""
+    data = dataset(compile_speed=compiles(5.0, 2e-3, 1e-3))
+    point = next(b for b in data.machines[0].doc["benchmarks"]
+                 if b["group"] == "compile_speed" and b["params"]["phase"] == "compile")
+    point.update(status="oom", extra_info={"error": "torch.compile failed: no C++ compiler"})
+    del point["stats"]
+    assert "On the MLP, torch.compile failed here" in text(page.render_fact("compile_summary", data))
+    assert "failed" in page.render_section("compile_speed", data)
+
+
+def test_a_quick_build_says_the_transformer_was_not_compiled():
+    """Without transformer compile points the sentence says it was not compiled, instead of inventing a time."""
+    text = page.render_fact("compile_summary", dataset(compile_speed=compiles(5.0, 2e-3, 1e-3)))
+    assert "The transformer was not compiled in this build" in text
+    both = page.render_fact("compile_summary", dataset(
+        compile_speed=compiles(5.0, 2e-3, 1e-3) + compiles(30.0, 1e-2, 2e-2, "transformer")))
+    assert "Compiling the transformer took 30.0 s" in both and "not compiled" not in both
+
+
+def test_the_estimate_crossover_follows_the_cpu_times():
+    """A CPU slower than the H200 model everywhere gives a crossover at the first batch; a CPU far faster, none."""
+    slow_cpu = page.render_fact("transformer_crossover", dataset(transformer_block=steps({1: 10.0, 8: 20.0})))
+    fast_cpu = page.render_fact("transformer_crossover", dataset(transformer_block=steps({1: 1e-9, 8: 2e-9})))
+    assert "ESTIMATE (a model, not a measurement" in slow_cpu and "from batch 1 at d_model 128" in slow_cpu
+    assert "at no batch measured at d_model 128 (at batch 8 the CPU is faster)" in fast_cpu
+
+
+def test_a_measured_gpu_replaces_the_estimate_and_its_crossover_is_read_from_it():
+    """With a measured GPU the crossover is the measured one: here from batch 8, and no estimate is named."""
+    points = steps({1: 1e-3, 8: 8e-3, 64: 64e-3}) + steps({1: 5e-3, 8: 2e-3, 64: 3e-3}, device="cuda")
+    text = page.render_fact("transformer_crossover", dataset(gpu="Fixture GPU", transformer_block=points))
+    assert "is faster than this CPU beyond both spreads from batch 8 at d_model 128" in text
+    assert "ESTIMATE" not in text
+
+
+def test_the_regime_follows_what_dominates_the_cost_model():
+    """Many operations and few FLOPs read overhead-bound; a huge FLOP count reads compute-bound."""
+    overhead = page.render_fact("transformer_regimes", dataset(transformer_block=steps({1: 1e-3, 8: 2e-3}, ops=10**6,
+                                                                                       flop_scale=1e-6)))
+    compute = page.render_fact("transformer_regimes", dataset(transformer_block=steps({1: 1e-3, 8: 2e-3}, ops=1,
+                                                                                      flop_scale=1e6)))
+    assert "every batch is overhead-bound" in overhead and "every batch is compute-bound" in compute
+
+
+def test_step_growth_against_tokens_follows_the_data():
+    """The step sentence reports the measured growth of the step time against the growth in tokens."""
+    flat = page.render_fact("transformer_step_summary", dataset(transformer_block=steps({1: 1e-3, 8: 1.02e-3})))
+    linear = page.render_fact("transformer_step_summary", dataset(transformer_block=steps({1: 1e-3, 8: 8e-3})))
+    assert "multiplied the tokens by 8 and left the step time the same within the spread" in flat
+    assert "multiplied the tokens by 8 and the step time by 8.0×" in linear
+
+
+def test_size_fact_states_six_n_and_the_attention_share_from_the_formula():
+    """6N per token and the attention term's share are the formula's, for the measured d_model."""
+    text = page.render_fact("transformer_size", dataset(transformer_block=steps({1: 1e-3, 8: 2e-3})))
+    n = view.matmul_params(128)
+    share = 1 - 6 * n * 8 * SEQ / flops(8, 128)
+    assert f"N = {n:,}" in text and f"adds {100 * share:.0f}% to that" in text
+
+
+def test_profile_summary_names_each_models_largest_kind():
+    """Which kind took the largest share of each model's step is read from the data."""
+    def profile(mlp_top: str, transformer_top: str) -> list:
+        kinds = ["matrix products", "attention", "normalisation", "optimiser update"]
+        return [({"model": model, "kind": kind}, 5e-3 if kind == top else 1e-3, {"calls_per_step": 4, "ops": "mm"})
+                for model, top in (("mlp", mlp_top), ("transformer", transformer_top)) for kind in kinds]
+
+    one = text(page.render_fact("transformer_profile_summary",
+                                dataset(transformer_profile=profile("matrix products", "attention"))))
+    two = text(page.render_fact("transformer_profile_summary",
+                                dataset(transformer_profile=profile("optimiser update", "normalisation"))))
+    assert "in the MLP's step matrix products took the largest share, 62%" in one
+    assert "in the transformer's step attention took the largest share, 62%" in one
+    assert "in the MLP's step optimiser update took the largest share" in two
+    assert "in the transformer's step normalisation took the largest share" in two
+    assert "of the transformer's, attention 62% and normalisation 12%" in one
+
+
+def test_sections_render_tables_and_a_labelled_estimate_in_the_plot():
+    """The steps section draws a figure whose legend labels the H200 lane an estimate, and tables every point."""
+    html = page.render_section("transformer_steps", dataset(transformer_block=steps({1: 1e-3, 8: 2e-3})))
+    assert "<svg" in html and "ESTIMATE (a model, not measured)" in html and "(estimate," in html
+    assert stats.MEANINGFUL_RATIO > 1  # the verdict rule these sentences lean on
+
+
+def test_a_build_without_the_experiments_says_not_measured():
+    """Committed files older than these experiments render 'not measured', never an invented number."""
+    doc = complete_doc()
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["group"] not in {view.STEP, view.COMPILE, view.PROFILE}]
+    for group in (view.STEP, view.COMPILE, view.PROFILE):
+        doc["experiments"].pop(group)
+    data = Dataset([Machine(doc, "fixture", "this build host")])
+    for name in ("transformer_size", "transformer_crossover", "compile_summary", "transformer_profile_summary"):
+        assert page.render_fact(name, data) == view.NOT_MEASURED
+    assert "Not measured on any machine" in page.render_section("compile_speed", data)
