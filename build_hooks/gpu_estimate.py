@@ -58,7 +58,9 @@ class Estimate:
                 f"unvalidated, stated uncertainty {UNCERTAINTY:g}× either way")
 
     def achievable_rate(self, batch: int, width: int) -> float:
-        side = cost_model.equivalent_side(batch, width)
+        """The datasheet rate times the share of SMs the step's widest product can occupy; a step
+        whose work names its own equivalent square side ("side": a transformer's) uses that."""
+        side = self.work[(batch, width)].get("side") or cost_model.equivalent_side(batch, width)
         sms = MULTIPROCESSORS.get(self.sheet.name, 132)
         occupied = min(1.0, math.ceil(side / TILE) ** 2 / sms)
         return self.sheet.fp32_flops * occupied

@@ -4,7 +4,6 @@ against eager, and the profiler's breakdown next to the MLP's."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from build_hooks import analysis, cost_model, experiments, gpu_estimate, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
@@ -44,20 +43,7 @@ def curves(machine: Machine, device: str) -> dict[tuple[int, int], list[dict]]:
     return {key: sorted(points, key=lambda b: b["params"]["batch"]) for key, points in sorted(found.items())}
 
 
-@dataclass(frozen=True)
-class TransformerEstimate(gpu_estimate.Estimate):
-    """gpu_estimate's model of a step, with the occupancy of the transformer's own widest product.
-
-    Its work is keyed by (batch, d_model) and each entry carries "side", the equivalent square side.
-    """
-
-    def achievable_rate(self, batch: int, width: int) -> float:
-        side = self.work[(batch, width)]["side"]
-        sms = gpu_estimate.MULTIPROCESSORS.get(self.sheet.name, 132)
-        return self.sheet.fp32_flops * min(1.0, math.ceil(side / gpu_estimate.TILE) ** 2 / sms)
-
-
-def estimate_for(host: Machine, seq: int) -> TransformerEstimate | None:
+def estimate_for(host: Machine, seq: int) -> gpu_estimate.Estimate | None:
     """The H200 model driven by this host's per-operation cost (as gpu_estimate.for_host), for its CPU steps."""
     work = {(b["params"]["batch"], b["params"]["d_model"]):
             {**b["extra_info"], "side": equivalent_side(b["extra_info"]["tokens"], b["params"]["d_model"])}
@@ -67,8 +53,8 @@ def estimate_for(host: Machine, seq: int) -> TransformerEstimate | None:
     fitted = cost_model.fit(host, "cpu")
     op = fitted.params.op_seconds if fitted else analysis.tiny_op_seconds(host, "cpu")
     if op is None:
-        return TransformerEstimate(gpu_estimate.SHEET, gpu_estimate.LAUNCH_S, work, host_measured=False)
-    return TransformerEstimate(gpu_estimate.SHEET, op, work)
+        return gpu_estimate.Estimate(gpu_estimate.SHEET, gpu_estimate.LAUNCH_S, work, host_measured=False)
+    return gpu_estimate.Estimate(gpu_estimate.SHEET, op, work)
 
 
 def _band(seconds: float) -> dict:
@@ -331,7 +317,7 @@ def compile_speed(data: Dataset) -> Html:
             for batch, eager, fast, ratio in _paired(steps):
                 shown += [eager, fast]
                 saved = eager["stats"]["median"] - fast["stats"]["median"]
-                repay = f"{math.ceil(compiled['stats']['median'] / saved):,}" if ratio.verdict > 0 else "never"
+                repay = f"{math.ceil(compiled['stats']['median'] / saved):,}" if ratio.verdict > 0 else "no measured saving"
                 rows.append([model, batch, measured_value(eager["stats"], eager["extra_info"], "s"),
                              measured_value(fast["stats"], fast["extra_info"], "s"),
                              ratio_sentence(ratio, "{} faster compiled", "{} slower compiled", "same within the spread"),
