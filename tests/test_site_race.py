@@ -239,3 +239,27 @@ def test_sections_with_params_that_slip_past_the_load_check_run_nothing_in_a_bro
         assert tab.evaluate("window.__pwned") is None, group
     assert not errors
     tab.close()
+
+
+CHART_TEXT = """svg => [...svg.querySelectorAll('text')].map(t => {
+  const r = t.getBoundingClientRect(), size = parseFloat(getComputedStyle(t).fontSize);
+  return {text: t.textContent, size: size * svg.getScreenCTM().a, x: r.left, y: r.top, w: r.width, h: r.height};
+})"""
+
+
+@pytest.mark.parametrize("width", [320, 375, 1280])
+def test_chart_text_is_readable_and_apart(browser, site_url, width):
+    """The chart's text is at least 11 px on screen at every width, and no two labels' boxes overlap."""
+    page, errors = open_race(browser, site_url, viewport={"width": width, "height": 800})
+    page.locator("#race-chart").scroll_into_view_if_needed()
+    labels = page.locator("#race-chart").evaluate(CHART_TEXT)
+    page.close()
+    assert labels and not errors
+    small = [(t["text"], round(t["size"], 1)) for t in labels if t["size"] < 10.95]
+    assert not small, small
+
+    def overlap(a, b):
+        return a["x"] < b["x"] + b["w"] - 0.5 and b["x"] < a["x"] + a["w"] - 0.5 and \
+            a["y"] < b["y"] + b["h"] - 0.5 and b["y"] < a["y"] + a["h"] - 0.5
+    clashes = [(a["text"], b["text"]) for i, a in enumerate(labels) for b in labels[i + 1:] if overlap(a, b)]
+    assert not clashes, clashes

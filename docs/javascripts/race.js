@@ -175,6 +175,11 @@
       result.textContent = "";
       drawChart();
     }
+    var resized = null;  // redrawn at the width the chart gets after a rotation or resize
+    window.addEventListener("resize", function () {
+      clearTimeout(resized);
+      resized = setTimeout(drawChart, 150);
+    });
 
     function finish(lanes) {
       var timed = lanes.map(function (lane) { return { lane: lane, point: pointFor(lane) }; })
@@ -241,7 +246,12 @@
     function drawChart() {
       var svg = $("#race-chart");
       svg.textContent = "";
-      var lanes = activeLanes(), W = 360, H = 220, m = { l: 52, r: 22, t: 12, b: 38 };
+      // One user unit is one CSS pixel at the width the chart really has, so its 11 px text stays
+      // 11 px on a 320 px phone instead of shrinking with a fixed viewBox.
+      var shown = Math.round(svg.getBoundingClientRect().width) || 360;
+      var W = Math.max(260, shown), H = Math.round(Math.max(200, Math.min(W * 0.62, 280)));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+      var lanes = activeLanes(), m = { l: 64, r: 24, t: 14, b: 40 };
       var series = lanes.map(function (lane) {
         var byWidth = lane.epochs[width()] || {};
         return { lane: lane, pts: data.batches.filter(function (b) { return byWidth[String(b)]; })
@@ -270,7 +280,8 @@
       var xl = svgEl("text", { x: (W + m.l) / 2, y: H - 4, "text-anchor": "middle" });
       xl.textContent = "batch size (samples)";
       svg.appendChild(xl);
-      var yl = svgEl("text", { x: 12, y: (H - m.b) / 2, transform: "rotate(-90 12 " + (H - m.b) / 2 + ")", "text-anchor": "middle" });
+      // The axis title sits left of the widest tick label ("100 ms" is about 40 px at 11 px).
+      var yl = svgEl("text", { x: 10, y: (H - m.b) / 2, transform: "rotate(-90 10 " + (H - m.b) / 2 + ")", "text-anchor": "middle" });
       yl.textContent = "epoch time";
       svg.appendChild(yl);
       series.forEach(function (s) {
@@ -295,7 +306,8 @@
         var keys = series.filter(function (s) { return s.lane.machine_id === machine.id; })
           .map(function (s) { return letter(s.lane); }).join(" vs ");
         svg.appendChild(svgEl("line", { x1: X(c), x2: X(c), y1: m.t, y2: H - m.b, "class": "race-chart__crossover" }));
-        var label = svgEl("text", { x: X(c) + 3, y: m.t + 12 + 11 * i });
+        var right = X(c) > (W + m.l) / 2;  // a label past the middle reads leftwards, inside the frame
+        var label = svgEl("text", { x: X(c) + (right ? -3 : 3), y: m.t + 13 + 13 * i, "text-anchor": right ? "end" : "start" });
         label.textContent = "crossover" + (crossings.length > 1 && keys ? " " + keys : "") + ": batch " + c;
         svg.appendChild(label);
       });
@@ -314,7 +326,7 @@
 
     // Each line's letter just right of its last point, nudged apart where lines end close together.
     function endLabels(svg, series, X, Y, m, H) {
-      var GAP = 10;
+      var GAP = 14;  // a line of 11 px text, with its ascent and descent
       var ends = series.map(function (s) {
         var last = s.pts[s.pts.length - 1];
         return { lane: s.lane, x: X(last[0]) + 3, y: Y(last[1]) };
