@@ -161,21 +161,24 @@ def static_table(data: Dataset) -> render.Html:
     race = race_data(data)
     if not race["lanes"]:
         return render.missing("No epoch times have been measured yet.")
-    columns = [(lane, w) for w in race["widths"] for lane in race["lanes"] if str(w) in lane["epochs"]]
-    head = ["batch"] + [render.html("{}<br><small>width {}{}</small>", lane["label"], w,
-                                    " · estimate, not measured" if lane["estimate"] else "")
-                        for lane, w in columns]
+    # Lanes may come from machines with different widths or dataset sizes: read them all.
+    dataset_rows = sorted({point["rows"] for lane in race["lanes"]
+                           for epochs in lane["epochs"].values() for point in epochs.values()})
+    rows_text = " or ".join(f"{n:,}" for n in dataset_rows)
 
     def cell(lane: dict, width: int, batch: int) -> str:
         point = lane["epochs"][str(width)].get(str(batch))
         return render.si(point["seconds"], "s") if point else "not measured"
 
-    rows = [[batch] + [cell(lane, w, batch) for lane, w in columns] for batch in race["batches"]]
-    # Lanes may come from machines with different widths or dataset sizes: read them all.
-    dataset_rows = sorted({point["rows"] for lane in race["lanes"]
-                           for epochs in lane["epochs"].values() for point in epochs.values()})
-    rows_text = " or ".join(f"{n:,}" for n in dataset_rows)
+    # One table per width: a phone reads a few lanes side by side, not every lane at every width.
+    tables = []
+    for width in race["widths"]:
+        lanes = [lane for lane in race["lanes"] if str(width) in lane["epochs"]]
+        head = ["batch"] + [render.html("{}{}", lane["label"], render.html("<br><small>estimate, not measured</small>")
+                                        if lane["estimate"] else "") for lane in lanes]
+        rows = [[batch] + [cell(lane, width, batch) for lane in lanes] for batch in race["batches"]]
+        tables.append(render.table(head, rows, caption=f"Width {width}: time for one epoch of {rows_text} rows, "
+                                                       "by batch size", table_id=f"race-table-{width}"))
     sources = render.join(render.note(f"{lane['label']}: {lane['source']}.")
                           for lane in race["lanes"] if lane["estimate"])
-    return render.table(head, rows, caption=f"Time for one epoch of {rows_text} rows, by batch size",
-                        table_id="race-table") + sources
+    return render.join(tables) + sources

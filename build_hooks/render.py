@@ -117,6 +117,9 @@ def times_with_interval(ratio: stats.Ratio) -> str:
     else:
         which = f"over all {ratio.rounds}" if ratio.kept == ratio.rounds else f"in the middle {ratio.kept} of {ratio.rounds}"
         spread = f"{low} to {high} {which} rounds"
+    if ratio.paired and not ratio.low <= ratio.value <= ratio.high:
+        spread += (", though the medians of all samples differ by more" if ratio.value > ratio.high
+                   else ", though the medians of all samples differ by less")
     return f"{multiple(ratio.value)} ({spread})"
 
 

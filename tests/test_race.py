@@ -60,13 +60,14 @@ def test_static_table_escapes_names_and_shows_every_point():
 
 
 def test_static_table_accepts_machines_with_different_widths():
-    """A first lane without the smallest width (a full-mode file beside a quick host) still renders."""
+    """A first lane without the smallest width (a full-mode file beside a quick host) still renders, one table per width."""
     wide = synthetic_doc("wide-machine", step_times={("cpu", 512, b): 1e-3 * b for b in (1, 64)},
                          epoch_times={("cpu", 512, 1): 9.0, ("cpu", 512, 64): 3.0})
     narrow = synthetic_doc("narrow-machine", epoch_times={("cpu", 8, 1): 1.0, ("cpu", 8, 64): 0.2})
     data = Dataset([Machine(wide, "a", "committed reference"), Machine(narrow, "b", "committed reference")])
     html = race.static_table(data)
-    assert "width 512" in html and "width 8" in html and "10,000 rows" in html
+    assert "Width 512:" in html and "Width 8:" in html and "10,000 rows" in html
+    assert html.count("<table") == 2  # one table per width, each a few lanes wide
 
 
 def test_the_browser_plan_copies_the_epoch_experiment_and_its_model():

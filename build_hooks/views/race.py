@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from build_hooks import gpu_estimate, race, stats, untrusted
+from build_hooks import gpu_estimate, plots, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
-from build_hooks.render import Html, si, multiple
+from build_hooks.render import Html, figure, missing, multiple, si
 
 PREFERRED_WIDTH = 32  # the small network the lessons use, when it was measured
 
@@ -20,6 +20,31 @@ def race_data(data: Dataset) -> Html:
 def race_table(data: Dataset) -> Html:
     """The race's epoch times as a table that needs no JavaScript, or a note that there are none."""
     return race.static_table(data)
+
+
+@section
+def race_chart_static(data: Dataset) -> Html:
+    """The race chart as a static figure (no JavaScript needed): every lane's epoch time by batch at
+    the small width, GPU lanes dashed and estimates dotted."""
+    race_data = race.race_data(data)
+    widths = race_data["widths"]
+    if not race_data["lanes"]:
+        return missing("No epoch times have been measured yet.")
+    width = str(PREFERRED_WIDTH if PREFERRED_WIDTH in widths else widths[0])
+    series = []
+    for lane in race_data["lanes"]:
+        epochs = lane["epochs"].get(width, {})
+        batches = sorted(int(b) for b in epochs)
+        if batches:
+            style = ":" if lane["estimate"] else "--" if lane["kind"] == "GPU" else "-"
+            series.append(plots.Series(_lane_name(lane), batches, [epochs[str(b)]["seconds"] for b in batches], style))
+    svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)", "ylabel": "epoch time (s)",
+                              "subtitle": "Lower is better"}],
+                            title=f"One epoch per lane at width {width}",
+                            alt=f"Epoch time against batch size at width {width} for every lane of the race, "
+                                "log scales; the tables below have the numbers.", size=(6.4, 4.0), legend_columns=2)
+    return figure(svg, f"The race's epochs at width {width}, drawn when the site was built (solid: CPU, "
+                       "dashed: GPU, dotted: an estimate, not a measurement). The tables below give every width.")
 
 
 def _lane_name(lane: dict) -> str:

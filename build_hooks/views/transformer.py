@@ -426,3 +426,20 @@ def transformer_profile_summary(data: Dataset) -> str:
     if own:
         text += f"; of the transformer's, {listing(own)}"
     return text
+
+
+@fact
+def transformer_conditions(data: Dataset) -> str:
+    """A sentence: how many of this page's points carry a caveat (under load, unsettled, noisy, few), so the
+    prose says what the table marks say; nothing to add when none does."""
+    machines = [first_with(data, group) for group in (STEP, COMPILE, PROFILE) if not unmeasured(data, group)]
+    points = [b for group, m in zip((STEP, COMPILE, PROFILE), machines) for b in m.measured(group)]
+    flagged = [b for b in points if stats.caveats(b["stats"], b["extra_info"], b.get("unit", "s") == "s")]
+    if not points:
+        return ""
+    if not flagged:
+        return "Every point below was measured on a quiet machine, within this site's noise rules."
+    loaded = sum(1 for b in flagged if b["extra_info"].get("under_load") or b["extra_info"].get("unsettled"))
+    return (f"{len(flagged)} of the {len(points)} points below carry a caveat mark ({loaded} of them measured "
+            "while other processes used the CPU or the machine changed state): read their numbers as rough, "
+            "and a re-measurement on an idle machine replaces them.")
