@@ -263,3 +263,16 @@ def test_chart_text_is_readable_and_apart(browser, site_url, width):
             a["y"] < b["y"] + b["h"] - 0.5 and b["y"] < a["y"] + a["h"] - 0.5
     clashes = [(a["text"], b["text"]) for i, a in enumerate(labels) for b in labels[i + 1:] if overlap(a, b)]
     assert not clashes, clashes
+
+
+def test_without_javascript_the_race_is_drawn_and_tabled(browser, site_url):
+    """With JavaScript off, the race page shows a static chart and one table per width, and its intro speaks to that reader."""
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    page.goto(site_url + "race/")
+    numbers = page.locator("#the-numbers-behind-the-race ~ figure.crossover-figure svg")
+    assert numbers.count() >= 1 and numbers.first.is_visible()
+    tables = page.locator("[id^='race-table-']")
+    assert tables.count() >= 1
+    assert page.locator("article p", has_text="without it, the chart and tables").count() == 1
+    context.close()

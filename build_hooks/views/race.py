@@ -37,12 +37,14 @@ def race_chart_static(data: Dataset) -> Html:
         batches = sorted(int(b) for b in epochs)
         if batches:
             style = ":" if lane["estimate"] else "--" if lane["kind"] == "GPU" else "-"
-            series.append(plots.Series(_lane_name(lane), batches, [epochs[str(b)]["seconds"] for b in batches], style))
+            # Plain text, not a placeholder: matplotlib draws a label as glyphs (and escapes what it writes).
+            name = lane["label"] + (" (estimate)" if lane["estimate"] else "")
+            series.append(plots.Series(name, batches, [epochs[str(b)]["seconds"] for b in batches], style))
     svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)", "ylabel": "epoch time (s)",
                               "subtitle": "Lower is better"}],
                             title=f"One epoch per lane at width {width}",
                             alt=f"Epoch time against batch size at width {width} for every lane of the race, "
-                                "log scales; the tables below have the numbers.", size=(6.4, 4.0), legend_columns=2)
+                                "log scales; the tables below have the numbers.", size=(4.4, 3.4), legend_columns=1)
     return figure(svg, f"The race's epochs at width {width}, drawn when the site was built (solid: CPU, "
                        "dashed: GPU, dotted: an estimate, not a measurement). The tables below give every width.")
 
