@@ -158,3 +158,11 @@ def test_a_build_without_the_experiments_says_not_measured():
     for name in ("transformer_size", "transformer_crossover", "compile_summary", "transformer_profile_summary"):
         assert page.render_fact(name, data) == view.NOT_MEASURED
     assert "Not measured on any machine" in page.render_section("compile_speed", data)
+
+
+def test_a_near_tie_between_cost_terms_is_named_as_one():
+    """Cost-model terms within 25% of the largest are named together as a near-tie, never as one regime."""
+    from build_hooks.views.transformer import regime_words
+
+    assert regime_words("overhead") == "overhead-bound"
+    assert regime_words("overhead+memory") == "overhead- and memory-bound (a near-tie)"

@@ -83,7 +83,8 @@ def crossover(machine: Machine, d_model: int, seq: int) -> tuple[int | None, str
 
 
 def regime(machine: Machine, bench: dict) -> tuple[str, float] | None:
-    """(regime, achieved share of the measured matmul rate at the step's size) of one CPU step.
+    """(regime, achieved share of the measured matmul rate at the step's size) of one CPU step; the
+    regime is a key such as "overhead", or "overhead+memory" when terms are within NEAR_TIE.
 
     The regime is the largest term of the site's cost model (fitted on the MLP's steps where
     it can be, else raw), as on the regimes page: per-operation overhead, FLOPs at the measured
@@ -97,7 +98,22 @@ def regime(machine: Machine, bench: dict) -> tuple[str, float] | None:
     terms = {"overhead": extra["ops"] * params.op_seconds,
              "compute": fitted.compute_factor * extra["flops"] / rate,
              "memory": fitted.memory_factor * extra["bytes"] / params.bandwidth_at(extra["footprint"])}
-    return max(terms, key=terms.get), extra["flops"] / bench["stats"]["median"] / rate
+    ranked = sorted(terms, key=terms.get, reverse=True)
+    # Terms within NEAR_TIE of each other are a tie: the model is not that exact.
+    tied = [t for t in ranked if terms[t] * NEAR_TIE >= terms[ranked[0]]]
+    return "+".join(tied), extra["flops"] / bench["stats"]["median"] / rate
+
+
+NEAR_TIE = 1.25
+
+
+def regime_words(key: str) -> str:
+    """"overhead-bound", or for a near-tie "overhead- and memory-bound (a near-tie)"."""
+    parts = key.split("+")
+    if len(parts) == 1:
+        return REGIME_WORDS[key]
+    return listing([REGIME_WORDS[p].removesuffix("-bound") + "-" for p in parts[:-1]] + [REGIME_WORDS[parts[-1]]]) \
+        + " (a near-tie)"
 
 
 @section
@@ -129,7 +145,7 @@ def transformer_steps(data: Dataset) -> Html:
                            si(b["extra_info"]["flops"], "FLOP"), measured_value(b["stats"], b["extra_info"], "s"),
                            si(b["extra_info"]["flops"] / b["stats"]["median"], "FLOP/s"),
                            f"{100 * found[1]:.0f}%" if found else "",
-                           REGIME_WORDS[found[0]] if found else ""]
+                           regime_words(found[0]) if found else ""]
                     if estimate is not None:
                         step = estimate.step(b["params"]["batch"], d_model)
                         row.append(html("{} <small>(estimate, {} to {}; bounded by {})</small>", si(step["seconds"], "s"),
@@ -234,9 +250,9 @@ def transformer_regimes(data: Dataset) -> str:
             raise MissingData("the cost model lacks call_overhead, gemm_rate or memory_bandwidth results")
         path = list(dict.fromkeys(r[0] for _, r in found))
         shares = [r[1] for _, r in found]
-        ladder = (f"every batch is {REGIME_WORDS[path[0]]}" if len(path) == 1 else
-                  f"batch {found[0][0]} is {REGIME_WORDS[path[0]]}, then "
-                  + ", then ".join(REGIME_WORDS[r] for r in path[1:]) + " as the batch grows")
+        ladder = (f"every batch is {regime_words(path[0])}" if len(path) == 1 else
+                  f"batch {found[0][0]} is {regime_words(path[0])}, then "
+                  + ", then ".join(regime_words(r) for r in path[1:]) + " as the batch grows")
         parts.append(f"at d_model {d_model} {ladder}, reaching {100 * min(shares):.0f}% to {100 * max(shares):.0f}% "
                      "of the matrix-product rate this CPU measured at the same size")
     if not parts:
