@@ -11,6 +11,7 @@ import errno
 import json
 import math
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -34,19 +35,36 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 BOUNDS = {"s": (1e-12, 86_400.0), "bytes": (0.0, 1e15)}
 MAX_NUMBER = 1e18  # any other number (FLOP counts, sizes) in a results file
 QUOTE_LIMIT = 80  # characters of a bad value quoted back in an error
+HOW_TO_MAKE_ONE = ("make one on your machine with `make measure` (python -m build_hooks.measure), or in a "
+                   "browser with \"Race your browser\" on the race page")
+REMEASURE = "a file Crossover writes always has this right, so measure again rather than edit the file"
 
 
 class ResultsError(ValueError):
-    """A results file that cannot be used, with the file and field that are wrong."""
+    """A results file that cannot be used: what is wrong, in words, then the field's JSON path.
+
+    `problem` is the sentence a reader gets (validate() puts the field's name in words in front
+    of it); `field` stays machine-readable, and closes the message: "… (field $.benchmarks[0].unit)".
+    """
 
     def __init__(self, path: Path | str, field: str, problem: str):
         self.path, self.field, self.problem = str(path), field, problem
         # File names and quoted values come from whoever wrote the file: no terminal controls.
-        super().__init__(untrusted.terminal(f"{path}: field {field}: {problem}"))
+        super().__init__(untrusted.terminal(f"{path}: {problem} (field {field})"))
+
+
+class _Problem(Exception):
+    """What is wrong at `field`, before validate() names the field in words and the file."""
+
+    def __init__(self, field: str, what: str, about: str | None = None):
+        super().__init__(what)
+        self.field, self.what, self.about = field, what, about  # about: the schema's description of the field
 
 
 def quote(value: object) -> str:
-    """A bad value as an error shows it: short, and with no control characters."""
+    """A bad value as an error shows it: short, with no control characters, numbers as JSON names them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     text = repr(value)
     text = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text)} characters)"
@@ -62,10 +80,15 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not a valid JSON number")
 
 
+class _NotFinite(ValueError):
+    """A number literal too large for a float (1e999): valid JSON, but no measurement."""
+
+
 def _finite_float(text: str) -> float:
     value = float(text)
-    if not math.isfinite(value):  # 1e999 parses as inf; the field is named by later checks otherwise
-        raise ValueError(f"the number {quote(text)} is out of range")
+    if not math.isfinite(value):  # 1e999 parses as inf: refused here, where the text still says what it was
+        raise _NotFinite(f"the number {text[:40]} is out of range: it reads as Infinity, and a measurement is "
+                         f"always a finite number; {REMEASURE}")
     return value
 
 
@@ -83,61 +106,199 @@ def parse(text: str, path: Path | str) -> dict:
     try:
         doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                          object_pairs_hook=_no_duplicate_keys)
+    except _NotFinite as exc:
+        raise ResultsError(path, "$", str(exc)) from None
     except RecursionError:
-        raise ResultsError(path, "$", "not a results file (nested too deeply)") from None
+        raise ResultsError(path, "$", f"this is not a Crossover results file (nested too deeply): "
+                                      f"{HOW_TO_MAKE_ONE}") from None
     except ValueError as exc:
-        raise ResultsError(path, "$", f"not valid JSON ({str(exc)[:200]})") from None
+        raise ResultsError(path, "$", f"not valid JSON ({str(exc)[:200]}); was the file cut short or "
+                                      "edited by hand?") from None
     validate(doc, path)
     return doc
 
 
 def validate(doc: object, path: Path | str) -> None:
-    """Check a parsed document against the schema and the rules a schema cannot say."""
+    """Check a parsed document against the schema and the rules a schema cannot say.
+
+    A refusal names the field in words ("benchmark 1 (training_step[…]), its params"), says
+    what is wrong and what to do, and ends with the field's JSON path.
+    """
+    try:
+        _validate(doc)
+    except _Problem as problem:
+        words = "" if problem.field == "$" else field_words(problem.field, doc)
+        words += f" ({problem.about})" if words and problem.about else ""
+        raise ResultsError(path, problem.field, f"{words}: {problem.what}" if words else problem.what) from None
+
+
+def _validate(doc: object) -> None:
     if not isinstance(doc, dict):
-        raise ResultsError(path, "$", "expected a JSON object at the top level")
-    version = doc.get("schema_version")
-    if isinstance(version, int) and version > SCHEMA_VERSION:
-        raise ResultsError(
-            path, "$.schema_version",
-            f"written by a newer Crossover (schema {version}); this build reads schema "
-            f"{SCHEMA_VERSION}: update the project before using this file",
-        )
-    software = doc.get("software")
-    if isinstance(software, dict) and "stack" in software:  # the schema's browser_run branch
-        raise ResultsError(
-            path, "$.software.stack",
-            "this file was measured in a web browser (TensorFlow.js, by the race page's \"Race your "
-            "browser\"): it races on that page under \"Add your machine\"; the build's pages compare "
-            "PyTorch measurements, so it cannot be a results file of the build",
-        )
+        raise _Problem("$", f"expected a JSON object at the top level; this is not a Crossover results file: "
+                            f"{HOW_TO_MAKE_ONE}")
+    _check_origin(doc)
     # Without jsonschema (a measuring-only machine) the checks below still run; the site
     # build, which always has it, validates every file against the schema again.
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema()).iter_errors(doc)
     ) if jsonschema else None
     if error is not None:
-        message = error.message if len(error.message) <= 2 * QUOTE_LIMIT else (
-            f"{quote(error.instance)} fails the schema's '{error.validator}' rule")
-        raise ResultsError(path, error.json_path, message)
-    _check_numbers(doc, "$", path)
-    _check_times(doc, path)
-    _check_consistency(doc, path)
+        error = _alternative_meant(error)
+        raise _Problem(error.json_path, schema_problem(error), _description(error.schema))
+    _check_numbers(doc, "$")
+    _check_times(doc)
+    _check_consistency(doc)
 
 
-def _check_numbers(value: object, where: str, path: Path | str) -> None:
+def _check_origin(doc: dict) -> None:
+    """Files Crossover cannot read, told apart before the schema's first complaint hides what they are."""
+    version = doc.get("schema_version")
+    if "schema_version" not in doc:
+        # pytest-benchmark's JSON, whose layout the schema borrows, has these keys and no schema_version.
+        kind = ("a pytest-benchmark results file (it has machine_info and commit_info but no schema_version), "
+                "which Crossover cannot read" if all(key in doc for key in ("machine_info", "commit_info"))
+                else "not a Crossover results file (it has no schema_version)")
+        raise _Problem("$", f"this is {kind}: {HOW_TO_MAKE_ONE}")
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise _Problem("$.schema_version", f"written by a newer Crossover (schema {version}); this build reads "
+                                           f"schema {SCHEMA_VERSION}: update the project before using this file")
+    software = doc.get("software")
+    if isinstance(software, dict) and "stack" in software:  # the schema's browser_run branch
+        raise _Problem("$.software.stack",
+                       "this file was measured in a web browser (TensorFlow.js, by the race page's \"Race your "
+                       "browser\"): it races on that page under \"Add your machine\"; the build's pages compare "
+                       "PyTorch measurements, so it cannot be a results file of the build")
+
+
+# What a reader calls a field whose key does not say it; any other key is read with "_" as a space.
+FIELD_NAMES = {"machine_id": "machine id", "machine_info": "machine description", "cpu": "CPU", "gpu": "GPU",
+               "commit_info": "commit", "datetime": "date", "benchmarks": "list of benchmarks",
+               "threads_used": "thread count", "torch": "torch version", "python": "Python version",
+               "isa": "instruction-set list", "stats": "statistics", "data": "samples"}
+_FIELD_PART = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
+
+
+def field_words(field: str, doc: object) -> str:
+    """A JSON path as a reader says it: "$.benchmarks[0].params" is "benchmark 1 (its name), its params"."""
+    parts = [int(index) if index else key for key, index in _FIELD_PART.findall(field)]
+    anchor = None
+    if parts[:1] == ["benchmarks"] and len(parts) > 1 and isinstance(parts[1], int):
+        anchor, parts = _benchmark_words(doc, parts[1]), parts[2:]
+    elif parts[:1] == ["experiments"] and len(parts) > 1:
+        anchor, parts = f"experiment {quote(parts[1])}", parts[2:]
+    item = f", item {parts.pop() + 1}" if parts and isinstance(parts[-1], int) else ""
+    keys = [FIELD_NAMES.get(key, str(key).replace("_", " ")) for key in parts if not isinstance(key, int)]
+    if not keys:
+        return (anchor or "the file") + item
+    owner = f"{anchor}, its " if anchor else "the "
+    inside = f" in {'its' if anchor else 'the'} {keys[-2]}" if len(keys) > 1 else ""
+    return f"{owner}{keys[-1]}{inside}{item}"
+
+
+def _benchmark_words(doc: object, index: int) -> str:
+    benchmarks = doc.get("benchmarks") if isinstance(doc, dict) else None
+    bench = benchmarks[index] if isinstance(benchmarks, list) and index < len(benchmarks) else None
+    name = bench.get("name") if isinstance(bench, dict) else None
+    if not isinstance(name, str):
+        return f"benchmark {index + 1}"
+    return f"benchmark {index + 1} ({name if len(name) <= 60 else name[:60] + '…'})"
+
+
+# The schema's patterns in words (keyed by the pattern itself, so a changed pattern is quoted, not misdescribed).
+PATTERN_WORDS = {
+    "^[a-z0-9][a-z0-9-]{0,80}$": "lower-case letters a-z, digits and hyphens only, starting with a letter or "
+                                 "digit, at most 81 characters (such as \"my-laptop-m3\")",
+    "^[a-z][a-z0-9_]{0,63}$": "a lower-case letter, then lower-case letters, digits or underscores, at most 64 "
+                              "characters (such as \"epoch_time\")",
+    "^[0-9a-f]{7,64}$": "a git commit id: 7 to 64 hexadecimal digits 0-9 and a-f",
+    "^[a-z0-9_]{1,32}$": "lower-case letters, digits and underscores, 1 to 32 characters (such as \"avx2\")",
+}
+_KIND = {dict: "an object", list: "a list", str: "text", bool: "true or false", type(None): "null",
+         int: "a whole number", float: "a number"}
+_TYPE_WORDS = {"object": "an object", "array": "a list", "string": "text", "boolean": "true or false",
+               "null": "null", "integer": "a whole number", "number": "a number"}
+
+
+def _is(instance: object) -> str:
+    """What a value is, in words: "null", "the text 'fast'", "the number 1.5"."""
+    if isinstance(instance, (str, int, float)) and not isinstance(instance, bool):
+        return f"{'the text' if isinstance(instance, str) else 'the number'} {quote(instance)}"
+    return _KIND.get(type(instance), type(instance).__name__)
+
+
+def _extra_keys(instance: dict, schema_at: dict) -> str:
+    known = set(schema_at.get("properties", {}))
+    return ", ".join(quote(key) for key in instance if key not in known)
+
+
+# Each schema keyword's complaint in words: f(the bad value, the keyword's value in the schema, its subschema).
+SCHEMA_WORDS = {
+    "type": lambda x, v, s: f"is {_is(x)}, but must be "
+                            f"{' or '.join(_TYPE_WORDS.get(t, t) for t in ([v] if isinstance(v, str) else v))}; "
+                            + REMEASURE,
+    "pattern": lambda x, v, s: f"{quote(x)} is not allowed: it must be {PATTERN_WORDS.get(v, f'text matching {v}')}; "
+                               "change it to such a value",
+    "required": lambda x, v, s: f"has no {', '.join(quote(k) for k in v if k not in x)}, which every results "
+                                f"file has here; {REMEASURE}",
+    "enum": lambda x, v, s: f"{quote(x)} is not one of {', '.join(quote(a) for a in v)}; change it to one of them",
+    "const": lambda x, v, s: f"{quote(x)} must be {quote(v)}",
+    "minimum": lambda x, v, s: f"{quote(x)} is below the smallest allowed value, {quote(v)}; {REMEASURE}",
+    "exclusiveMinimum": lambda x, v, s: f"{quote(x)} must be more than {quote(v)}; {REMEASURE}",
+    "maximum": lambda x, v, s: f"{quote(x)} is above the largest allowed value, {quote(v)}; {REMEASURE}",
+    "exclusiveMaximum": lambda x, v, s: f"{quote(x)} must be less than {quote(v)}; {REMEASURE}",
+    "minLength": lambda x, v, s: f"{quote(x)} is shorter than the {v} characters it must have at least",
+    "maxLength": lambda x, v, s: f"is {len(x)} characters long; at most {v} are allowed: shorten it",
+    "minItems": lambda x, v, s: f"has {len(x)} items; at least {v} are needed; {REMEASURE}",
+    "maxItems": lambda x, v, s: f"has {len(x)} items; at most {v} are allowed",
+    "uniqueItems": lambda x, v, s: "lists the same item twice; list each once",
+    "additionalProperties": lambda x, v, s: f"has {_extra_keys(x, s)}, which this field of a Crossover results "
+                                            f"file does not have: remove it",
+    "oneOf": lambda x, v, s: f"is {_is(x)}, which is none of the forms this field takes; {REMEASURE}",
+    "anyOf": lambda x, v, s: f"is {_is(x)}, which is none of the forms this field takes; {REMEASURE}",
+    "not": lambda x, v, s: f"must not be here in this form; {REMEASURE}",
+}
+
+
+def schema_problem(error) -> str:
+    """A jsonschema error in words: what is wrong with the value and what to do."""
+    words = SCHEMA_WORDS.get(error.validator)
+    what = words(error.instance, error.validator_value, error.schema) if words else (
+        error.message if len(error.message) <= 2 * QUOTE_LIMIT
+        else f"{quote(error.instance)} fails the schema's '{error.validator}' rule")
+    # A key's complaint (propertyNames) is about its name, not its value; the top level's is about the file.
+    subject = "the name " if "propertyNames" in error.absolute_schema_path else "the file " if error.json_path == "$" else ""
+    return subject + what
+
+
+def _description(schema_at: object) -> str | None:
+    """The first sentence of the schema's own description of a field, if it has one."""
+    described = schema_at.get("description") if isinstance(schema_at, dict) else None
+    return re.split(r"[.:;] ", described)[0].rstrip(".")[:120] if isinstance(described, str) else None
+
+
+def _alternative_meant(error):
+    """For "one of these forms" (a GPU record or null), the complaint of the form the value has."""
+    if error.validator not in {"oneOf", "anyOf"}:
+        return error
+    meant = [e for e in error.context if e.validator != "type"]
+    return jsonschema.exceptions.best_match(meant) if meant else error
+
+
+def _check_numbers(value: object, where: str) -> None:
     """Every number anywhere in the file is finite and within MAX_NUMBER (ints included)."""
     if isinstance(value, dict):
         for key, item in value.items():
-            _check_numbers(item, f"{where}.{key}", path)
+            _check_numbers(item, f"{where}.{key}")
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            _check_numbers(item, f"{where}[{i}]", path)
+            _check_numbers(item, f"{where}[{i}]")
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         if not math.isfinite(value) or abs(value) > MAX_NUMBER:
-            raise ResultsError(path, where, f"{quote(value)} is out of range (|x| <= {MAX_NUMBER:g})")
+            raise _Problem(where, f"{quote(value)} is out of range (a results file's numbers lie within "
+                                  f"±{MAX_NUMBER:g}); {REMEASURE}")
 
 
-def _check_times(doc: dict, path: Path | str) -> None:
+def _check_times(doc: dict) -> None:
     """Date-times are real ISO 8601 instants with a time zone (the schema cannot check this)."""
     stamps = [("$.datetime", doc["datetime"])] + [
         (f"$.experiments.{name}.measured_at", meta["measured_at"]) for name, meta in doc["experiments"].items()]
@@ -147,36 +308,39 @@ def _check_times(doc: dict, path: Path | str) -> None:
         except ValueError:
             parsed = None
         if parsed is None or parsed.tzinfo is None:
-            raise ResultsError(path, where, f"{quote(value)} is not an ISO 8601 date-time with a time zone")
+            raise _Problem(where, f"{quote(value)} is not an ISO 8601 date-time with a time zone "
+                                  "(such as \"2026-11-30T14:05:00+00:00\")")
 
 
-def _check_consistency(doc: dict, path: Path | str) -> None:
+def _check_consistency(doc: dict) -> None:
     experiments = doc["experiments"]
     for i, bench in enumerate(doc["benchmarks"]):
         where = f"$.benchmarks[{i}]"
         if bench["group"] not in experiments:
-            raise ResultsError(path, f"{where}.group",
-                               f"'{bench['group']}' has no entry in $.experiments")
-        _check_params(bench, f"{where}.params", path)
-        _check_extra_info(bench, f"{where}.extra_info", path)
-        stats = bench.get("stats")
-        if stats is None:  # an out-of-memory point: recorded, with no timing to check
-            continue
-        low, high = BOUNDS.get(bench["unit"], (0.0, MAX_NUMBER))
-        for key in ("median", "q1", "q3", "mean", "min", "max"):
-            if not low <= stats[key] <= high:
-                raise ResultsError(path, f"{where}.stats.{key}",
-                                   f"{quote(stats[key])} is outside [{low:g}, {high:g}] {bench['unit']}")
-        for key, i_sample, sample in [("data", i, x) for i, x in enumerate(stats["data"])] + [
-                ("round_medians", i, x) for i, x in enumerate(stats.get("round_medians", []))]:
-            if not low <= sample <= high:
-                raise ResultsError(path, f"{where}.stats.{key}[{i_sample}]",
-                                   f"{quote(sample)} is outside [{low:g}, {high:g}] {bench['unit']}")
-        if not stats["min"] <= stats["median"] <= stats["max"]:
-            raise ResultsError(path, f"{where}.stats.median", "outside [min, max]")
+            raise _Problem(f"{where}.group", f"{quote(bench['group'])} has no entry in the file's experiments; "
+                                             f"{REMEASURE}")
+        _check_params(bench, f"{where}.params")
+        _check_extra_info(bench, f"{where}.extra_info")
+        if bench.get("stats") is not None:  # None: an out-of-memory point, recorded with no timing
+            _check_stats(bench, f"{where}.stats")
 
 
-def _check_params(bench: dict, where: str, path: Path | str) -> None:
+def _check_stats(bench: dict, where: str) -> None:
+    """Every timing of a point lies within BOUNDS for its unit, and the median within [min, max]."""
+    stats, unit = bench["stats"], bench["unit"]
+    low, high = BOUNDS.get(unit, (0.0, MAX_NUMBER))
+    values = [(f"{where}.{key}", stats[key]) for key in ("median", "q1", "q3", "mean", "min", "max")] + [
+        (f"{where}.{key}[{i}]", x) for key in ("data", "round_medians") for i, x in enumerate(stats.get(key, []))]
+    for field, value in values:
+        if not low <= value <= high:
+            raise _Problem(field, f"{quote(value)} {unit} is outside [{low:g}, {high:g}] {unit}, the range of "
+                                  f"anything a machine measures; {REMEASURE}")
+    if not stats["min"] <= stats["median"] <= stats["max"]:
+        raise _Problem(f"{where}.median", f"{quote(stats['median'])} is outside [min, max] = "
+                                          f"[{quote(stats['min'])}, {quote(stats['max'])}]; {REMEASURE}")
+
+
+def _check_params(bench: dict, where: str) -> None:
     """Each point's params are the kinds its experiment plans: a batch is a whole number >= 1."""
     from build_hooks import experiments
 
@@ -185,11 +349,11 @@ def _check_params(bench: dict, where: str, path: Path | str) -> None:
     problem = experiments.check_params(bench["group"], bench["params"])
     if problem:
         key, what = problem
-        raise ResultsError(path, f"{where}.{key}", f"experiment {bench['group']}, point {quote(bench['name'])}: "
-                                                   f"{quote(bench['params'].get(key))} is wrong: {what}")
+        raise _Problem(f"{where}.{key}", f"{quote(bench['params'].get(key))} is wrong for experiment "
+                                         f"{bench['group']}: {what}")
 
 
-def _check_extra_info(bench: dict, where: str, path: Path | str) -> None:
+def _check_extra_info(bench: dict, where: str) -> None:
     """Each experiment's extra_info carries the keys and units its snippet declares."""
     from build_hooks import experiments
 
@@ -199,7 +363,7 @@ def _check_extra_info(bench: dict, where: str, path: Path | str) -> None:
     measured = bench.get("status", "ok") == "ok"
     problem = experiments.check_extra_info(group, bench["extra_info"], measured)
     if problem:
-        raise ResultsError(path, where, f"experiment {group}, point {bench['name']}: {problem}")
+        raise _Problem(where, f"{problem}; {REMEASURE}")
 
 
 def read_regular_file(path: Path, limit: int | None = None) -> bytes:

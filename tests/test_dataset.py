@@ -65,14 +65,15 @@ def test_duplicate_machines_are_named_relative_to_the_project(tmp_path):
     save(tmp_path / "results" / "b.json", synthetic_doc("dup"))
     with pytest.raises(store.ResultsError) as err:
         dataset.load(tmp_path / "results", None, tmp_path)
-    assert str(err.value).startswith("results/b.json: field $.machine_id") and "results/a.json" in str(err.value)
+    assert str(err.value).startswith("results/b.json: 'dup' is also in results/a.json")
+    assert str(err.value).endswith("(field $.machine_id)")
     assert str(tmp_path) not in str(err.value)
 
 
 def test_a_committed_machine_may_not_pass_for_a_readers_own(tmp_path):
     """A machine id in the race's 'yours-' namespace is refused at load, naming file and field."""
     save(tmp_path / "results" / "a.json", synthetic_doc("yours-cpu"))
-    with pytest.raises(store.ResultsError, match=r"results/a.json: field \$\.machine_id: 'yours-cpu' starts with"):
+    with pytest.raises(store.ResultsError, match=r"results/a.json: 'yours-cpu' starts with .*\(field \$\.machine_id\)$"):
         dataset.load(tmp_path / "results", None, tmp_path)
 
 

@@ -3,6 +3,7 @@
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 from urllib.parse import urlparse
@@ -153,14 +154,15 @@ def _hostile_in_bad_fields(doc):
 
 HOSTILE_FILES = {
     # name: (how to make the file from the lab's, what the message must say)
-    "not-a-results-file": (lambda doc: {"hello": HOSTILE}, "field $: "),
+    "not-a-results-file": (lambda doc: {"hello": HOSTILE}, "this is not a Crossover results file (it has no schema_version)"),
     "array": (lambda doc: [1, 2], "expected a JSON object"),
     "newer-schema": (_set(["schema_version"], 2), "newer Crossover"),
-    "wrong-schema-field": (_set(["machine_id"], HOSTILE), "field $.machine_id"),
+    "wrong-schema-field": (_set(["machine_id"], HOSTILE), "the machine id: "),
     "full-mode-on-a-quick-site": (_set(["mode"], "full"), "built in quick mode"),
-    "negative-time": (_negative_time, "field $.benchmarks["),
-    "no-epoch-times": (_without_epochs, "has no epoch times"),
-    "hostile-strings-in-checked-fields": (_hostile_in_bad_fields, "field $.software.torch"),
+    "negative-time": (_negative_time, "its median in its statistics: -0.5 is below the smallest allowed value, 0"),
+    "no-epoch-times": (_without_epochs, "the experiments: has no epoch_time experiment, and the race needs its epoch times"),
+    "hostile-strings-in-checked-fields": (_hostile_in_bad_fields,
+                                          "the torch version in the software: is 86 characters long; at most 50"),
 }
 
 
@@ -184,10 +186,10 @@ def test_a_broken_or_hostile_file_is_refused_by_name_and_the_race_still_runs(bro
 @pytest.mark.parametrize("name, text, expected", [
     ("nan", lambda t: t.replace('"median": ', '"median": NaN, "x": ', 1), "not valid JSON"),
     ("infinite", lambda t: t.replace('"median": ', '"median": 1e999, "x": ', 1),
-     "field $.benchmarks[0].stats.median: is a number too large to represent (such as 1e999)"),
+     "its median in its statistics: is Infinity: the file writes a number too large to represent (such as 1e999)"),
     ("truncated", lambda t: t[: len(t) // 2], "not valid JSON"),
     ("deeply nested", lambda t: t.replace('"cpu": {', '"cpu": {"deep": ' + "[" * 20000 + "]" * 20000 + ", ", 1),
-     "field $: this is not a Crossover results file (objects nested more than 32 deep)"),
+     "was not added: this is not a Crossover results file (objects nested more than 32 deep)"),
 ])
 def test_numbers_json_cannot_hold_are_refused(browser, site_url, lab_file, tmp_path, name, text, expected):
     """NaN, an infinite number and a cut-off file are refused with a message, never raced."""
@@ -308,3 +310,84 @@ def test_bidi_controls_in_a_readers_file_are_stripped_as_in_the_build(browser, s
     assert "evil CPU" in label and "\u202e" not in label and "\u202c" not in label
     watched.check_harmless()
     watched.page.close()
+
+
+# ---- messages a reader understands, and times no machine takes ----
+
+PYTEST_BENCHMARK_FILE = {  # the layout pytest-benchmark writes, which Crossover's schema borrows
+    "machine_info": {"node": "laptop", "processor": "x86_64"}, "commit_info": {"id": "abc1234", "dirty": False},
+    "benchmarks": [{"group": None, "name": "test_sum", "params": None, "stats": {"min": 1e-6}}],
+    "datetime": "2026-11-30T00:00:00+00:00", "version": "4.0.0",
+}
+
+
+def refused(browser, site_url, tmp_path, name, doc_or_text):
+    """Add one file to a fresh race page: (the message it got, the page)."""
+    path = tmp_path / name
+    path.write_text(doc_or_text if isinstance(doc_or_text, str) else json.dumps(doc_or_text))
+    watched = Watched(browser, site_url)
+    problem = watched.add(path)
+    assert watched.page.locator(".race-lane--yours").count() == 0, problem
+    watched.check_harmless()
+    return problem, watched.page
+
+
+def test_a_pytest_benchmark_file_is_called_a_pytest_benchmark_file(browser, site_url, tmp_path):
+    """pytest-benchmark's JSON is named as such and told how to make a Crossover file, not about a null params."""
+    problem, page = refused(browser, site_url, tmp_path, "pytest.json", PYTEST_BENCHMARK_FILE)
+    assert "this is a pytest-benchmark results file" in problem, problem
+    assert "Race your browser" in problem and "make measure" in problem
+    assert "params" not in problem and "Instance type" not in problem
+    page.close()
+
+
+def test_an_html_machine_id_is_named_in_words_with_what_is_allowed(browser, site_url, lab_file, tmp_path):
+    """Markup in machine_id: 'the machine id', the characters it may hold, the markup quoted as text, the path last."""
+    markup = '<img src="/pwned.png" onerror="window.__pwned = 3">'  # short enough to be quoted whole
+    doc = _set(["machine_id"], markup)(copy.deepcopy(lab_file["doc"]))
+    problem, page = refused(browser, site_url, tmp_path, "html-id.json", doc)
+    assert f"the machine id: {json.dumps(markup)} is not allowed: it must be lower-case letters a-z, digits and " \
+           "hyphens only" in problem, problem
+    assert problem.endswith("(field $.machine_id)") and "does not match pattern" not in problem
+    page.close()
+
+
+def test_an_infinite_median_is_shown_as_infinity(browser, site_url, lab_file, tmp_path):
+    """A median of 1e999 (Infinity once parsed) is quoted as Infinity, never as JSON's null."""
+    text = json.dumps(lab_file["doc"]).replace('"median": ', '"median": 1e999, "x": ', 1)
+    problem, page = refused(browser, site_url, tmp_path, "infinite.json", text)
+    assert "is Infinity" in problem and "null" not in problem, problem
+    page.close()
+
+
+def test_no_message_starts_with_a_json_path(browser, site_url, lab_file, tmp_path):
+    """Every refusal starts with words (the field or the file's kind); its JSON path closes it in parentheses."""
+    watched = Watched(browser, site_url)
+    for name, (make, _) in HOSTILE_FILES.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(make(copy.deepcopy(lab_file["doc"]))))
+        problem = watched.add(path)
+        detail = problem.split(" was not added: ", 1)[1]
+        assert not detail.startswith("field") and "$" not in detail.split(" (field $")[0], problem
+        assert detail.endswith(")") and " (field $" in detail, problem
+        watched.page.evaluate("document.getElementById('yours-problem').textContent = ''")
+    watched.check_harmless()
+    watched.page.close()
+
+
+def test_an_epoch_no_machine_takes_is_refused_with_its_bounds(browser, site_url, lab_file, tmp_path):
+    """An 80,000 s epoch at batch 64 is refused, stating the lanes' times there and the 1000× bounds; no lane joins."""
+    from build_hooks import stats
+
+    doc = copy.deepcopy(lab_file["doc"])
+    epoch = copy.deepcopy(_first_epoch(doc))
+    epoch["params"]["batch"], epoch["name"] = 64, "epoch_time[slow]"
+    epoch["stats"] = stats.summarise([80_000.0] * 3)
+    doc["benchmarks"].append(epoch)
+    problem, page = refused(browser, site_url, tmp_path, "slow.json", doc)
+    seconds = r"[\d.]+ [mµn]?s"
+    assert re.search(rf"its median in its statistics: 80000 s for one epoch of \d+ rows at width {epoch['params']['width']}, "
+                     rf"batch 64 is not a time any machine takes: this site's lanes take {seconds} to {seconds} .*"
+                     rf"more than 1000× faster or slower than that \(outside {seconds} to {seconds}\)", problem), problem
+    assert problem.endswith(f"(field $.benchmarks[{len(doc['benchmarks']) - 1}].stats.median)")
+    page.close()

@@ -153,7 +153,8 @@ def test_schema_valid_but_absurd_values_are_refused_at_load(tmp_path, doc, mutat
 def test_extra_info_error_names_experiment_and_point(tmp_path, doc):
     """A malformed extra_info names file, experiment, point and key."""
     doc["benchmarks"][0]["extra_info"].pop("flops")
-    with pytest.raises(store.ResultsError, match=r"m\.json.*extra_info.*training_step, point training_step\[.*'flops' is missing"):
+    with pytest.raises(store.ResultsError, match=r"m\.json: benchmark 1 \(training_step\[.*\]\), its extra info: 'flops' "
+                       r"is missing \(training_step declares it in EXTRA_INFO\).*\(field \$\.benchmarks\[0\]\.extra_info\)$"):
         store.load(write(tmp_path / "m.json", doc))
 
 
@@ -193,8 +194,9 @@ def test_only_regular_files_are_read(tmp_path, doc, make):
 def test_a_param_of_the_wrong_kind_is_refused_naming_file_point_and_key(tmp_path, doc, key, value):
     """A training-step batch that is text, fractional or negative stops the load before any view formats it."""
     doc["benchmarks"][0]["params"][key] = value
-    with pytest.raises(store.ResultsError, match=r"m\.json: field \$\.benchmarks\[0\]\.params\." + key
-                       + r": experiment training_step, point 'training_step\[.*whole number") as err:
+    with pytest.raises(store.ResultsError, match=r"m\.json: benchmark 1 \(training_step\[.*\]\), its " + key
+                       + r" in its params: .* is wrong for experiment training_step: must be a whole number.*"
+                       r"\(field \$\.benchmarks\[0\]\.params\." + key + r"\)$") as err:
         store.load(write(tmp_path / "m.json", doc))
     assert err.value.field == f"$.benchmarks[0].params.{key}"
 
@@ -219,7 +221,7 @@ def test_a_failed_write_names_the_file_and_keeps_the_old_one(tmp_path, doc, monk
 
     monkeypatch.setattr(os, "fsync", no_space)
     changed = {**doc, "machine_id": "changed"}
-    with pytest.raises(store.ResultsError, match=f"m.json: field \\$: cannot be written \\({says}") as err:
+    with pytest.raises(store.ResultsError, match=f"m.json: cannot be written \\({says}.*\\(field \\$\\)$") as err:
         store.save_atomic(path, changed)
     assert "unchanged" in str(err.value)
     assert path.read_text() == before and not list(tmp_path.glob("*.tmp"))
@@ -228,7 +230,7 @@ def test_a_failed_write_names_the_file_and_keeps_the_old_one(tmp_path, doc, monk
 def test_a_replaced_folder_is_named_not_a_traceback(tmp_path, doc):
     """A cache folder replaced by a file mid-run gives a message naming the path."""
     (tmp_path / "cache").write_text("I was a folder")
-    with pytest.raises(store.ResultsError, match="cache/m.json: field \\$: cannot be written \\(a folder on its path"):
+    with pytest.raises(store.ResultsError, match="cache/m.json: cannot be written \\(a folder on its path"):
         store.save_atomic(tmp_path / "cache" / "m.json", doc)
 
 
@@ -336,3 +338,97 @@ def test_a_file_is_checked_once_per_content_and_code(tmp_path, monkeypatch, doc)
     path.write_text(store.dumps(doc).replace('"schema_version": 1', '"schema_version": "1"'))
     with pytest.raises(store.ResultsError, match="schema_version"):
         store.load(path)
+
+
+# ---- messages a reader understands: the field in words, what is wrong, what to do, then the JSON path ----
+
+PYTEST_BENCHMARK_FILE = {  # the layout pytest-benchmark writes, which the schema borrows
+    "machine_info": {"node": "laptop", "processor": "x86_64"}, "commit_info": {"id": "abc1234", "dirty": False},
+    "benchmarks": [{"group": None, "name": "test_sum", "params": None, "stats": {"min": 1e-6}}],
+    "datetime": "2026-11-30T00:00:00+00:00", "version": "4.0.0",
+}
+
+
+def refusal(tmp_path, doc) -> store.ResultsError:
+    with pytest.raises(store.ResultsError) as err:
+        store.load(write(tmp_path / "m.json", doc))
+    return err.value
+
+
+def test_a_pytest_benchmark_file_is_named_as_such_and_says_how_to_make_a_crossover_file(tmp_path):
+    """pytest-benchmark's JSON is recognised by its keys, not reported as a null params field."""
+    err = refusal(tmp_path, PYTEST_BENCHMARK_FILE)
+    assert "is a pytest-benchmark results file" in str(err) and "make measure" in str(err), err
+    assert "params" not in str(err) and err.field == "$"
+
+
+def test_any_other_file_without_a_schema_version_is_not_a_crossover_results_file(tmp_path):
+    """A JSON object with no schema_version is foreign, whatever else it has."""
+    err = refusal(tmp_path, {"benchmarks": [], "hello": "world"})
+    assert "this is not a Crossover results file (it has no schema_version)" in str(err)
+    assert "python -m build_hooks.measure" in str(err)
+
+
+def test_markup_in_the_machine_id_names_the_field_in_words_and_what_is_allowed(tmp_path, doc):
+    """An HTML machine id: 'the machine id', the characters it may hold, and the JSON path at the end."""
+    doc["machine_id"] = "<b>mine</b>"
+    err = refusal(tmp_path, doc)
+    assert str(err) == (f"{tmp_path / 'm.json'}: the machine id: '<b>mine</b>' is not allowed: it must be lower-case "
+                        "letters a-z, digits and hyphens only, starting with a letter or digit, at most 81 characters "
+                        "(such as \"my-laptop-m3\"); change it to such a value (field $.machine_id)")
+
+
+def test_a_benchmark_is_named_by_its_number_and_name(tmp_path, doc):
+    """A null params reads 'benchmark 1 (its name), its params: is null, but must be an object'."""
+    doc["benchmarks"][0]["params"] = None
+    err = refusal(tmp_path, doc)
+    name = doc["benchmarks"][0]["name"]
+    assert f"m.json: benchmark 1 ({name}), its params: is null, but must be an object; " in str(err), err
+    assert str(err).endswith("(field $.benchmarks[0].params)")
+
+
+def _conditions(doc, **values):
+    meta = doc["experiments"][doc["benchmarks"][0]["group"]]
+    meta["conditions"] = {"rounds": 5, "canary_s": [0.01], "foreign_cpu": None, "steal": None, **values}
+
+
+@pytest.mark.parametrize("mutate, says", [
+    (lambda d: d["benchmarks"][0].__setitem__("unit", "parsecs"),
+     "its unit: 'parsecs' is not one of 's', 'bytes', 'B/s', 'FLOP/s', 'samples/s', 'ratio', 'count'; change it"),
+    (lambda d: d["machine_info"]["cpu"].__setitem__("threads_used", 0),
+     "the thread count in the CPU: 0 is below the smallest allowed value, 1;"),
+    (lambda d: d["machine_info"]["cpu"].__setitem__("threads_used", 5000),
+     "the thread count in the CPU: 5000 is above the largest allowed value, 4096;"),
+    (lambda d: d.__setitem__("schema_version", "1"), "the schema version: is the text '1', but must be a whole number;"),
+    (lambda d: d["software"].pop("torch"), "the software: has no 'torch', which every results file has here;"),
+    (lambda d: d["benchmarks"][0].__setitem__("options", {"speed": "fast"}),
+     "its options (How the point was timed (build_hooks/measure.py)): has 'speed', which this field of a Crossover "
+     "results file does not have: remove it"),
+    (lambda d: _conditions(d, waited_s=1e6), "its waited s in its conditions (Seconds the Gate waited for a steady "
+                                             "state and spent re-measuring): 1000000.0 is above the largest allowed"),
+], ids=["enum", "minimum", "maximum", "type", "required", "additionalProperties", "description"])
+def test_schema_keywords_are_translated_into_words(tmp_path, doc, mutate, says):
+    """Each schema keyword's complaint is a sentence (with the schema's description where it has one), never jsonschema's."""
+    mutate(doc)
+    err = str(refusal(tmp_path, doc))
+    assert says in err, err
+    for library_words in ("is not of type", "is a required property", "is not one of [", "is less than the minimum",
+                          "is greater than the maximum", "Additional properties are not allowed", ": field $"):
+        assert library_words not in err
+
+
+def test_an_infinite_number_is_shown_as_infinity(doc):
+    """A float('inf') handed to validate() is quoted as Infinity, as JSON calls it, with the field in words."""
+    doc["benchmarks"][0]["extra_info"]["flops"] = float("inf")
+    with pytest.raises(store.ResultsError, match=r"its flops in its extra info: Infinity is out of range") as err:
+        store.validate(doc, "m.json")
+    assert err.value.field == "$.benchmarks[0].extra_info.flops"
+
+
+def test_an_out_of_range_literal_says_what_it_reads_as(tmp_path, doc):
+    """1e999 in the file's text is refused as a number that reads as Infinity, not as broken JSON."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc).replace('"median": ', '"median": 1e999, "y": ', 1))
+    with pytest.raises(store.ResultsError, match=r"the number 1e999 is out of range: it reads as Infinity") as err:
+        store.load(path)
+    assert "not valid JSON" not in str(err.value)

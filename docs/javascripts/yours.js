@@ -17,29 +17,162 @@ const EPOCH = "epoch_time";
 const CPU_DEVICES = ["cpu", "wasm"];
 const DEVICE_KIND = { cpu: "CPU", cuda: "GPU (CUDA)", mps: "GPU (MPS)", webgpu: "GPU (WebGPU)", wasm: "CPU (WebAssembly)" };
 const BROWSER_STACK = "tensorflow.js"; // software.stack of a file "Race your browser" wrote
+// A reader's epoch may be this many times faster than this build's fastest lane, or slower than its
+// slowest, at one size: wider than any gap between real machines (an H200 and a 2-core CPU are ~100×
+// apart), far narrower than a typo or a wrong unit (80,000 s for a 64-row batch).
+const PLAUSIBLE_FACTOR = 1000;
+const HOW_TO_MAKE_ONE = "make one with \u201cRace your browser\u201d on the race page, or on your machine with " +
+  "make measure (python -m build_hooks.measure) in a copy of this project";
+const REMEASURE = "a file Crossover writes always has this right, so measure again rather than edit the file";
 
 class FileProblem extends Error {
-  constructor(field, problem) { super(problem); this.field = field; }
+  constructor(field, problem) { super(problem); this.field = field; this.where = ""; this.about = ""; }
+  /* As a reader reads it: the field in words, what is wrong and what to do, then where exactly. */
+  describe() {
+    const where = this.where + (this.about ? " (" + this.about + ")" : "");
+    return (where ? where + ": " : "") + this.message + " (field " + this.field + ")";
+  }
 }
 
 /* JSON Pointer ("#/benchmarks/3/stats") as the build's errors write a field ("$.benchmarks[3].stats"). */
 function fieldOf(pointer) {
-  return pointer.replace(/^#/, "").split("/").filter(Boolean).map(function (part) {
-    const key = part.replace(/~1/g, "/").replace(/~0/g, "~");
+  return pointerParts(pointer).map(function (key) {
     return /^\d+$/.test(key) ? "[" + key + "]" : "." + key;
   }).reduce(function (path, part) { return path + part; }, "$");
 }
 
+function pointerParts(pointer) {
+  return pointer.replace(/^#/, "").split("/").filter(Boolean).map(function (part) {
+    return part.replace(/~1/g, "/").replace(/~0/g, "~");
+  });
+}
+
+/* A value as a message quotes it: numbers as numbers (Infinity, not JSON's null), text in quotes, short. */
 function quote(value) {
+  if (typeof value === "number") return String(value);
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 80 ? text.slice(0, 80) + "…" : text;
+}
+
+/* What a reader calls a field whose key does not say it; any other key is read with "_" as a space
+ * (store.FIELD_NAMES is the build's table). */
+const FIELD_NAMES = { machine_id: "machine id", machine_info: "machine description", cpu: "CPU", gpu: "GPU",
+  commit_info: "commit", datetime: "date", benchmarks: "list of benchmarks", threads_used: "thread count",
+  torch: "torch version", python: "Python version", isa: "instruction-set list", stats: "statistics", data: "samples" };
+
+/* "$.benchmarks[0].params" as a reader says it: "benchmark 1 (its name), its params" (store.field_words). */
+function fieldWords(field, doc) {
+  let parts = (field.match(/\.[^.[\]]+|\[\d+\]/g) || []).map(function (part) {
+    return part[0] === "[" ? Number(part.slice(1, -1)) : part.slice(1);
+  });
+  let anchor = "";
+  if (parts[0] === "benchmarks" && typeof parts[1] === "number") {
+    anchor = benchmarkWords(doc, parts[1]);
+    parts = parts.slice(2);
+  } else if (parts[0] === "experiments" && parts.length > 1) {
+    anchor = "experiment " + quote(parts[1]);
+    parts = parts.slice(2);
+  }
+  const item = typeof parts[parts.length - 1] === "number" ? ", item " + (parts.pop() + 1) : "";
+  const keys = parts.filter(function (key) { return typeof key === "string"; })
+    .map(function (key) { return FIELD_NAMES[key] || key.replace(/_/g, " "); });
+  if (!keys.length) return (anchor || "the file") + item;
+  const inside = keys.length > 1 ? " in " + (anchor ? "its " : "the ") + keys[keys.length - 2] : "";
+  return (anchor ? anchor + ", its " : "the ") + keys[keys.length - 1] + inside + item;
+}
+
+function benchmarkWords(doc, index) {
+  const bench = doc && Array.isArray(doc.benchmarks) ? doc.benchmarks[index] : null;
+  const name = bench && typeof bench.name === "string" ? plain(bench.name) : null;
+  return "benchmark " + (index + 1) + (name ? " (" + (name.length > 60 ? name.slice(0, 60) + "…" : name) + ")" : "");
+}
+
+/* The schema's patterns in words, keyed by the pattern itself (store.PATTERN_WORDS is the build's table). */
+const PATTERN_WORDS = {
+  "^[a-z0-9][a-z0-9-]{0,80}$": "lower-case letters a-z, digits and hyphens only, starting with a letter or digit, " +
+    "at most 81 characters (such as \"my-laptop-m3\")",
+  "^[a-z][a-z0-9_]{0,63}$": "a lower-case letter, then lower-case letters, digits or underscores, at most 64 " +
+    "characters (such as \"epoch_time\")",
+  "^[0-9a-f]{7,64}$": "a git commit id: 7 to 64 hexadecimal digits 0-9 and a-f",
+  "^[a-z0-9_]{1,32}$": "lower-case letters, digits and underscores, 1 to 32 characters (such as \"avx2\")",
+};
+const TYPE_WORDS = { object: "an object", array: "a list", string: "text", boolean: "true or false", "null": "null",
+  integer: "a whole number", number: "a number" };
+
+function whatIs(value) {
+  if (typeof value === "string") return "the text " + quote(value);
+  if (typeof value === "number") return "the number " + quote(value);
+  return value === null ? "null" : Array.isArray(value) ? "a list" : typeof value === "object" ? "an object" : "true or false";
+}
+
+function list(values) { return values.map(quote).join(", "); }
+
+/* Each schema keyword's complaint in words: f(the bad value, the keyword's value in the schema, its subschema)
+ * (store.SCHEMA_WORDS is the build's table). */
+const SCHEMA_WORDS = {
+  type: function (x, v) { return "is " + whatIs(x) + ", but must be " + [].concat(v).map(function (t) { return TYPE_WORDS[t] || t; }).join(" or ") + "; " + REMEASURE; },
+  pattern: function (x, v) { return quote(x) + " is not allowed: it must be " + (PATTERN_WORDS[v] || "text matching " + v) + "; change it to such a value"; },
+  required: function (x, v) { return "has no " + list(v.filter(function (k) { return !(k in x); })) + ", which every results file has here; " + REMEASURE; },
+  "enum": function (x, v) { return quote(x) + " is not one of " + list(v) + "; change it to one of them"; },
+  "const": function (x, v) { return quote(x) + " must be " + quote(v); },
+  minimum: function (x, v) { return quote(x) + " is below the smallest allowed value, " + quote(v) + "; " + REMEASURE; },
+  exclusiveMinimum: function (x, v) { return quote(x) + " must be more than " + quote(v) + "; " + REMEASURE; },
+  maximum: function (x, v) { return quote(x) + " is above the largest allowed value, " + quote(v) + "; " + REMEASURE; },
+  exclusiveMaximum: function (x, v) { return quote(x) + " must be less than " + quote(v) + "; " + REMEASURE; },
+  minLength: function (x, v) { return quote(x) + " is shorter than the " + v + " characters it must have at least"; },
+  maxLength: function (x, v) { return "is " + x.length + " characters long; at most " + v + " are allowed: shorten it"; },
+  minItems: function (x, v) { return "has " + x.length + " items; at least " + v + " are needed; " + REMEASURE; },
+  maxItems: function (x, v) { return "has " + x.length + " items; at most " + v + " are allowed"; },
+  uniqueItems: function () { return "lists the same item twice; list each once"; },
+  // additionalProperties: false reaches the extra key itself as a `false` schema.
+  "false": function () { return "is not a field a Crossover results file has here: remove it"; },
+  oneOf: function (x) { return "is " + whatIs(x) + ", which is none of the forms this field takes; " + REMEASURE; },
+  anyOf: function (x) { return "is " + whatIs(x) + ", which is none of the forms this field takes; " + REMEASURE; },
+  not: function () { return "must not be here in this form; " + REMEASURE; },
+};
+// Keywords that only say "something inside failed": the error worth reading is one of theirs.
+const WRAPPERS = ["$ref", "$recursiveRef", "if", "properties", "patternProperties", "additionalProperties", "items",
+  "prefixItems", "additionalItems", "allOf", "dependentSchemas", "propertyNames", "unevaluatedProperties", "oneOf", "anyOf"];
+
+/* The subschema at a keyword location ("#/else/$ref/properties/…"), following the schema's local $refs. */
+function schemaAt(schema, location) {
+  return pointerParts(location).reduce(function (node, key) {
+    if (!node || typeof node !== "object") return null;
+    return key === "$ref" && typeof node.$ref === "string" ? schemaAt(schema, node.$ref) : node[key];
+  }, schema);
+}
+
+function valueAt(doc, pointer) {
+  return pointerParts(pointer).reduce(function (node, key) { return node == null ? node : node[key]; }, doc);
+}
+
+/* The one schema error a reader gets, in words: the deepest that is not a wrapper; at one depth, a type
+ * complaint last, as it is the alternative not meant ("null" beside a GPU record that lacks a key). */
+function schemaProblem(errors, schema, doc) {
+  const leaves = errors.filter(function (e) { return WRAPPERS.indexOf(e.keyword) < 0; });
+  const depth = function (e) { return 2 * pointerParts(e.instanceLocation).length + (e.keyword === "type" ? 0 : 1); };
+  const error = (leaves.length ? leaves : errors).slice().sort(function (a, b) { return depth(b) - depth(a); })[0];
+  const at = error.keyword === "false" ? null : schemaAt(schema, error.keywordLocation.replace(/\/[^/]*$/, ""));
+  const aboutKey = error.keywordLocation.indexOf("/propertyNames/") >= 0;  // a key's name, not its value
+  const value = aboutKey ? pointerParts(error.instanceLocation).pop() : valueAt(doc, error.instanceLocation);
+  const words = SCHEMA_WORDS[error.keyword];
+  const what = words && (error.keyword === "false" || at) ? words(value, at && at[error.keyword], at) : error.error;
+  const field = fieldOf(aboutKey ? error.instanceLocation.replace(/\/[^/]*$/, "") : error.instanceLocation);
+  const problem = new FileProblem(field, (aboutKey ? "the name " : field === "$" ? "the file " : "") + what);
+  problem.about = problem.field !== "$" && at && typeof at.description === "string" ? at.description.split(/[.:;] /)[0].replace(/\.$/, "").slice(0, 120) : "";
+  return problem;
 }
 
 /* Every number is finite and sane: JSON.parse turns 1e999 into Infinity without a word. */
 function checkNumbers(value, where, limit) {
   if (typeof value === "number") {
-    if (!isFinite(value)) throw new FileProblem(where, "is a number too large to represent (such as 1e999)");
-    if (Math.abs(value) > limit) throw new FileProblem(where, quote(value) + " is out of range");
+    if (!isFinite(value)) {
+      throw new FileProblem(where, "is " + quote(value) + ": the file writes a number too large to represent " +
+        "(such as 1e999), and a measurement is always a finite number; " + REMEASURE);
+    }
+    if (Math.abs(value) > limit) {
+      throw new FileProblem(where, quote(value) + " is out of range (a results file's numbers lie within ±" + limit + "); " + REMEASURE);
+    }
   } else if (Array.isArray(value)) {
     value.forEach(function (item, i) { checkNumbers(item, where + "[" + i + "]", limit); });
   } else if (value && typeof value === "object") {
@@ -61,40 +194,46 @@ function nestingDepth(root) {
   return deepest;
 }
 
-function checkSchema(doc, schema, join) {
-  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new FileProblem("$", "expected a JSON object at the top level");
-  if (nestingDepth(doc) > MAX_DEPTH) {
-    throw new FileProblem("$", "this is not a Crossover results file (objects nested more than " + MAX_DEPTH + " deep)");
-  }
-  if (!("schema_version" in doc) && !("benchmarks" in doc)) {
-    throw new FileProblem("$", "this is not a Crossover results file (it has no schema_version and no benchmarks)");
+/* Files this page cannot race, told apart before the schema's first complaint hides what they are (store._check_origin). */
+function checkOrigin(doc, join) {
+  if (!("schema_version" in doc)) {
+    // pytest-benchmark's JSON, whose layout the schema borrows, has these keys and no schema_version.
+    const pytest = "machine_info" in doc && "commit_info" in doc;
+    throw new FileProblem("$", "this is " + (pytest
+      ? "a pytest-benchmark results file (it has machine_info and commit_info but no schema_version), which this page cannot race"
+      : "not a Crossover results file (it has no schema_version)") + ": " + HOW_TO_MAKE_ONE);
   }
   if (Number.isInteger(doc.schema_version) && doc.schema_version > join.schema_version) {
     throw new FileProblem("$.schema_version", "written by a newer Crossover (schema " + doc.schema_version +
-      "); this site reads schema " + join.schema_version);
+      "); this site reads schema " + join.schema_version + ": open the file on a site built by that version");
   }
+}
+
+function checkSchema(doc, schema, join) {
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) {
+    throw new FileProblem("$", "expected a JSON object at the top level; this is not a Crossover results file: " + HOW_TO_MAKE_ONE);
+  }
+  if (nestingDepth(doc) > MAX_DEPTH) {
+    throw new FileProblem("$", "this is not a Crossover results file (objects nested more than " + MAX_DEPTH + " deep): " + HOW_TO_MAKE_ONE);
+  }
+  checkOrigin(doc, join);
+  checkNumbers(doc, "$", join.max_number);  // before the schema, whose bounds would quote Infinity less plainly
   const result = new Validator(schema, "2020-12", false).validate(doc);
-  if (!result.valid) {
-    // The deepest error names the field itself, not the objects around it.
-    const deepest = result.errors.slice().sort(function (a, b) {
-      return b.instanceLocation.length - a.instanceLocation.length;
-    })[0];
-    throw new FileProblem(fieldOf(deepest.instanceLocation), deepest.error);
-  }
-  checkNumbers(doc, "$", join.max_number);
+  if (!result.valid) throw schemaProblem(result.errors, schema, doc);
   if (doc.mode !== join.mode) {
     throw new FileProblem("$.mode", doc.mode === "quick"
       ? "this file was measured in quick mode (tiny sizes, for tests): its times cannot race this site's full " +
         "measurements; run the notebook again without CROSSOVER_QUICK=1"
-      : "this file holds " + doc.mode + "-mode measurements, but this site was built in " + join.mode + " mode");
+      : "this file holds " + doc.mode + "-mode measurements, but this site was built in " + join.mode +
+        " mode: open it on a site built in " + doc.mode + " mode");
   }
 }
 
 /* The epoch points the race can use: same rows, widths and batches as this page's. */
 function epochPoints(doc, race) {
   if (!doc.experiments[EPOCH]) {
-    throw new FileProblem("$.experiments." + EPOCH, "has no epoch times: the race needs the " + EPOCH +
-      " experiment (the lab notebook and make measure both record it)");
+    throw new FileProblem("$.experiments", "has no " + EPOCH + " experiment, and the race needs its epoch times: " +
+      "the lab notebook, make measure and \u201cRace your browser\u201d all record it");
   }
   const [low, high] = race.join.time_bounds;
   const used = [];
@@ -103,29 +242,66 @@ function epochPoints(doc, race) {
     if (bench.group !== EPOCH || (bench.status || "ok") !== "ok") return;
     const where = "$.benchmarks[" + i + "]";
     const s = bench.stats, p = bench.params;
-    if (!s) throw new FileProblem(where + ".stats", "is missing from a measured point");
-    if (bench.unit !== "s") throw new FileProblem(where + ".unit", quote(bench.unit) + " is not seconds");
+    if (!s) throw new FileProblem(where, "has no stats, though its status says it was measured; " + REMEASURE);
+    if (bench.unit !== "s") throw new FileProblem(where + ".unit", quote(bench.unit) + " is not seconds, the unit of an epoch time; " + REMEASURE);
     ["median", "q1", "q3", "min", "max"].forEach(function (key) {
       if (!(s[key] >= low && s[key] <= high)) {
-        throw new FileProblem(where + ".stats." + key, quote(s[key]) + " is not a time between " + low + " s and " + high + " s");
+        throw new FileProblem(where + ".stats." + key, quote(s[key]) + " is not a time between " + low + " s and " + high + " s; " + REMEASURE);
       }
     });
-    if (!(s.min <= s.median && s.median <= s.max)) throw new FileProblem(where + ".stats.median", "is outside [min, max]");
-    if (!(s.q1 <= s.median && s.median <= s.q3)) throw new FileProblem(where + ".stats.median", "is outside [q1, q3]");
+    if (!(s.min <= s.median && s.median <= s.max)) throw new FileProblem(where + ".stats.median", "is outside [min, max]; " + REMEASURE);
+    if (!(s.q1 <= s.median && s.median <= s.q3)) throw new FileProblem(where + ".stats.median", "is outside [q1, q3]; " + REMEASURE);
     ["width", "batch", "rows"].forEach(function (key) {
-      if (!Number.isInteger(p[key]) || p[key] < 1) throw new FileProblem(where + ".params." + key, quote(p[key]) + " is not a positive whole number");
+      if (!Number.isInteger(p[key]) || p[key] < 1) throw new FileProblem(where + ".params." + key, quote(p[key]) + " is not a positive whole number; " + REMEASURE);
     });
     if (race.join.rows.indexOf(p.rows) < 0 || race.widths.indexOf(p.width) < 0 || race.batches.indexOf(p.batch) < 0) {
       leftOut += 1;
       return;
     }
+    checkPlausible(bench, where, race.lanes);
     used.push(bench);
   });
   if (!used.length) {
     throw new FileProblem("$.benchmarks", "no epoch time matches this race (epochs of " + race.join.rows.join(" or ") +
-      " rows, widths " + race.widths.join(", ") + ", batches " + race.batches.join(", ") + ")");
+      " rows, widths " + race.widths.join(", ") + ", batches " + race.batches.join(", ") + "): measure with this site's sizes");
   }
   return { used: used, leftOut: leftOut };
+}
+
+/* This build's measured lanes at the size nearest (width, batch) (the same size where measured), their
+ * epochs scaled to `rows`: {width, batch, fastest, slowest}, or null without measured lanes. */
+function laneRange(lanes, width, batch, rows) {
+  const points = [];
+  lanes.forEach(function (lane) {
+    Object.keys(lane.epochs).forEach(function (w) {
+      Object.keys(lane.epochs[w]).forEach(function (b) {
+        const point = lane.epochs[w][b];
+        points.push({ width: Number(w), batch: Number(b), seconds: point.seconds * rows / point.rows });
+      });
+    });
+  });
+  if (!points.length) return null;
+  const distance = function (p) { return Math.abs(Math.log(p.width / width)) + Math.abs(Math.log(p.batch / batch)); };
+  const nearest = points.reduce(function (best, p) { return distance(p) < distance(best) ? p : best; });
+  const there = points.filter(function (p) { return p.width === nearest.width && p.batch === nearest.batch; })
+    .map(function (p) { return p.seconds; });
+  return { width: nearest.width, batch: nearest.batch, fastest: Math.min.apply(null, there), slowest: Math.max.apply(null, there) };
+}
+
+/* A reader's epoch time must lie within PLAUSIBLE_FACTOR of what this build's own lanes take at that size:
+ * far outside it is a typo, a wrong unit or a doctored file, and one such point would squash every other bar. */
+function checkPlausible(bench, where, lanes) {
+  const p = bench.params, t = bench.stats.median, range = laneRange(lanes, p.width, p.batch, p.rows);
+  if (!range) return;
+  const low = range.fastest / PLAUSIBLE_FACTOR, high = range.slowest * PLAUSIBLE_FACTOR;
+  if (t >= low && t <= high) return;
+  const size = range.width === p.width && range.batch === p.batch ? "at that size"
+    : "at width " + range.width + ", batch " + range.batch + " (the nearest size they measured)";
+  throw new FileProblem(where + ".stats.median", seconds(t) + " for one epoch of " + p.rows + " rows at width " + p.width +
+    ", batch " + p.batch + " is not a time any machine takes: this site's lanes take " + seconds(range.fastest) + " to " +
+    seconds(range.slowest) + " for as many rows " + size + ", and the race refuses an epoch more than " + PLAUSIBLE_FACTOR +
+    "× faster or slower than that (outside " + seconds(low) + " to " + seconds(high) + "); check the file's times " +
+    "and units, or measure again");
 }
 
 /* A string from the file as the page shows it: bidirectional controls removed, as the build does,
@@ -207,10 +383,16 @@ export function readResults(text, schema, race, fileName, slot = "file") {
   try {
     doc = JSON.parse(text);
   } catch (error) {
-    throw new FileProblem("$", "not valid JSON (" + String(error.message).slice(0, 120) + ")");
+    throw new FileProblem("$", "not valid JSON (" + String(error.message).slice(0, 120) + "); was the file cut short or edited by hand?");
   }
-  checkSchema(doc, schema, race.join);
-  const points = epochPoints(doc, race);
+  let points;
+  try {
+    checkSchema(doc, schema, race.join);
+    points = epochPoints(doc, race);
+  } catch (error) {
+    if (error instanceof FileProblem && error.field !== "$") error.where = fieldWords(error.field, doc);
+    throw error;
+  }
   const machineId = "yours-" + slot + "-" + doc.machine_id;
   const provenance = provenanceOf(doc, fileName, slot);
   const epochs = {};
@@ -291,8 +473,7 @@ function makeSlot(name, box, race, prefix, words) {
   function fail(what, error) {
     // What is already in the page stays there: say so, or the reader thinks it is gone too.
     status.textContent = current ? "Still showing " + current.name + "." : "";
-    const detail = error instanceof FileProblem ? "field " + error.field + ": " + error.message
-      : String(error && error.message || error);
+    const detail = error instanceof FileProblem ? error.describe() : String(error && error.message || error);
     problem.textContent = what + ": " + detail;
   }
 
@@ -499,7 +680,8 @@ function boot() {
   // Both pages carry the race's data: the sizes and rules a file must match come from it.
   const data = JSON.parse(document.getElementById("race-data").textContent);
   const race = { join: data.join, widths: data.widths, batches: data.batches, fixedCostRatio: data.fixed_cost_ratio,
-    meaningfulRatio: data.meaningful_ratio };
+    meaningfulRatio: data.meaningful_ratio,
+    lanes: data.lanes.filter(function (lane) { return !lane.estimate; }) };  // measured lanes bound a reader's times
   if (!document.getElementById("race")) {  // the gallery: a card
     race.render = function (result) { renderCard(result, data); };
     setupFile(box, race);
@@ -515,8 +697,9 @@ function boot() {
   else document.addEventListener("crossover:race-ready", join, { once: true });
 }
 
-/* "12.3 ms": three significant figures in the largest unit that keeps the number at 1 or more. */
+/* "12.3 ms": three significant figures in the largest unit that keeps the number at 1 or more ("80000 s", not "8.00e+4 s"). */
 function seconds(value) {
+  if (value >= 1000) return Math.round(value) + " s";
   const unit = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]].find(function (u) { return value >= u[0]; }) || [1e-9, "ns"];
   return (value / unit[0]).toPrecision(3) + " " + unit[1];
 }
