@@ -201,7 +201,7 @@ def transformer_size(data: Dataset) -> str:
     for (d_model, seq), points in curves(machine, "cpu").items():
         b = points[-1]
         n, extra = matmul_params(d_model), b["extra_info"]
-        attention = 1 - 6 * n * extra["tokens"] / extra["flops"]
+        attention = extra["flops"] / (6 * n * extra["tokens"]) - 1  # what the attention term adds to 6N
         parts.append(f"at d_model {d_model}, {extra['params']:,} parameters, N = {n:,} of them in matrix products, "
                      f"so 6N = {si(6 * n, 'FLOP')} per token; at sequence {seq} the attention term adds "
                      f"{100 * attention:.0f}% to that ({si(extra['flops'] / extra['tokens'], 'FLOP')} per token)")
