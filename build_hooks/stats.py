@@ -125,7 +125,8 @@ def paired_ratio(a: dict, b: dict) -> Ratio:
     """The ratio of two points' times, with its interval.
 
     The ratio itself is always the ratio of the two medians, the number a reader computes from
-    the table printed beside the sentence. Only its uncertainty comes from the rounds: when both points carry per-round medians from the same interleaved run, the rounds are
+    the table printed beside the sentence. Only its uncertainty comes from the rounds: when both
+    points carry per-round medians (three or more) from the same interleaved run, the rounds are
     paired (measured moments apart, so drift cancels) and the interval is the range of the
     round ratios (3 rounds: a 75% interval for the typical ratio by the sign test), or
     from 5 rounds on the range without the two extreme rounds (5 rounds: about 62%).
