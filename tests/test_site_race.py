@@ -214,19 +214,17 @@ def test_finished_bars_show_each_lanes_time_on_one_scale(browser, site_url):
 
 def test_sections_with_params_that_slip_past_the_load_check_run_nothing_in_a_browser(browser):
     """Chromium loads every experiment's sections built from payload params (load check bypassed): no script runs."""
-    import importlib
-
     from build_hooks import experiments, page as page_api
     from build_hooks.dataset import Dataset, Machine
     from conftest import complete_doc
-    from test_views import _poison_params
+    from test_views import _poison_params, view_module
 
     tab = browser.new_page()
     errors = []
     tab.on("pageerror", lambda e: errors.append(str(e)))
     for group in experiments.REGISTRY:
         data = Dataset([Machine(_poison_params(complete_doc(gpu="Fixture GPU"), group), "f", "this build host")])
-        module = importlib.import_module(f"build_hooks.views.{group}") if group != "epoch_time" else None
+        module = view_module(group)
         names = [n for n, fn in page_api.SECTIONS.items() if module and fn.__module__ == module.__name__]
         html = []
         for name in names + [f"measurements_{group}"]:

@@ -144,6 +144,17 @@ PARAM_PAYLOADS = ['1" autofocus onfocus="window.__pwned = 1" data-pwned="', "<im
 INJECTED_ATTRIBUTES = {"autofocus", "onfocus", "onerror", "data-pwned"}
 
 
+# Experiments whose sections live in another view module than their own name.
+VIEW_OF = {"transformer_block": "transformer", "compile_speed": "transformer", "transformer_profile": "transformer"}
+
+
+def view_module(group: str):
+    """The view module that renders an experiment's sections (None: epoch_time, drawn by other views)."""
+    import importlib
+
+    return importlib.import_module(f"build_hooks.views.{VIEW_OF.get(group, group)}") if group != "epoch_time" else None
+
+
 def _poison_params(doc: dict, group: str) -> dict:
     """Every param of every point of `group` (device aside) replaced by a payload, bypassing the load check."""
     import copy
@@ -163,15 +174,12 @@ def _poison_params(doc: dict, group: str) -> dict:
 @pytest.mark.parametrize("group", sorted(__import__("build_hooks.experiments").experiments.REGISTRY))
 def test_params_that_slip_past_the_load_check_are_still_only_text(group):
     """Defence in depth: with payloads in every param, an experiment's sections parse with no injected element or attribute."""
-    import importlib
-
     import html5lib
 
     from conftest import complete_doc
 
     data = Dataset([Machine(_poison_params(complete_doc(gpu="Fixture GPU"), group), "f", "this build host")])
-    view_of = {"transformer_block": "transformer", "compile_speed": "transformer", "transformer_profile": "transformer"}
-    module = importlib.import_module(f"build_hooks.views.{view_of.get(group, group)}") if group != "epoch_time" else None
+    module = view_module(group)
     names = [n for n, fn in page.SECTIONS.items() if module and fn.__module__ == module.__name__]
     rendered = []
     for name in names + [f"measurements_{group}", "gallery"]:
