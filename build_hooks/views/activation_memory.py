@@ -53,16 +53,21 @@ def activation_memory(data: Dataset) -> Html:
     return per_machine(data, GROUP, one)
 
 
-@fact
-def memory_summary(data: Dataset) -> str:
-    """A sentence: the weights' size against the CPU's saved activations at the smallest and
-    largest batch measured."""
+def cpu_sizes(data: Dataset) -> tuple[dict[int, float], int, float]:
+    """(saved activation bytes by batch, the largest batch, the weights' bytes) of the CPU points."""
     machine = first_with(data, GROUP)
     sizes = analysis.medians(machine, GROUP, "batch", device="cpu")
     if not sizes:
         raise MissingData("no CPU activation-memory point")
     batch = max(sizes)
-    weights = machine.measured(GROUP, device="cpu", batch=batch)[0]["extra_info"]["weight_bytes"]
+    return sizes, batch, machine.measured(GROUP, device="cpu", batch=batch)[0]["extra_info"]["weight_bytes"]
+
+
+@fact
+def memory_summary(data: Dataset) -> str:
+    """A sentence: the weights' size against the CPU's saved activations at the smallest and
+    largest batch measured."""
+    sizes, batch, weights = cpu_sizes(data)
     ratio = sizes[batch] / weights
     relation = f"{multiple(ratio)} the weights" if ratio >= 1 else f"{multiple(1 / ratio)} smaller than the weights"
     return (f"the network's weights take {si(weights, 'B')}; the activations saved for "
@@ -89,12 +94,7 @@ def memory_limits(data: Dataset) -> str:
 def training_memory(data: Dataset) -> str:
     """A sentence: the memory arithmetic of one fp32 training step with Adam for this build's
     network at its largest measured batch: weights, gradients, two moments, measured activations."""
-    machine = first_with(data, GROUP)
-    sizes = analysis.medians(machine, GROUP, "batch", device="cpu")
-    if not sizes:
-        raise MissingData("no CPU activation-memory point")
-    batch = max(sizes)
-    weights = machine.measured(GROUP, device="cpu", batch=batch)[0]["extra_info"]["weight_bytes"]
+    sizes, batch, weights = cpu_sizes(data)
     state = 4 * weights  # weights + gradients + Adam's two moments, each the weights' size in fp32
     total = state + sizes[batch]
     return (f"its weights take {si(weights, 'B')}, so gradients add {si(weights, 'B')} and Adam's two moments "

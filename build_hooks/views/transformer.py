@@ -82,15 +82,15 @@ def crossover(machine: Machine, d_model: int, seq: int) -> tuple[int | None, str
     return analysis.crossover(verdicts), kind, verdicts
 
 
-def regime(machine: Machine, bench: dict) -> tuple[str, float] | None:
+def regime(fitted: cost_model.Fitted | None, bench: dict) -> tuple[str, float] | None:
     """(regime, achieved share of the measured matmul rate at the step's size) of one CPU step; the
     regime is a key such as "overhead", or "overhead+memory" when terms are within NEAR_TIE.
 
     The regime is the largest term of the site's cost model (fitted on the MLP's steps where
     it can be, else raw), as on the regimes page: per-operation overhead, FLOPs at the measured
-    matmul rate of the equivalent size, bytes at the measured copy bandwidth.
+    matmul rate of the equivalent size, bytes at the measured copy bandwidth. `fitted` is
+    cost_model.model(machine, "cpu"), fitted once per machine by the caller.
     """
-    fitted = cost_model.model(machine, "cpu")
     if fitted is None:
         return None
     extra, params = bench["extra_info"], fitted.params
@@ -121,7 +121,7 @@ def transformer_steps(data: Dataset) -> Html:
     """Per machine: transformer step time and achieved FLOP/s across batch, with the H200 model where no GPU was
     measured, plotted and tabled with each step's regime."""
     def one(m: Machine) -> Html:
-        gpu_device = m.gpu_device(STEP)
+        gpu_device, fitted = m.gpu_device(STEP), cost_model.model(m, "cpu")  # fitted once, not per point
         times, rates, rows, shown = [], [], [], []
         for device in m.devices(STEP):
             for (d_model, seq), points in curves(m, device).items():
@@ -140,7 +140,7 @@ def transformer_steps(data: Dataset) -> Html:
                     times.append(plots.Series(f"{estimate.name} ESTIMATE (a model, not measured), d_model {d_model}",
                                               batches, [s * 1e3 for s in seconds], ":", key))
                 for b in points:
-                    found = regime(m, b) if device == "cpu" else None
+                    found = regime(fitted, b) if device == "cpu" else None
                     row = [DEVICE_NAME[device], d_model, b["params"]["batch"], b["extra_info"]["tokens"],
                            si(b["extra_info"]["flops"], "FLOP"), measured_value(b["stats"], b["extra_info"], "s"),
                            si(b["extra_info"]["flops"] / b["stats"]["median"], "FLOP/s"),
@@ -243,9 +243,9 @@ def transformer_regimes(data: Dataset) -> str:
     if unmeasured(data, STEP):
         return NOT_MEASURED
     machine = first_with(data, STEP)
-    parts = []
+    fitted, parts = cost_model.model(machine, "cpu"), []
     for (d_model, _), points in curves(machine, "cpu").items():
-        found = [(b["params"]["batch"], regime(machine, b)) for b in points]
+        found = [(b["params"]["batch"], regime(fitted, b)) for b in points]
         if any(r is None for _, r in found):
             raise MissingData("the cost model lacks call_overhead, gemm_rate or memory_bandwidth results")
         path = list(dict.fromkeys(r[0] for _, r in found))
@@ -448,8 +448,8 @@ def transformer_profile_summary(data: Dataset) -> str:
 def transformer_conditions(data: Dataset) -> str:
     """A sentence: how many of this page's points carry a caveat (under load, unsettled, noisy, few), so the
     prose says what the table marks say; nothing to add when none does."""
-    machines = [first_with(data, group) for group in (STEP, COMPILE, PROFILE) if not unmeasured(data, group)]
-    points = [b for group, m in zip((STEP, COMPILE, PROFILE), machines) for b in m.measured(group)]
+    points = [b for group in (STEP, COMPILE, PROFILE) if not unmeasured(data, group)
+              for b in first_with(data, group).measured(group)]
     flagged = [b for b in points if stats.caveats(b["stats"], b["extra_info"], b.get("unit", "s") == "s")]
     if not points:
         return ""
