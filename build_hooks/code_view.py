@@ -77,6 +77,12 @@ def highlighted(code: str) -> Html:
     return Html(result)
 
 
+def listing(code: str) -> Html:
+    """The highlighted source inside a "Code behind" block; code_on_demand moves it to a file of
+    its own after the build, so a page does not download source nobody opened."""
+    return html('<div class="crossover-code__listing">{}</div>', highlighted(code))
+
+
 def anchor(kind: str, name: str) -> str:
     """The id of a fact's or section's entry on the code reference page."""
     return f"{kind}-{name}".replace("_", "-")
@@ -102,14 +108,14 @@ def block(kind: str, name: str, view: Callable, reads: tuple[str, ...]) -> Html:
     source = of_view(view)
     return html('<details class="crossover-code" data-search-exclude><summary>Code behind this {}: <code>{}</code>{}'
                 "</summary>{}{}{}</details>", kind, source.where, measured_by(reads), link(kind, name),
-                highlighted(source.code), _measurements(reads))
+                listing(source.code), _measurements(reads))
 
 
 def _measurements(reads: tuple[str, ...]) -> Html:
     """The measuring functions themselves, each in its own collapsed block."""
     sources = [(g, s) for g in reads if (s := of_measurement(g)) is not None]
     return join(html('<details class="crossover-code"><summary>How {} is measured: <code>{}</code></summary>{}'
-                     "</details>", group, s.where, highlighted(s.code)) for group, s in sources)
+                     "</details>", group, s.where, listing(s.code)) for group, s in sources)
 
 
 def facts_block(facts: list[tuple[str, Callable, tuple[str, ...]]]) -> Html:
@@ -118,7 +124,7 @@ def facts_block(facts: list[tuple[str, Callable, tuple[str, ...]]]) -> Html:
         return Html("")
     items = join(html('<details class="crossover-code"><summary><code>{}</code>: <code>{}</code>{}</summary>{}{}'
                       "</details>", name, of_view(view).where, measured_by(reads), link("fact", name),
-                      highlighted(of_view(view).code))
+                      listing(of_view(view).code))
                  for name, view, reads in facts)
     count = len(facts)
     return html('<details class="crossover-code crossover-code--page" data-search-exclude><summary>Code behind the {} fact{} in this '

@@ -16,12 +16,13 @@ import os
 import re
 import signal
 import threading
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from build_hooks import config as crossover_config
-from build_hooks import deferred, digests, measure, post_html, site_data, store, untrusted, view_cache
+from build_hooks import code_on_demand, deferred, digests, measure, post_html, site_data, store, untrusted, view_cache
 from build_hooks import page as page_api
 
 log = logging.getLogger("mkdocs.crossover")
@@ -164,8 +165,11 @@ def _stop_deadline() -> None:
 
 def on_post_page(output, page, config):
     """Untrusted text that reached the table of contents or the title is shown as text too;
-    then the theme's and plugins' HTML gets its accessibility and weight fixes."""
-    return post_html.fix(untrusted.restore(deferred.restore(output)), depth=page.url.count("/"))
+    then the theme's and plugins' HTML gets its accessibility and weight fixes, and the source
+    listings of its "Code behind" blocks move to files of their own (code_on_demand)."""
+    depth = page.url.count("/")
+    output = post_html.fix(untrusted.restore(deferred.restore(output)), depth=depth)
+    return code_on_demand.extract(output, Path(config["site_dir"]), "../" * depth)
 
 
 def on_post_build(config):

@@ -132,12 +132,50 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
     return _drawn[salt]
 
 
+# Matplotlib writes coordinates to six decimals of a point, each marker's style on every <use>,
+# ids nothing refers to, and its whole fallback font list on every label: a third of a plot's
+# bytes, on pages that carry several plots. compact() drops them and draws the same picture.
+_LONG_DECIMALS = re.compile(r"(\d\.\d\d)\d+")  # a hundredth of a point is far below a pixel
+_GEOMETRY = re.compile(r'(\s(?:d|x|y|width|height|transform|viewBox)=")([^"]*)"')
+_PATH_DATA = re.compile(r'\sd="([^"]*)"')
+_USE_GROUP = re.compile(r"<g([^>]*)>((?:\s*<use [^>]*/>)+)\s*</g>")
+_STYLE = re.compile(r' style="([^"]*)"')
+_ID = re.compile(r' id="([^"]+)"')
+_NO_ROTATION = re.compile(r' transform="rotate\(-?0 [^")]*\)"')  # every horizontal label's
+_FONT_LIST = re.compile(r"font-family: 'DejaVu Sans'[^;\"]*")
+FONT_FAMILY = "'DejaVu Sans', Arial, Helvetica, sans-serif"  # the font matplotlib measured with, then the usual
+
+
+def compact(svg: str) -> str:
+    """The same drawing in fewer bytes (see above). Only tags change: text (which may come from
+    a results file) is escaped, so it never contains a "<" and is left exactly as written."""
+    referenced = set(re.findall(r"#([\w.-]+)", svg))
+
+    def tag(match: re.Match) -> str:
+        text = _GEOMETRY.sub(lambda m: m.group(1) + _LONG_DECIMALS.sub(r"\1", m.group(2)) + '"', match.group(0))
+        text = _PATH_DATA.sub(lambda m: ' d="' + " ".join(m.group(1).split()) + '"', text)
+        text = _ID.sub(lambda m: m.group(0) if m.group(1) in referenced else "", text)
+        text = _NO_ROTATION.sub("", text)
+        return _FONT_LIST.sub("", text).replace("; ;", ";").replace('style="; ', 'style="')
+
+    def shared_style(match: re.Match) -> str:
+        """Markers of one line share one style: it moves to their group (styles inherit)."""
+        styles = set(_STYLE.findall(match.group(2)))
+        if len(styles) != 1 or "style=" in match.group(1):
+            return match.group(0)
+        return f'<g{match.group(1)} style="{styles.pop()}">' + _STYLE.sub("", match.group(2)) + "</g>"
+
+    svg = _USE_GROUP.sub(shared_style, re.sub(r"<[^>]+>", tag, svg))
+    svg = svg.replace("<svg ", f'<svg style="font-family: {FONT_FAMILY}" ', 1)  # every label's, said once
+    return re.sub(r">\s+<", "><", svg)
+
+
 def _inline_svg(svg: str, alt: str) -> Html:
-    """Strip the XML prologue, make colours follow the page and attach the text alternative."""
+    """Strip the XML prologue, make colours follow the page, compact it and attach the text alternative."""
     svg = svg[svg.index("<svg"):]
     # Matplotlib's <metadata> (tool name, version, date) would show up as text in search results.
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
-    svg = svg.replace(INK, "currentColor")
+    svg = compact(svg.replace(INK, "currentColor"))
     label = untrusted.escape(alt)  # quotes included: alt text names machines
     # matplotlib writes every label as escaped SVG text: the document is HTML as it stands.
     return Html(svg.replace("<svg ", f'<svg role="img" aria-label="{label}" class="crossover-plot" ', 1))

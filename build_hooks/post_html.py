@@ -1,6 +1,7 @@
 """Fixes to the HTML the theme and plugins write, applied to every built page.
 
 - Material's search dialog has no accessible name (axe: aria-dialog-name); it gets one.
+- The templates' blank lines collapse (outside <pre>, <textarea>, <script> and <style>).
 - mkdocs-jupyter inlines nbconvert's whole JupyterLab stylesheet (about 570 KB) into the
   notebook page, plus loaders for MathJax and Mermaid that this notebook never uses. They
   are dropped; `stylesheets/notebook.css` styles the few notebook classes the page uses,
@@ -24,6 +25,9 @@ _COMMENTS = re.compile(r"<!-- (?:Load mathjax|MathJax configuration|End of mathj
 # nbconvert's own ¶ links inside headings; the theme's table of contents already links them.
 _ANCHOR_LINKS = re.compile(r'<a class="anchor-link" href="#[^"]*">¶</a>')
 _NO_ALT = 'alt="No description has been provided for this image"'
+# Where whitespace is content: everything else collapses to one line break, which renders the same.
+_VERBATIM = re.compile(r"(<pre\b.*?</pre>|<textarea\b.*?</textarea>|<script\b.*?</script>|<style\b.*?</style>)", re.S)
+_BLANK_RUN = re.compile(r"[ \t]*\n\s*")
 
 
 def name_search_dialog(html: str) -> str:
@@ -44,9 +48,16 @@ def slim_notebook(html: str, stylesheet: str) -> str:
     return html.replace("</head>", f'<link rel="stylesheet" href="{stylesheet}">\n</head>', 1)
 
 
+def collapse_blank_lines(html: str) -> str:
+    """The theme's templates indent and space their output over thousands of blank lines (a tenth
+    of a page); a run of whitespace holding a line break renders as that one break does."""
+    parts = _VERBATIM.split(html)
+    return "".join(part if i % 2 else _BLANK_RUN.sub("\n", part) for i, part in enumerate(parts))
+
+
 def fix(html: str, depth: int) -> str:
     """Every fix a built page needs; `depth` is how many folders below the site root it lies."""
-    html = name_search_dialog(html)
+    html = collapse_blank_lines(name_search_dialog(html))
     if is_notebook(html):
         html = slim_notebook(html, "../" * depth + "stylesheets/notebook.css")
     return html

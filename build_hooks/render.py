@@ -158,8 +158,11 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None) ->
     if not peak:
         return "(this machine does not expose its clock, so no peak can be computed)"
     share = f"{100 * rate / peak:.0f}%"
+    clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
     text = (f"above this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')} ({share} of it)" if rate > peak
-            else f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}")
+            else f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}, computed from the {clock} "
+                 "clock its operating system reports (cores that boost above it have a higher true peak, so the "
+                 "share reached is at most this)")
     if fast_end is not None and fast_end > peak:
         text += (f"; at the fast end of their spread this machine's matrix products reached "
                  f"{si(fast_end, 'FLOP/s')}, above that peak, so its cores ran faster than the "
@@ -336,11 +339,13 @@ def more_machines(data: Dataset, group: str | None = None) -> Html:
 SITE_ROOT = "../"  # every page that shows measurements sits one folder below the site root
 
 
-def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]]) -> Html:
-    """A plain table of an experiment's medians with the given (param, heading) columns."""
+def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]],
+                  after: Callable[[Machine], Html] = lambda m: Html("")) -> Html:
+    """A plain table of an experiment's medians with the given (param, heading) columns, per machine;
+    `after(machine)` follows each machine's table (a note about that machine's points)."""
     def one(m: Machine) -> Html:
         points = m.measured(group)
         rows = [[b["params"].get(p, "") for p, _ in columns]
                 + [measured_value(b["stats"], b["extra_info"], "s")] for b in points]
-        return table([h for _, h in columns] + ["median time"], rows) + marks_note_for(points)
+        return table([h for _, h in columns] + ["median time"], rows) + marks_note_for(points) + after(m)
     return per_machine(data, group, one)

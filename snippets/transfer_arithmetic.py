@@ -13,6 +13,11 @@ PUBLISHED = {  # name: bytes/s, theoretical per direction (published specificati
     "PCIe 5.0 x16": 64e9,
     "HBM3e on an H200 (GPU memory)": 4.8e12,
 }
+SOURCES = {  # where each rate is published
+    "PCIe 4.0 x16": "PCI-SIG, PCI Express Base Specification Revision 4.0 (16 GT/s per lane)",
+    "PCIe 5.0 x16": "PCI-SIG, PCI Express Base Specification Revision 5.0 (32 GT/s per lane)",
+    "HBM3e on an H200 (GPU memory)": "NVIDIA H200 Tensor Core GPU datasheet",
+}
 
 
 def transfer_ms(megabytes: float, bytes_per_s: float) -> float:
@@ -27,7 +32,7 @@ def times_ms(rates: list[float]) -> list[tuple[int, list[float]]]:
 def example(megabytes: int = 256, link: str = "PCIe 4.0 x16") -> str:
     """One sentence of the arithmetic, for the cheat sheet."""
     rate = PUBLISHED[link]
-    return (f"{megabytes} MB over {link} at its theoretical {rate / 1e9:.0f} GB/s (published) "
+    return (f"{megabytes} MB over {link} at its theoretical {rate / 1e9:.0f} GB/s (published: {SOURCES[link]}) "
             f"takes {transfer_ms(megabytes, rate):.0f} ms.")
 
 

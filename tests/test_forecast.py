@@ -8,14 +8,18 @@ from build_hooks import experiments, forecast
 
 STATED = forecast.Costs(sync_s=5e-6, launch_s=5e-6, startup_s=20.0, source="stated")
 GPU_SCRIPT_BOX_S = 12  # scripts/measure-gpu's BOX_S
+GPU_SCRIPT_LIMIT_S = 540  # scripts/measure-gpu's LIMIT_S: the whole script, start-up included
 
 
-def test_the_full_h200_suite_is_forecast_within_six_minutes():
-    """From a stated 5 µs synchronize (and launch), the GPU slot's full suite with the script's box forecasts <= 6 min."""
+def test_the_full_h200_suite_is_forecast_within_the_scripts_limit():
+    """From a stated 5 µs synchronize (and launch), the GPU slot's full suite with the script's box is forecast
+    to finish inside the script's own limit (the CPU side priced at the slowest committed CPU host's pace)."""
     lines = forecast.forecast("cuda", STATED, quick=False, box_s=GPU_SCRIPT_BOX_S, names=experiments.suite(gpu_slot=True))
     assert all(line.seconds is not None for line in lines)
-    assert forecast.total_s(lines, STATED) <= 360
-    assert open("scripts/measure-gpu").read().count(f'BOX_S="${{BOX_S:-{GPU_SCRIPT_BOX_S}}}"') == 1
+    assert forecast.total_s(lines, STATED) <= GPU_SCRIPT_LIMIT_S
+    script = open("scripts/measure-gpu").read()
+    assert script.count(f'BOX_S="${{BOX_S:-{GPU_SCRIPT_BOX_S}}}"') == 1
+    assert script.count(f'LIMIT_S="${{LIMIT_S:-{GPU_SCRIPT_LIMIT_S}}}"') == 1
     assert "CROSSOVER_GPU_SLOT=1" in open("scripts/measure-gpu").read()
 
 

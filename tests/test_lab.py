@@ -38,9 +38,13 @@ def test_notebook_executes_in_quick_mode_and_writes_a_valid_results_file(tmp_pat
     assert doc["machine_id"] == provenance.machine_id(doc["machine_info"])  # one machine, one id
     epoch = {b["params"]["batch"]: b["stats"]["median"] for b in doc["benchmarks"] if b["group"] == "epoch_time"}
     assert epoch[1] > 2 * epoch[16]  # 512 one-sample steps against 32 steps: the loop really is rows / batch
-    outputs = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+    every = [o for c in notebook.cells for o in c.get("outputs", [])]
+    outputs = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in every)
     assert "per epoch" in outputs and f"Your results file is {files[0].name}" in outputs
-    assert "timing epochs" in outputs  # the progress bar
+    progress = [o for o in every if "timing epochs" in o.get("data", {}).get("text/plain", "")]
+    assert len(progress) == 1 and "done in" in progress[0]["data"]["text/plain"]  # redrawn in place, kept once
+    assert not [o for o in every if o.get("name") == "stderr"]
+    assert "CROSSOVER_" not in outputs
 
 
 def test_lab_page_is_rendered_with_a_download_link(built_site):
@@ -103,3 +107,13 @@ def test_the_notebook_records_the_instruction_sets_the_build_does():
     wanted = next(node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
                   and getattr(node.targets[0], "id", None) == "wanted")
     assert tuple(ast.literal_eval(wanted)) == provenance.ISA_FLAGS
+
+
+def test_notebook_plots_in_the_sites_palette():
+    """The notebook's own copy of the plot colours is build_hooks.plots.PALETTE (Okabe-Ito), as the site's plots use."""
+    from build_hooks import plots
+
+    tree = ast.parse(NOTEBOOK.read_text())
+    palette = next(node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                   and getattr(node.targets[0], "id", None) == "PALETTE")
+    assert ast.literal_eval(palette) == plots.PALETTE

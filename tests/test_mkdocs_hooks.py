@@ -18,7 +18,8 @@ def dataset(monkeypatch):
     return data
 
 
-def test_placeholders_left_in_the_page_frame_are_shown_as_text():
+def test_placeholders_left_in_the_page_frame_are_shown_as_text(tmp_path):
     """Untrusted text that reached the title or table of contents is escaped there too."""
-    out = mkdocs_hooks.on_post_page(f"<title>{untrusted.placeholder('<b>x</b>')}</title>", PAGE, None)
+    out = mkdocs_hooks.on_post_page(f"<title>{untrusted.placeholder('<b>x</b>')}</title>", PAGE,
+                                    {"site_dir": str(tmp_path)})
     assert out == "<title><bdi>&lt;b&gt;x&lt;/b&gt;</bdi></title>"

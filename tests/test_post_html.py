@@ -36,3 +36,10 @@ def test_other_pages_keep_their_styles():
     """A page without notebook cells is left alone apart from the dialog's name."""
     html = "<head></head><style>.md-x{}</style><script src='a.js'></script>"
     assert post_html.fix(html, depth=1) == html
+
+
+def test_blank_lines_collapse_outside_verbatim_blocks_only():
+    """Runs of blank lines and indentation become one line break, but <pre>, <script> and <textarea> keep theirs."""
+    page = "<ul>\n\n    <li>a</li>\n   \n\n  <li>b</li></ul><pre>x\n\n    y</pre><script>if (a)\n\n  b()</script>"
+    out = post_html.collapse_blank_lines(page)
+    assert out == "<ul>\n<li>a</li>\n<li>b</li></ul><pre>x\n\n    y</pre><script>if (a)\n\n  b()</script>"

@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 import pytest
 
 from conftest import ROOT
+from test_site_weight import first_load
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="/pwned.png" onerror="window.__pwned = 2">'
 
@@ -390,4 +391,14 @@ def test_an_epoch_no_machine_takes_is_refused_with_its_bounds(browser, site_url,
                      rf"batch 64 is not a time any machine takes: this site's lanes take {seconds} to {seconds} .*"
                      rf"more than 1000× faster or slower than that \(outside {seconds} to {seconds}\)", problem), problem
     assert problem.endswith(f"(field $.benchmarks[{len(doc['benchmarks']) - 1}].stats.median)")
+    page.close()
+
+
+def test_the_validator_loads_with_the_first_file(browser, site_url, lab_file):
+    """Adding a results file fetches the validator and schema, and the file then joins the race."""
+    fetched, page = first_load(browser, site_url + "race/")
+    page.set_input_files("#yours-file", str(lab_file["path"]))
+    page.wait_for_function("document.querySelector('#yours-status').textContent.includes('marked yours')",
+                           timeout=30_000)
+    assert any("cfworker-json-schema" in url for url in fetched)
     page.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, experiments, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact
-from build_hooks.render import MissingData, first_with, gpu_with, si
+from build_hooks.render import MissingData, caveat, first_with, gpu_with, si
 
 GROUP = "epoch_time"
 SMALL_WIDTH = 32    # "the small network" of the lessons: 512→32→10
@@ -21,10 +21,11 @@ def small_network_epoch(data: Dataset) -> str:
     if not cpu:
         raise MissingData(f"no epoch time at width {SMALL_WIDTH}")
     batch = TYPICAL_BATCH if TYPICAL_BATCH in cpu else max(cpu)
-    rows = machine.measured(GROUP, device="cpu", width=SMALL_WIDTH, batch=batch)[0]["params"]["rows"]
+    point = machine.measured(GROUP, device="cpu", width=SMALL_WIDTH, batch=batch)[0]
+    rows = point["params"]["rows"]
     model = experiments.declared("training_step")
     text = (f"one epoch of the {model['INPUTS']}→{SMALL_WIDTH}→{model['CLASSES']} network over {rows:,} rows took "
-            f"{si(cpu[batch], 's')} on the CPU at batch {batch}")
+            f"{si(cpu[batch], 's')}{caveat(point)} on the CPU at batch {batch}")
     gpu = gpu_with(data, GROUP)
     if gpu is not None:
         took = analysis.medians(gpu, GROUP, "batch", device=gpu.gpu_device(GROUP), width=SMALL_WIDTH)

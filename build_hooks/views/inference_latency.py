@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, stats
+from build_hooks import analysis, consistency, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, caveat, first_with, marks_note_for, measured_value, per_machine, si, table,
@@ -39,5 +39,18 @@ def inference_summary(data: Dataset) -> str:
         ratio = stats.unpaired_ratio(steps[0]["stats"], forward)
         if ratio.verdict > 0:
             text += (f", {times_with_interval(ratio)} less than the {si(steps[0]['stats']['median'], 's')}{caveat(steps[0])} of a "
-                     "batch-1 training step of the same model (no backward pass, no optimiser, no autograd bookkeeping)")
+                     "batch-1 training step of the same model (the forward pass has no backward pass, no optimiser step and, "
+                     "under inference_mode, no autograd bookkeeping)" + _epoch_disagrees(machine, widest))
     return text
+
+
+def _epoch_disagrees(machine, width: int) -> str:
+    """What the consistency check says when the batch-1 step it was compared with disagrees with
+    its share of a measured epoch (the ratio then rests on a doubtful point)."""
+    for check in consistency.checks(machine):
+        if check.kind == "epoch" and (check.batch, check.width) == (1, width) and not check.agrees:
+            share = analysis.step_curve(machine, "cpu", width)
+            step = next(p.seconds for p in share if p.batch == 1)
+            return (f"; that step time disagrees with its share of a measured epoch, {si(step / check.ratio, 's')} "
+                    "(About the data), so the ratio is rough")
+    return ""

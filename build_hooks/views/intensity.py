@@ -82,8 +82,10 @@ def ridge_points(data: Dataset) -> str:
     params = cost_model.measured_params(first_with(data, "gemm_rate"), "cpu")
     if params is not None:
         best = max(params.gemm_rates.values())
+        footprint = max(params.bandwidths)  # source and destination together
         parts.append(f"this CPU's best matrix product, {si(best, 'FLOP/s')}, over the bandwidth of its largest "
-                     f"measured copy ({si(max(params.bandwidths), 'B')}), {si(params.bandwidth, 'B/s')}, puts its ridge "
+                     f"measured copy (a {si(footprint / 2, 'B')} buffer into another, {si(footprint, 'B')} in all), "
+                     f"{si(params.bandwidth, 'B/s')}, puts its ridge "
                      f"at {_ridge(best / params.bandwidth)} FLOP per byte (measured)")
     parts.append(f"the {SHEET.name}'s {si(SHEET.fp32_flops, 'FLOP/s')} fp32 over {si(SHEET.memory_bytes_s, 'B/s')} "
                  f"puts its ridge at {_ridge(SHEET.fp32_flops / SHEET.memory_bytes_s)}, and its "

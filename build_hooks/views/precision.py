@@ -55,6 +55,14 @@ def precision_stats(machine: Machine, device: str, op: str) -> dict[str, dict]:
     return analysis.point_stats(machine, GROUP, "dtype", device=device, op=op)
 
 
+def _product(machine: Machine) -> str:
+    """ "a 256×256 matrix product": the side the probe chose for this machine (sizes differ between
+    machines, so a comparison across them names each)."""
+    point = machine.measured(GROUP, device="cpu", op="matmul", dtype="fp32")
+    side = point[0]["extra_info"].get("n") if point else None
+    return f"a {side}×{side} matrix product" if side else "a matrix product"
+
+
 def _bf16_versus_fp32(took: dict[str, dict], what: str) -> str:
     what += f" ({si(took['fp32']['median'], 's')} in fp32, {si(took['bf16']['median'], 's')} in bf16)"
     return ratio_sentence(stats.paired_ratio(took["fp32"], took["bf16"]),
@@ -69,7 +77,7 @@ def precision_cpu_summary(data: Dataset) -> str:
     machine = first_with(data, GROUP)
     matmul = precision_stats(machine, "cpu", "matmul")
     step = precision_stats(machine, "cpu", "train_step")
-    return (f"On this CPU, {_bf16_versus_fp32(matmul, 'a matrix product')} and "
+    return (f"On this CPU, {_bf16_versus_fp32(matmul, _product(machine))} and "
             f"{_bf16_versus_fp32(step, 'the mixed-precision training step')}.")
 
 
@@ -78,7 +86,7 @@ def precision_cpu_elsewhere(data: Dataset) -> str:
     """bf16 against fp32 for a CPU matrix product on every other machine in the data (the
     instruction set decides), or that no other machine measured it."""
     others = data.with_experiment(GROUP)[1:]
-    parts = [f"on {untrusted.placeholder(m.label)}, {_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), 'a matrix product')}"
+    parts = [f"on {untrusted.placeholder(m.label)}, {_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), _product(m))}"
              for m in others if {"fp32", "bf16"} <= set(precision_stats(m, "cpu", "matmul"))]
     if not parts:
         return "No other machine in this build's data measured bf16 against fp32 on its CPU."

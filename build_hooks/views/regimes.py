@@ -81,7 +81,10 @@ def regimes_summary(data: Dataset) -> str:
             else "this build's CPU training steps are mostly split between")
     what = (REGIME_WORDS[ranked[0]] if counts[ranked[0]] > len(steps) / 2
             else " and ".join(REGIME_WORDS[r] for r in ranked[:2]))
-    return f"{lead} {what} ({shares} of {len(steps)}; the regime is the cost model's largest term)"
+    fitted = cost_model.model(machine, "cpu").trained_on
+    which = "fitted to this machine's steps" if fitted else "raw (too few steps to fit it)"
+    return (f"{lead} {what} ({shares} of {len(steps)}; the regime is the largest term of the cost model, "
+            f"{which}, as Predicting a step explains)")
 
 
 @fact

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, stats, untrusted
+from build_hooks import analysis, consistency, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import (Html, first_with, join, listing, medians_table, note, ratio_sentence, same_configuration,
+from build_hooks.render import (Html, first_with, listing, medians_table, note, ratio_sentence, same_configuration,
                                 si)
 
 GROUP = "threads"
@@ -13,10 +13,10 @@ GROUP = "threads"
 
 @section
 def threads(data: Dataset) -> Html:
-    """Per machine: step times by batch, width and thread count, and how the all-thread points match
-    the training-step experiment."""
-    table_html = medians_table(data, GROUP, [("batch", "batch"), ("width", "width"), ("threads", "threads")])
-    return table_html + join(_same_configuration_note(m) for m in data.with_experiment(GROUP)[:1])
+    """Per machine: step times by batch, width and thread count, and how its all-thread points match
+    its training-step experiment."""
+    return medians_table(data, GROUP, [("batch", "batch"), ("width", "width"), ("threads", "threads")],
+                         after=_same_configuration_note)
 
 
 def _same_configuration_note(machine) -> Html:
@@ -29,8 +29,8 @@ def _same_configuration_note(machine) -> Html:
             pairs.append((b["stats"], twin[0]["stats"]))
     if not pairs:
         return Html("")
-    return note(f"The {most}-thread points repeat training-step configurations measured by the "
-                f"training-step experiment; they {same_configuration(pairs, machine, [GROUP, analysis.STEP])}.")
+    return note(f"On this machine the {most}-thread points repeat configurations its training-step "
+                f"experiment measured; they {same_configuration(pairs, machine, [GROUP, analysis.STEP])}.")
 
 
 @fact
@@ -55,14 +55,29 @@ def threads_summary(data: Dataset) -> str:
 def one_thread_wins(data: Dataset) -> str:
     """Across every machine that measured threads: where one thread beat all of them beyond the
     spread, at which batches (or that it never did)."""
-    found = []
+    found, doubted = [], []
     for machine in data.with_experiment(GROUP):
-        took = {(b["params"]["batch"], b["params"]["threads"]): b["stats"] for b in machine.measured(GROUP)}
+        took = {(b["params"]["batch"], b["params"]["threads"]): b for b in machine.measured(GROUP)}
         most = max(t for _, t in took)
         batches = [batch for batch in sorted({b for b, _ in took})
-                   if most > 1 and stats.paired_ratio(took[(batch, 1)], took[(batch, most)]).verdict < 0]
-        if batches:
-            found.append(f"on {untrusted.placeholder(machine.label)}, at batch {listing([str(b) for b in batches])}")
-    if not found:
-        return "on no machine in this build's data did one thread beat all of them beyond the measurements' spread"
-    return "one thread beat all of them beyond the measurements' spread " + "; ".join(found)
+                   if most > 1 and stats.paired_ratio(took[(batch, 1)]["stats"], took[(batch, most)]["stats"]).verdict < 0]
+        trusted = [b for b in batches if not _contradicted(machine, took[(b, most)])]
+        name = untrusted.placeholder(machine.label)
+        if trusted:
+            found.append(f"on {name}, at batch {listing([str(b) for b in trusted])}")
+        if len(trusted) < len(batches):
+            doubted.append(f"on {name} at batch {listing([str(b) for b in batches if b not in trusted])}")
+    text = ("one thread beat all of them beyond the measurements' spread " + "; ".join(found) if found else
+            "on no machine in this build's data did one thread beat all of them beyond the measurements' spread")
+    if doubted:
+        text += (" (one thread also came out ahead " + "; ".join(doubted) + ", but there the all-thread point "
+                 "disagrees with the same configuration in the training-step experiment, so the machine was "
+                 "probably slower while it ran: not counted)")
+    return text
+
+
+def _contradicted(machine, point: dict) -> bool:
+    """Whether the consistency check (About the data) finds this all-thread point and the
+    training-step experiment's measurement of the same configuration in disagreement."""
+    return any(c.kind == "threads" and not c.agrees and (c.batch, c.width) == (point["params"]["batch"], point["params"]["width"])
+               for c in consistency.checks(machine))

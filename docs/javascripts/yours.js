@@ -7,7 +7,6 @@
  * the race replays. Every string from the file is inserted with textContent only.
  * A kept file (localStorage) is validated again on every load: storage is input too.
  */
-import { Validator } from "./vendor/cfworker-json-schema/index.js";
 
 const MAX_BYTES = 8 * 1024 * 1024; // a full results file is a few hundred kB
 const MAX_DEPTH = 32; // a results file nests about 5 deep
@@ -209,7 +208,7 @@ function checkOrigin(doc, join) {
   }
 }
 
-function checkSchema(doc, schema, join) {
+function checkSchema(doc, checker, join) {
   if (!doc || typeof doc !== "object" || Array.isArray(doc)) {
     throw new FileProblem("$", "expected a JSON object at the top level; this is not a Crossover results file: " + HOW_TO_MAKE_ONE);
   }
@@ -218,8 +217,8 @@ function checkSchema(doc, schema, join) {
   }
   checkOrigin(doc, join);
   checkNumbers(doc, "$", join.max_number);  // before the schema, whose bounds would quote Infinity less plainly
-  const result = new Validator(schema, "2020-12", false).validate(doc);
-  if (!result.valid) throw schemaProblem(result.errors, schema, doc);
+  const result = new checker.Validator(checker.schema, "2020-12", false).validate(doc);
+  if (!result.valid) throw schemaProblem(result.errors, checker.schema, doc);
   if (doc.mode !== join.mode) {
     throw new FileProblem("$.mode", doc.mode === "quick"
       ? "this file was measured in quick mode (tiny sizes, for tests): its times cannot race this site's full " +
@@ -378,7 +377,7 @@ function crossover(cpu, gpu, batches, race) {
 
 /* Parse, validate and turn a reader's results file into race lanes. Throws FileProblem.
  * `slot` names where the lanes come from ("file" or "browser"), so both can race at once. */
-export function readResults(text, schema, race, fileName, slot = "file") {
+export function readResults(text, checker, race, fileName, slot = "file") {
   let doc;
   try {
     doc = JSON.parse(text);
@@ -387,7 +386,7 @@ export function readResults(text, schema, race, fileName, slot = "file") {
   }
   let points;
   try {
-    checkSchema(doc, schema, race.join);
+    checkSchema(doc, checker, race.join);
     points = epochPoints(doc, race);
   } catch (error) {
     if (error instanceof FileProblem && error.field !== "$") error.where = fieldWords(error.field, doc);
@@ -454,11 +453,16 @@ function storage() {
   try { return window.localStorage; } catch (error) { return null; } // blocked storage is not an error
 }
 
-let schemaRequest = null; // the build's schema, fetched once from this site when first needed
-function buildSchema() {
-  schemaRequest = schemaRequest || fetch(SCHEMA_URL).then(function (response) { return response.json(); });
-  schemaRequest.catch(function () { schemaRequest = null; });
-  return schemaRequest;
+/* The build's schema and the validator (nine modules, about 55 KiB), fetched from this site once,
+ * when the first file is added or restored: a visit that adds none downloads neither. */
+let checkerRequest = null;
+function loadChecker() {
+  checkerRequest = checkerRequest || Promise.all([
+    fetch(SCHEMA_URL).then(function (response) { return response.json(); }),
+    import("./vendor/cfworker-json-schema/index.js"),
+  ]).then(function ([schema, module]) { return { schema: schema, Validator: module.Validator }; });
+  checkerRequest.catch(function () { checkerRequest = null; });
+  return checkerRequest;
 }
 
 /* One source of lanes marked yours: its elements are #<prefix>-keep, -forget, -status and -problem.
@@ -492,7 +496,7 @@ function makeSlot(name, box, race, prefix, words) {
   /* Validate `text` as a results file and race it; returns the result, or null after saying why not. */
   async function add(text, fileName, fromStorage, extra) {
     try {
-      const result = readResults(text, await buildSchema(), race, fileName, name);
+      const result = readResults(text, await loadChecker(), race, fileName, name);
       current = { name: fileName, text: text };
       show(result, fromStorage, extra);
       if (keep.checked && !fromStorage) remember();

@@ -18,18 +18,19 @@
 # checks the host→device bus (on CUDA) and fp32 against bf16 (on the CPU and CUDA), and
 # writes a results file in the project's schema that you can add to the race in your browser.
 #
-# It needs only `torch`, `numpy` and `matplotlib` (`pip install torch numpy matplotlib`;
-# `tqdm`, if you have it, draws the progress bar). It is written for Python 3.10 to 3.13
-# and torch 2.4 or newer; the project's tests run it with Python 3.11 and torch 2.13 and
-# check that Python 3.10 to 3.13 accept its syntax. On a laptop CPU it takes a minute or
-# two. The page you are reading was
-# produced by running it on the machine that built the site. Download it as a notebook
+# It needs only `torch`, `numpy` and `matplotlib` (`pip install torch numpy matplotlib`).
+# It is written for Python 3.10 to 3.13 and torch 2.4 or newer; the project's tests run it
+# with Python 3.11 and torch 2.13 and check that Python 3.10 to 3.13 accept its syntax. On
+# a laptop CPU it takes a minute or two. The page you are reading was produced by running
+# it on the machine that built the site. Download it as a notebook
 # for Jupyter or Colab ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain
-# Python script (the download button above).
+# Python script (the `.py` button above).
 
 # %%
 import datetime
 import hashlib
+import html
+import io
 import json
 import os
 import platform
@@ -42,27 +43,53 @@ import time
 import matplotlib.pyplot as plt
 import torch
 import torch.utils.benchmark as benchmark
+from matplotlib.ticker import FuncFormatter, LogFormatter
 from torch import nn
 
-try:
-    from tqdm import tqdm
-except ImportError:  # a progress line without tqdm
-    class tqdm:  # noqa: N801 - stands in for tqdm's class
-        def __init__(self, total, desc="", mininterval=0.1):
-            self.total, self.done, self.desc, self.every = total, 0, desc, mininterval
-            self.shown = time.perf_counter()
 
-        def update(self, n=1):
-            self.done += n
-            if self.done == self.total or time.perf_counter() - self.shown >= self.every:
-                self.shown = time.perf_counter()
-                print(f"{self.desc}: {self.done}/{self.total}", file=sys.stderr, flush=True)
+def in_jupyter() -> bool:
+    """True in a Jupyter kernel (JupyterLab, Colab, VS Code, the site's build), False in a terminal."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return getattr(get_ipython(), "kernel", None) is not None
 
-        def __enter__(self):
-            return self
 
-        def __exit__(self, *exc):
-            return False
+class Progress:
+    """One progress line. In Jupyter it is one output redrawn in place, so a saved notebook (like the
+    page you are reading) keeps only its last state; in a terminal it is redrawn with a carriage return."""
+
+    def __init__(self, total: int, desc: str, every: float = 0.5):
+        self.total, self.desc, self.every, self.done = total, desc, every, 0
+        self.start = self.shown = time.perf_counter()
+        self.handle = None
+        if in_jupyter():
+            from IPython.display import display
+
+            self.handle = display({"text/plain": self.line()}, raw=True, display_id=True)
+
+    def line(self) -> str:
+        def clock(seconds: float) -> str:
+            return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+        elapsed = time.perf_counter() - self.start
+        if self.done == self.total:
+            return f"{self.desc}: {self.done} of {self.total}, done in {clock(elapsed)}"
+        left = f", about {clock(elapsed / self.done * (self.total - self.done))} left" if self.done else ""
+        return f"{self.desc}: {self.done} of {self.total} ({100 * self.done // self.total}%){left}"
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if self.done < self.total and time.perf_counter() - self.shown < self.every:
+            return
+        self.shown = time.perf_counter()
+        if self.handle is not None:
+            self.handle.update({"text/plain": self.line()}, raw=True)
+        else:
+            end = "\n" if self.done == self.total else ""
+            print(f"\r{self.line()}", end=end, file=sys.stderr, flush=True)
+
 
 QUICK = os.environ.get("CROSSOVER_QUICK") == "1"  # tiny sizes, for the project's tests
 # Exactly the race's epochs: the same rows, widths and batches as the site's epoch_time experiment.
@@ -127,12 +154,11 @@ torch.set_num_threads(THREADS)
 points = [(d, w, b) for d in DEVICES for w in WIDTHS for b in BATCHES]
 epochs = {point: make_epoch(*point) for point in points}
 samples = {point: [] for point in points}
-# A refresh every few seconds: a saved notebook (like the page you are reading) keeps every one.
-with tqdm(total=len(points) * ROUNDS, desc="timing epochs", mininterval=5) as bar:
-    for _ in range(ROUNDS):
-        for point in points:
-            samples[point].append(time_epoch(point[0], epochs[point]))
-            bar.update(1)
+progress = Progress(total=len(points) * ROUNDS, desc="timing epochs")
+for _ in range(ROUNDS):
+    for point in points:
+        samples[point].append(time_epoch(point[0], epochs[point]))
+        progress.update(1)
 median = {point: statistics.median(times) for point, times in samples.items()}
 for w in WIDTHS:
     print(f"width {w}: " + ", ".join(f"{d} {median[(d, w, BATCHES[0])]:.3g} s at batch {BATCHES[0]}, "
@@ -165,19 +191,91 @@ def crossover(width: int):
     return found
 
 
-fig, ax = plt.subplots(figsize=(7, 4))
-for d in DEVICES:
+# The Okabe-Ito colours the site's plots use: told apart with any kind of colour vision, on light
+# and dark backgrounds. One colour per width; the CPU draws solid lines and circles, a GPU dashed
+# lines and squares. INK (text, axes) becomes the page's own text colour in Jupyter and on the site.
+PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#0072B2", "#F0E442"]
+INK = "#010203"
+
+
+def show(fig, description: str) -> None:
+    """In Jupyter (and on the page you are reading), the figure as an SVG that scales to the screen,
+    takes the text colour of light or dark mode and carries `description` for screen readers;
+    in a terminal, matplotlib's own window."""
+    if not in_jupyter():
+        plt.show()
+        return
+    from IPython.display import display
+
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    plt.close(fig)  # else Jupyter shows it a second time, as a PNG
+    svg = buffer.getvalue()
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg[svg.index("<svg"):], flags=re.S)  # tool, version, date
+    head, rest = svg.split(">", 1)
+    svg = (head.replace("<svg ", '<svg role="img" aria-labelledby="lab-plot-title" aria-describedby="lab-plot-desc" '
+                        'class="lab-plot" style="max-width: 100%; height: auto" ', 1)
+           + f'><title id="lab-plot-title">{html.escape(fig.axes[0].get_title())}</title>'
+           + f'<desc id="lab-plot-desc">{html.escape(description)}</desc>' + rest).replace(INK, "currentColor")
+    display({"text/html": svg, "text/plain": description}, raw=True)
+
+
+def describe() -> str:
+    """What the plot shows, in words, for readers who cannot see it."""
+    ends = "; ".join(f"{d.upper()} at width {w}: {median[(d, w, BATCHES[0])]:.3g} s at batch {BATCHES[0]}, "
+                     f"{median[(d, w, BATCHES[-1])]:.3g} s at batch {BATCHES[-1]}" for d in DEVICES for w in WIDTHS)
+    if GPU is None:
+        verdict = "No GPU was found, so the CPU is shown alone and there is no crossover."
+    else:
+        found = [f"from batch {crossover(w)} at width {w}" if crossover(w) else f"at no batch at width {w}"
+                 for w in WIDTHS]
+        verdict = f"The {GPU.upper()} GPU finishes first " + ", ".join(found) + "."
+    return (f"Line chart, both axes logarithmic: seconds to train one epoch of {ROWS} rows against batch size "
+            f"({BATCHES[0]} to {BATCHES[-1]} samples), one line per device and layer width. {ends}. {verdict}")
+
+
+style = {"svg.fonttype": "none", "font.family": "sans-serif", "font.size": 12, "axes.titlesize": 12,
+         "axes.labelsize": 12, "xtick.labelsize": 11, "ytick.labelsize": 11, "legend.fontsize": 11,
+         "text.color": INK, "axes.labelcolor": INK, "axes.edgecolor": INK, "xtick.color": INK, "ytick.color": INK,
+         "grid.color": INK, "grid.alpha": 0.15, "legend.frameon": False,
+         "axes.facecolor": "none", "figure.facecolor": "none", "savefig.transparent": True,
+         "svg.hashsalt": "crossover-lab"}  # the same ids from run to run
+plain = FuncFormatter(lambda value, _: f"{value:g}")  # 0.01 rather than 10^-2
+
+
+class PlainBetween(LogFormatter):
+    """Labels between powers of ten where matplotlib would put some (a short axis), as 0.3 rather than 3e-01."""
+
+    def __call__(self, value, pos=None):
+        return f"{value:g}" if super().__call__(value, pos) else ""
+
+
+with plt.rc_context(style):
+    # Sized so that its text stays about 11 px tall when a phone shrinks it to the width of its screen.
+    fig, ax = plt.subplots(figsize=(4.4, 4))
+    for d in DEVICES:
+        for colour, w in zip(PALETTE, WIDTHS):
+            ax.plot(BATCHES, [median[(d, w, b)] for b in BATCHES], "-" if d == "cpu" else "--", color=colour,
+                    marker="o" if d == "cpu" else "s", markersize=4, linewidth=1.8, label=f"{d.upper()}, width {w}")
+    crossings = {}  # batch: the widths whose crossover it is
     for w in WIDTHS:
-        ax.plot(BATCHES, [median[(d, w, b)] for b in BATCHES], "-" if d == "cpu" else "--",
-                marker="o", label=f"{d.upper()}, width {w}")
-for w in WIDTHS:
-    if crossover(w):
-        ax.axvline(crossover(w), linestyle=":", color="grey")
-        ax.annotate(f"crossover, width {w}", (crossover(w), ax.get_ylim()[1]), rotation=90, va="top")
-ax.set(xscale="log", yscale="log", xlabel="batch size (samples)", ylabel="time per epoch (s)",
-       title=f"One epoch of {ROWS} rows versus batch size")
-ax.legend(fontsize="small")
-plt.show()
+        if crossover(w):
+            crossings.setdefault(crossover(w), []).append(str(w))
+    for b, widths in crossings.items():
+        ax.axvline(b, linestyle=":", color=INK, alpha=0.6)
+        ax.annotate(f"crossover, width {', '.join(widths)}", (b, 1), xycoords=("data", "axes fraction"),
+                    xytext=(3, -4), textcoords="offset points", rotation=90, va="top", ha="left", fontsize=11)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(BATCHES)
+    ax.xaxis.set_major_formatter(plain)
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(PlainBetween(labelOnlyBase=False))
+    ax.grid(True, which="major")
+    ax.set(xlabel="batch size (samples per step)", ylabel="time per epoch (s)",
+           title=f"One epoch of {ROWS} rows, by batch size")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, handlelength=2.6)
+    show(fig, describe())
 print({w: crossover(w) for w in WIDTHS} if GPU else "No GPU here: no crossover to measure.")
 
 # %% [markdown]
@@ -300,12 +398,12 @@ results = {
                                                               if b["group"] == g})} for g in groups},
     "benchmarks": benchmarks,
 }
-out_dir = os.environ.get("CROSSOVER_LAB_OUTPUT", ".")
+out_dir = os.environ.get("CROSSOVER_LAB_OUTPUT", ".")  # the project's build and tests set it; you need not
 os.makedirs(out_dir, exist_ok=True)
 path = os.path.join(out_dir, f"{machine_id}.json")
 with open(path, "w") as f:
     json.dump(results, f, indent=1)
-where = "the folder this notebook runs in" if out_dir == "." else "the folder named by CROSSOVER_LAB_OUTPUT"
-print(f"Your results file is {machine_id}.json in {where}: to race it, open the site's race page, "
+where = " in the folder this notebook runs in" if out_dir == "." else ""
+print(f"Your results file is {machine_id}.json{where}: to race it, open the site's race page, "
       "press \"Choose a results file\" under \"Add your machine\" and pick it (it never leaves your browser; "
       "tick \"keep\" to find it there after a reload).")
