@@ -4,9 +4,10 @@ Every section carries its view's source, highlighted (a tag per token): on the d
 pages that is a third to three quarters of the HTML, downloaded by every visit and read by
 few. After a page is built, each listing moves to a file of its own under `code-behind/`
 (named by the digest of its HTML, so a listing used on several pages is one file), and the
-block keeps a link to it. `javascripts/code-on-demand.js`, added to the pages that have such
-blocks, puts the listing back in place when the block is opened; without scripts the link
-opens the listing as a page.
+block keeps a link to it; so does a tab that holds nothing but a listing (a page's "Code"
+tab). `javascripts/code-on-demand.js`, added to the pages that have such listings, puts the
+listing back in place when its block or tab is opened; without scripts the link opens the
+listing as a page.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ FOLDER = "code-behind"
 # fenced block in it too (batch-size.md: the timing helper, whole).
 _LISTING = re.compile(r'<div class="crossover-code__listing"(?: markdown)?>\s*(<div class="(?:language-\w+ )?highlight">.*?</pre></div>)'
                       r"\s*</div>", re.S)
+# A tab holding nothing but one listing (a page's "Code" tab: a snippet, included whole).
+_TAB_LISTING = re.compile(r'(<div class="tabbed-block">)\s*(<div class="(?:language-\w+ )?highlight"><pre>.*?</pre></div>)'
+                          r"\s*(</div>)", re.S)
 _PAGE = ('<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
          '<meta name="viewport" content="width=device-width, initial-scale=1">'
          '<title>Source listing - Crossover</title></head>\n<body>{}</body></html>\n')
@@ -35,7 +39,9 @@ def extract(html: str, site_dir: Path, root: str) -> str:
     """`html` with every listing written to `site_dir/code-behind/` and replaced by a link to it;
     `root` is the path from the page to the site root ("../" for a lesson page)."""
     def moved(match: re.Match) -> str:
-        listing = match.group(1)
+        return holder(match.group(1))
+
+    def holder(listing: str) -> str:
         name = name_of(listing)
         target = site_dir / FOLDER / name
         if not target.exists():
@@ -43,9 +49,11 @@ def extract(html: str, site_dir: Path, root: str) -> str:
             target.write_text(_PAGE.format(listing), encoding="utf-8")
         href = f"{root}{FOLDER}/{name}"
         return (f'<div class="crossover-code__listing" data-listing="{href}"><p><a href="{href}">'
-                "Open the source listing</a> (it appears here when the block opens, where scripts run)</p></div>")
+                "Open the source listing</a> (it appears here when opened, where scripts run)</p></div>")
 
     html, moved_count = _LISTING.subn(moved, html)
+    html, tabs_moved = _TAB_LISTING.subn(lambda m: m.group(1) + holder(m.group(2)) + m.group(3), html)
+    moved_count += tabs_moved
     if not moved_count:
         return html  # no script on a page without listings
     return html.replace("</body>", f'<script src="{root}javascripts/code-on-demand.js"></script>\n</body>', 1)

@@ -33,12 +33,13 @@ class Datasheet:
 
 PCIE5_X16 = 64e9  # PCI Express 5.0 x16: 32 GT/s x 16 lanes, one direction (PCI-SIG base specification 5.0)
 PCIE4_X16 = 32e9  # PCI Express 4.0 x16, one direction (PCI-SIG base specification 4.0)
-HOPPER = "NVIDIA H100 Tensor Core GPU datasheet (2023), specifications table; tensor rates listed with sparsity, halved"
+HOPPER = ("NVIDIA H100 Tensor Core GPU datasheet (2023), specifications table (its tensor-core rates are listed with "
+          "sparsity; this site halves them for dense)")
 
 SHEETS = [
     Datasheet("NVIDIA H200 SXM", 67 * T, 494.5 * T, 989.5 * T, 4.8e12, PCIE5_X16,
-              "NVIDIA H200 Tensor Core GPU datasheet (2024), specifications table, H200 SXM column; "
-              "tensor rates listed with sparsity, halved", ("h200",)),
+              "NVIDIA H200 Tensor Core GPU datasheet (2024), specifications table, H200 SXM column "
+              "(its tensor-core rates are listed with sparsity; this site halves them for dense)", ("h200",)),
     Datasheet("NVIDIA H100 SXM", 67 * T, 494.5 * T, 989.5 * T, 3.35e12, PCIE5_X16,
               HOPPER + " (H100 SXM column)", ("h100 80gb hbm3", "h100 sxm")),
     Datasheet("NVIDIA H100 PCIe", 51 * T, 378 * T, 756.5 * T, 2.0e12, PCIE5_X16,

@@ -17,8 +17,9 @@ from markupsafe import Markup as Html
 _TOKEN = secrets.token_hex(8)  # a results file cannot guess it, so it cannot forge a comment
 _COMMENT = re.compile(rf"<!--crossover-deferred-{_TOKEN}-(\d+)-->")
 _SVG = re.compile(r"<svg\b.*?</svg>", re.S)
-# A highlighted code block as pymdownx writes it (Pygments' spans, one per token; never nested).
-_CODE = re.compile(r'<div class="(?:language-\w+ )?highlight"><pre>.*?</pre></div>', re.S)
+# A highlighted code block as pymdownx writes it (Pygments' spans, one per token; never nested),
+# or as mkdocs-jupyter writes a notebook's code cell.
+_CODE = re.compile(r'<div class="(?:language-\w+ |highlight-ipynb hl-\w+ )?highlight"><pre>.*?</pre></div>', re.S)
 _kept: dict[str, str] | None = None
 
 

@@ -138,7 +138,9 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
 _LONG_DECIMALS = re.compile(r"(\d\.\d\d)\d+")  # a hundredth of a point is far below a pixel
 _GEOMETRY = re.compile(r'(\s(?:d|x|y|width|height|transform|viewBox)=")([^"]*)"')
 _PATH_DATA = re.compile(r'\sd="([^"]*)"')
-_USE_GROUP = re.compile(r"<g([^>]*)>((?:\s*<use [^>]*/>)+)\s*</g>")
+# A group of markers: <use .../> as matplotlib writes them, <use ...></use> once an HTML sanitiser
+# has rewritten them (the lab notebook's plot, through nbconvert).
+_USE_GROUP = re.compile(r"<g([^>]*)>((?:\s*<use [^>]*?/?>(?:</use>)?)+)\s*</g>")
 _STYLE = re.compile(r' style="([^"]*)"')
 _ID = re.compile(r' id="([^"]+)"')
 _NO_ROTATION = re.compile(r' transform="rotate\(-?0 [^")]*\)"')  # every horizontal label's
@@ -149,7 +151,9 @@ FONT_FAMILY = "'DejaVu Sans', Arial, Helvetica, sans-serif"  # the font matplotl
 def compact(svg: str) -> str:
     """The same drawing in fewer bytes (see above). Only tags change: text (which may come from
     a results file) is escaped, so it never contains a "<" and is left exactly as written."""
-    referenced = set(re.findall(r"#([\w.-]+)", svg))
+    referenced = set(re.findall(r"#([\w.-]+)", svg))  # url(#clip), xlink:href="#marker"
+    for ids in re.findall(r'aria-(?:labelledby|describedby)="([^"]*)"', svg):  # a title or description
+        referenced.update(ids.split())
 
     def tag(match: re.Match) -> str:
         text = _GEOMETRY.sub(lambda m: m.group(1) + _LONG_DECIMALS.sub(r"\1", m.group(2)) + '"', match.group(0))
@@ -166,8 +170,21 @@ def compact(svg: str) -> str:
         return f'<g{match.group(1)} style="{styles.pop()}">' + _STYLE.sub("", match.group(2)) + "</g>"
 
     svg = _USE_GROUP.sub(shared_style, re.sub(r"<[^>]+>", tag, svg))
-    svg = svg.replace("<svg ", f'<svg style="font-family: {FONT_FAMILY}" ', 1)  # every label's, said once
+    svg = _with_root_style(svg, f"font-family: {FONT_FAMILY}")  # every label's, said once
     return re.sub(r">\s+<", "><", svg)
+
+
+def _with_root_style(svg: str, declaration: str) -> str:
+    """`declaration` added to the root element's style (into its style attribute if it has one)."""
+    root = re.match(r"<svg\b[^>]*>", svg)
+    if root is None:
+        return svg
+    tag = root.group(0)
+    if ' style="' in tag:
+        tag = tag.replace(' style="', f' style="{declaration}; ', 1)
+    else:
+        tag = tag.replace("<svg", f'<svg style="{declaration}"', 1)
+    return tag + svg[root.end():]
 
 
 def _inline_svg(svg: str, alt: str) -> Html:

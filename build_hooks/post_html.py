@@ -6,12 +6,14 @@
   notebook page, plus loaders for MathJax and Mermaid that this notebook never uses. They
   are dropped; `stylesheets/notebook.css` styles the few notebook classes the page uses,
   and code cells take the theme's own highlighting (`highlight_extra_classes`), so they
-  follow light and dark mode like every other page.
+  follow light and dark mode like every other page; its plot is compacted as the site's are.
 """
 
 from __future__ import annotations
 
 import re
+
+from build_hooks import plots
 
 _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 
@@ -25,6 +27,7 @@ _COMMENTS = re.compile(r"<!-- (?:Load mathjax|MathJax configuration|End of mathj
 # nbconvert's own ¶ links inside headings; the theme's table of contents already links them.
 _ANCHOR_LINKS = re.compile(r'<a class="anchor-link" href="#[^"]*">¶</a>')
 _NO_ALT = 'alt="No description has been provided for this image"'
+_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 # Where whitespace is content: everything else collapses to one line break, which renders the same.
 _VERBATIM = re.compile(r"(<pre\b.*?</pre>|<textarea\b.*?</textarea>|<script\b.*?</script>|<style\b.*?</style>)", re.S)
 _BLANK_RUN = re.compile(r"[ \t]*\n\s*")
@@ -42,6 +45,7 @@ def slim_notebook(html: str, stylesheet: str) -> str:
     """The notebook page without nbconvert's inline styles and unused loaders, linking `stylesheet`."""
     html = _NOTEBOOK_STYLES.sub("", html)
     html = _ANCHOR_LINKS.sub("", _COMMENTS.sub("", _UNUSED_SCRIPTS.sub("", html)))
+    html = _SVG.sub(lambda m: plots.compact(m.group(0)), html)  # the notebook's plot, as the site's are
     # Code and output areas scroll sideways on a phone: keyboard users need to reach them.
     html = html.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
     html = html.replace(_NO_ALT, 'alt="Plot drawn by the code cell above; the numbers it shows are printed below it"')

@@ -217,9 +217,10 @@ def table(head: list, rows: list[list], caption: object = "", table_id: str = ""
     ident = html(' id="{}"', table_id) if table_id else ""
     cap = html("<caption>{}</caption>", caption) if caption else ""
     # A wide table scrolls sideways inside its wrapper; keyboard users reach that scroll
-    # area only if the wrapper can take focus, and screen readers need its name.
+    # area only if the wrapper can take focus, and screen readers need its name. Its cells are
+    # measured numbers, not words anyone searches for: the search index leaves them out.
     name = plain(caption) or "Table: " + ", ".join(plain(h) for h in head)
-    return html('<div class="crossover-table" role="region" tabindex="0" aria-label="{}">'
+    return html('<div class="crossover-table" role="region" tabindex="0" aria-label="{}" data-search-exclude>'
                 "<table{}>{}<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>",
                 name, ident, cap, th, body)
 

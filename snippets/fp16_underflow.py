@@ -2,8 +2,9 @@
 
 float16 has 5 exponent bits: its smallest positive (subnormal) value is 2**-24, about
 6e-8, and anything below half of that rounds to zero. bfloat16 keeps float32's 8 exponent
-bits (range down to ~1e-38) and gives up mantissa bits instead: it is simply the top
-16 bits of a float32, which is how it is computed here. Scaling the loss by 2**16
+bits (range down to ~1e-38) and gives up mantissa bits instead: it has the layout of a
+float32's top 16 bits, and converting rounds the 16 bits dropped to nearest (ties to
+even), as PyTorch and the hardware do and as to_bfloat16 does here. Scaling the loss by 2**16
 before backward lifts small gradients into float16's range; the optimiser divides by
 the same factor before using them.
 

@@ -30,3 +30,12 @@ def test_a_fenced_block_wrapped_on_a_page_moves_too(tmp_path):
     page = f'<body><div class="crossover-code__listing" markdown>\n{listing}\n</div></body>'
     out = code_on_demand.extract(page, tmp_path, "../")
     assert listing not in out and "markdown" not in out
+
+
+def test_a_tab_holding_only_a_listing_moves_but_a_tab_with_more_stays(tmp_path):
+    """A "Code" tab (one listing and nothing else) keeps a link; a tab whose listing sits among other content is left whole."""
+    listing = LISTING.replace('class="highlight"', 'class="language-python highlight"')
+    code_tab = f'<div class="tabbed-block">\n{listing}\n</div>'
+    result_tab = f'<div class="tabbed-block">\n<p>Result</p>{listing}\n</div>'
+    out = code_on_demand.extract(f"<body>{result_tab}{code_tab}</body>", tmp_path, "../")
+    assert out.count(listing) == 1 and out.index(listing) < out.index("data-listing")

@@ -24,3 +24,11 @@ def test_a_forged_comment_without_the_token_stays_text(monkeypatch):
     """A results file cannot guess this process's token, so an imitation restores nothing."""
     monkeypatch.setattr(deferred, "_kept", {"0": "<script>"})
     assert deferred.restore("<!--crossover-deferred-0000-0-->") == "<!--crossover-deferred-0000-0-->"
+
+
+def test_a_notebook_code_cell_is_kept_back_from_search_too(monkeypatch):
+    """A notebook's highlighted code cell (mkdocs-jupyter's classes) leaves the indexed page and comes back."""
+    monkeypatch.setattr(deferred, "_kept", {})
+    cell = '<div class="highlight-ipynb hl-python highlight"><pre><span></span>pin_memory=True</pre></div>'
+    page = deferred.code_blocks(f"<p>a</p>{cell}")
+    assert "pin_memory" not in page and deferred.restore(page) == f"<p>a</p>{cell}"

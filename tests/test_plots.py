@@ -30,3 +30,23 @@ def test_the_font_list_is_said_once_on_the_root():
     out = plots.compact(SVG)
     assert out.startswith(f'<svg style="font-family: {plots.FONT_FAMILY}"') and out.count("font-family") == 1
     assert 'style="font-size: 10px; fill: currentColor"' in out
+
+
+def test_ids_named_by_aria_attributes_are_kept():
+    """A title or description that aria-labelledby or aria-describedby names keeps its id."""
+    svg = '<svg role="img" aria-labelledby="t" aria-describedby="d"><title id="t">T</title><desc id="d">D</desc><g id="x"/></svg>'
+    out = plots.compact(svg)
+    assert 'id="t"' in out and 'id="d"' in out and 'id="x"' not in out
+
+
+def test_a_root_style_is_kept_when_the_font_joins_it():
+    """A root element that already has a style keeps it, with the font list added to the same attribute."""
+    out = plots.compact('<svg style="max-width: 100%" width="1"><text>a</text></svg>')
+    assert out.count("style=") == 1 and "max-width: 100%" in out and "font-family" in out
+
+
+def test_markers_rewritten_by_a_sanitiser_share_their_style_too():
+    """<use></use> pairs (as nbconvert writes them) move their shared style to the group like <use/> does."""
+    svg = ('<svg width="1"><g><use style="fill: red" x="1"></use><use style="fill: red" x="2"></use></g></svg>')
+    out = plots.compact(svg)
+    assert out.count("fill: red") == 1 and '<g style="fill: red">' in out

@@ -75,3 +75,8 @@ def test_a_section_that_returns_a_plain_string_is_refused(monkeypatch):
     monkeypatch.setitem(page.SECTIONS, "hand_made", lambda data: "<p>hand made</p>")
     with pytest.raises(TypeError, match="section 'hand_made' returned str, not Html"):
         page.render_section("hand_made", Dataset([]))
+
+
+def test_a_table_is_left_out_of_the_search_index():
+    """Measured tables carry the theme's search exclusion: their numbers are read, not searched for."""
+    assert "data-search-exclude" in str(render.table(["a"], [[1]]))

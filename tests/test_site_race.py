@@ -274,3 +274,60 @@ def test_without_javascript_the_race_is_drawn_and_tabled(browser, site_url):
     assert tables.count() >= 1
     assert page.locator("article p", has_text="without it, the chart and tables").count() == 1
     context.close()
+
+
+def test_before_a_race_lanes_show_no_time_and_the_controls_announce_once(browser, site_url):
+    """Before Start no lane claims "0 s"; the batch is told once (by the slider's value text), not by a live region too."""
+    page, errors = open_race(browser, site_url)
+    times = page.locator(".race-lane[data-lane] .race-lane__time").all_text_contents()
+    assert times and not any(t.strip() in ("0 s", "0") for t in times), times
+    live = page.eval_on_selector_all("#race output, #race [role=status], #race [aria-live]:not([aria-live=off])",
+                                     "els => els.map(e => e.id || e.className)")
+    assert live == ["race-result"], live  # the one region that says who won
+    assert page.locator("#race-batch-value").get_attribute("aria-hidden") == "true"
+    page.locator("#race-batch").focus()
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#race-batch").get_attribute("aria-valuetext").startswith("batch ")
+    assert errors == []
+    page.close()
+
+
+def test_a_touch_screen_is_not_asked_to_drop_a_file(browser, site_url):
+    """On a phone (no hover, coarse pointer) the "drop it" hints are hidden; with a mouse they show."""
+    for touch, shown in ((True, False), (False, True)):
+        context = browser.new_context(has_touch=touch, is_mobile=touch, viewport={"width": 375, "height": 800})
+        page = context.new_page()
+        page.goto(site_url + "race/")
+        page.wait_for_selector("#yours:not([hidden])")
+        hints = page.locator("#yours .yours__drop-hint")
+        assert hints.count() == 2
+        assert all(hints.nth(i).is_visible() == shown for i in range(2)), touch
+        context.close()
+
+
+def test_the_winner_sentence_nests_no_brackets(browser, site_url):
+    """After a race the result sentence never puts a bracket inside another at any batch."""
+    page, errors = open_race(browser, site_url, reduced_motion="reduce")
+    for batch in json.loads(page.locator("#race-data").text_content())["batches"]:
+        set_batch(page, batch)
+        page.get_by_role("button", name="Start").click()
+        depth, deepest = 0, 0
+        for char in page.locator("#race-result").text_content():
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            deepest = max(deepest, depth)
+        assert deepest <= 1, (batch, page.locator("#race-result").text_content())
+    assert errors == []
+    page.close()
+
+
+def test_the_chart_caption_is_read_once(browser, site_url):
+    """The chart's own name is short and the caption says the rest, so a screen reader hears the caption once."""
+    page, errors = open_race(browser, site_url, reduced_motion="reduce")
+    page.get_by_role("button", name="Start").click()
+    chart = page.locator("#race-chart")
+    caption = page.locator("#race-chart-caption").text_content()
+    assert chart.get_attribute("aria-labelledby") is None
+    name = chart.get_attribute("aria-label")
+    assert name and caption and caption not in name and len(name) < len(caption)
+    assert errors == []
+    page.close()

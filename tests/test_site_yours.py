@@ -402,3 +402,18 @@ def test_the_validator_loads_with_the_first_file(browser, site_url, lab_file):
                            timeout=30_000)
     assert any("cfworker-json-schema" in url for url in fetched)
     page.close()
+
+
+def test_an_added_file_is_announced_under_the_lanes_with_names_of_its_own(browser, site_url, lab_file):
+    """Adding a file (here from the build's own machine) says so right under the lanes, and no two lanes share a name."""
+    watched = Watched(browser, site_url)
+    watched.add(lab_file["path"])
+    names = watched.page.eval_on_selector_all(".race-lane[data-lane]", "els => els.map(e => e.getAttribute('aria-label'))")
+    assert len(names) == len(set(names)) and any(n.endswith("(yours)") for n in names), names
+    result = watched.page.locator("#race-result")
+    result.wait_for(state="visible")
+    assert result.text_content().startswith("Added to the race: ") and "(yours)" in result.text_content()
+    lanes_bottom = watched.page.locator("#race-lanes").bounding_box()
+    box = result.bounding_box()
+    assert 0 <= box["y"] - (lanes_bottom["y"] + lanes_bottom["height"]) < 200
+    watched.check_harmless()

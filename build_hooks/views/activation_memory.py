@@ -100,4 +100,5 @@ def training_memory(data: Dataset) -> str:
     return (f"its weights take {si(weights, 'B')}, so gradients add {si(weights, 'B')} and Adam's two moments "
             f"{si(2 * weights, 'B')}: {si(state, 'B')} of training state, 16 bytes per parameter. At batch "
             f"{batch} the measured activations add {si(sizes[batch], 'B')}, {100 * sizes[batch] / total:.0f}% of "
-            f"the {si(total, 'B')} a step holds at its peak before framework overhead")
+            f"the {si(total, 'B')} these four parts add up to (the backward pass's own gradients of "
+            "activations and its temporaries come on top, so a step's true peak is higher)")

@@ -32,7 +32,8 @@ def cpu_choice_rule(data: Dataset) -> str:
         raise MissingData("no GPU epochs, measured or estimated, beside a CPU's")
     against = (f"an estimate of the {untrusted.placeholder(gpu['label'])} (from its datasheet and this host's own "
                f"per-operation cost: not a measurement, unvalidated, and counted as uncertain by "
-               f"{gpu['uncertainty']:g}× either way, so this rule is only as good as that estimate)"
+               f"{gpu['uncertainty']:g}× either way, so this rule is only as good as that estimate; and since it "
+               "issues operations at this host's pace, a host that issues them faster would move these batches down)"
                if gpu["estimate"] else f"the measured {untrusted.placeholder(gpu['label'])}")
     parts = []
     for width in sorted(int(w) for w in cpu["epochs"]):

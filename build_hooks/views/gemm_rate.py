@@ -55,7 +55,7 @@ def flop_table(data: Dataset) -> Html:
     if machines:
         machine = machines[0]
         best = max(analysis.gemm_rates(machine, "cpu").values())
-        rates[f"at {si(best, 'FLOP/s')} (this build's whole CPU, {machine.cpu['threads_used']} threads: the best "
+        rates[f"at {si(best, 'FLOP/s')} (this build's CPU, all {machine.cpu['threads_used']} threads it offers: the best "
               "median of its square matrix products, measured)"] = best
     rows = [[f"{b}, {d}, {h}", f"{forward:.3g}", f"{backward:.3g}", f"{forward + backward:.3g}"]
             + [si(s, "s") for s in seconds]
@@ -112,10 +112,14 @@ def workload_gap(data: Dataset) -> str:
     """The worked 6·N·D training run at this CPU's best measured matrix-product rate against an
     H200's dense bf16 datasheet peak (a lower bound on its time, never a measurement)."""
     flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
-    rate = max(analysis.gemm_rates(first_with(data, GROUP), "cpu").values())
+    machine = first_with(data, GROUP)
+    rate = max(analysis.gemm_rates(machine, "cpu").values())
+    threads = machine.cpu["threads_used"]
     sheet = datasheets.by_name("NVIDIA H200 SXM")
     mantissa, exponent = f"{flops:.1e}".split("e")
-    return (f"about {mantissa}e{int(exponent)} FLOPs; at this CPU's best measured fp32 matrix-product rate ({si(rate, 'FLOP/s')}) "
+    return (f"about {mantissa}e{int(exponent)} FLOPs; at this CPU's best measured fp32 matrix-product rate ({si(rate, 'FLOP/s')}, "
+            f"on the {threads} thread{'s' if threads != 1 else ''} this build had: a server socket with many times "
+            "the cores divides this time and the gap below by about that many) "
             f"that is {_duration(flops / rate)} of pure arithmetic, and at the {sheet.name}'s dense bf16 peak "
             f"({si(sheet.bf16_flops, 'FLOP/s')}, published: {sheet.source}) {_duration(flops / sheet.bf16_flops)}, "
             f"a floor no real run reaches, {sheet.bf16_flops / rate:,.0f}× shorter (bf16 is the format such models train in)")

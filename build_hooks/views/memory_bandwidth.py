@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, Html, MissingData, figure, first_with, mark, marks_note_for, per_machine, si, table
+from build_hooks.render import DEVICE_NAME, Html, MissingData, caveat, figure, first_with, mark, marks_note_for, per_machine, si, table
 
 GROUP = "memory_bandwidth"
 
@@ -39,7 +39,9 @@ def memory_bandwidth(data: Dataset) -> Html:
 @fact
 def cache_versus_memory(data: Dataset) -> str:
     """The fastest copy against the largest one, as measured (no cache sizes assumed)."""
-    curve = analysis.copy_bandwidths(first_with(data, GROUP), "cpu")
+    machine = first_with(data, GROUP)
+    curve = analysis.copy_bandwidths(machine, "cpu")
+    point = {2 * b["params"]["bytes"]: b for b in machine.measured(GROUP, device="cpu")}
     if len(curve) < 2:
         raise MissingData("the copy bandwidth was measured at one size only")
     largest = max(curve)
@@ -47,6 +49,7 @@ def cache_versus_memory(data: Dataset) -> str:
     if fastest == largest or stats.compare(curve[fastest], curve[largest]) <= 0:
         return (f"on this build the largest copy ({si(largest, 'B')}) moved {si(curve[largest], 'B/s')}, "
                 f"about as fast as the fastest smaller one: no cache made a difference here")
-    return (f"on this build copies occupying {si(fastest, 'B')} moved {si(curve[fastest], 'B/s')}, "
+    return (f"on this build copies occupying {si(fastest, 'B')} moved {si(curve[fastest], 'B/s')}"
+            f"{caveat(point[fastest])}, "
             f"and the largest, {si(largest, 'B')}, {si(curve[largest], 'B/s')}: "
             f"{curve[fastest] / curve[largest]:.1f}× slower once the data no longer fits in a cache")

@@ -55,8 +55,8 @@ def _lane_name(lane: dict) -> str:
 
 def _verdict(data: Dataset, which: str) -> str:
     """Who finishes an epoch first at the smallest or largest raced batch, at the small width: the
-    fastest CPU lane against the fastest GPU lane (measured or estimated), or the two fastest lanes
-    when only one kind raced."""
+    fastest CPU lane against the fastest GPU lane (an estimated GPU against its own host's CPU), or
+    the two fastest lanes when only one kind raced."""
     race_data = race.race_data(data)
     if not race_data["lanes"]:
         raise MissingData("no epoch times to race")
@@ -71,21 +71,27 @@ def _verdict(data: Dataset, which: str) -> str:
     if len(timed) == 1:
         point, lane = timed[0]
         return f"{where}, {_lane_name(lane)} takes {si(point['seconds'], 's')} per epoch; no other device was raced"
-    # The race is CPU against GPU: the fastest lane of each kind, when both kinds raced.
-    fastest_of = {kind: next((pair for pair in timed if pair[1]["kind"] == kind), None) for kind in ("CPU", "GPU")}
-    contenders = sorted(fastest_of.values(), key=lambda pair: pair[0]["seconds"]) if all(fastest_of.values()) else timed
+    # The race is CPU against GPU: the fastest lane of each kind, when both kinds raced. An estimated
+    # GPU issues its operations at its own host's pace, so it meets that host's CPU, not another's.
+    gpu = next((pair for pair in timed if pair[1]["kind"] == "GPU"), None)
+    same_host = gpu is not None and gpu[1]["estimate"]
+    cpu = next((pair for pair in timed if pair[1]["kind"] == "CPU"
+                and (not same_host or pair[1]["machine_id"] == gpu[1]["machine_id"])), None)
+    contenders = sorted([cpu, gpu], key=lambda pair: pair[0]["seconds"]) if cpu and gpu else timed
     (first, winner), (second, runner_up) = contenders[0], contenders[1]
-    if all(fastest_of.values()):
-        where += ", the fastest CPU lane against the fastest GPU lane"
+    if cpu and gpu:
+        where += (", the estimated GPU against the CPU of the host it is modelled on" if same_host
+                  else ", the fastest CPU lane against the fastest GPU lane")
     fast, slow = first["seconds"], second["seconds"]
     if stats.compare_points(race.point_stats(second), race.point_stats(first)) == 0:
         error = (f" and the estimate's stated uncertainty ({gpu_estimate.UNCERTAINTY:g}× either way)"
                  if winner["estimate"] or runner_up["estimate"] else "")
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.
-        first_named, second_named = sorted((winner, runner_up), key=lambda lane: lane["label"])
-        return (f"{where}, {_lane_name(first_named)} and {_lane_name(second_named)} finish within "
-                f"{100 * (slow / fast - 1):.0f}% of each other, inside the measurements' spread{error}: "
-                "about the same")
+        (one, one_lane), (other, other_lane) = sorted(((first, winner), (second, runner_up)),
+                                                      key=lambda pair: pair[1]["label"])
+        return (f"{where}, {_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
+                f"{_lane_name(other_lane)} {si(other['seconds'], 's')}: {multiple(slow / fast)} apart, a gap inside "
+                f"the measurements' spread{error}, too close to name a winner")
     uncertain = (f"; the estimate is uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
     return (f"{where}, {_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "

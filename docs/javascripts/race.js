@@ -114,6 +114,7 @@
       return /^(8|11|18)/.test(String(n)) && !/^1[18]\d\d$/.test(String(n)) ? "an" : "a";
     }
 
+    function capitalise(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
     function tag(lane) { return lane.label + (lane.estimate ? " (estimate)" : lane.yours ? " (yours)" : ""); }
 
     // By the lane's place among all lanes, so a lane keeps its look whatever is filtered or chosen.
@@ -136,8 +137,8 @@
         var track = el("div", { "class": "race-lane__track" });
         var bar = el("div", { "class": "race-lane__bar race-lane__bar--" + lane.kind.toLowerCase() });
         track.appendChild(bar);
-        var time = el("output", { "class": "race-lane__time", "aria-live": "off" },
-          point ? "0 s" : "not measured");
+        // Before a race a lane has no time to show (not "0 s"); the race fills it in.
+        var time = el("span", { "class": "race-lane__time" }, point ? "—" : "not measured");
         var why = el("div", { "class": "race-lane__why" }, point ? "" : "");
         row.appendChild(name); row.appendChild(track); row.appendChild(time); row.appendChild(why);
         lanesBox.appendChild(row);
@@ -205,11 +206,13 @@
         // Closer than the meaningful ratio, or with overlapping spreads, is noise, not a win.
         if (ratio < data.meaningful_ratio || winner.point.q3 >= timed[1].point.q1) {
           result.textContent = "About the same: " + tag(winner.lane) + " and " + tag(timed[1].lane) +
-            " finished within " + Math.round(100 * (ratio - 1)) + "% of each other.";
+            " finished " + ratio.toFixed(1) + "× apart: too close, given their spread, to call a winner.";
         } else {  // only a real win earns the badge
           lanesBox.querySelector('[data-lane="' + winner.lane.id + '"]').classList.add("race-lane--winner");
+          // One level of brackets only: lane tags carry their own "(estimate)" or "(yours)".
+          var why = regimeText(winner.lane, winner.point);
           result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
-            tag(timed[1].lane) + " (" + regimeText(winner.lane, winner.point) + ").";
+            tag(timed[1].lane) + "." + (why ? " " + capitalise(why) + "." : "");
         }
       }
     }
@@ -404,6 +407,10 @@
           .concat(machine ? [Object.assign({ slot: slot }, machine)] : []);
         fillMachines();
         update();
+        // Said here too, under the lanes: the file box that also says it sits far below them.
+        if (lanes.length) {
+          result.textContent = "Added to the race: " + lanes.map(tag).join(" and ") + ". Press Start to race them.";
+        }
       }
     };
     document.dispatchEvent(new CustomEvent("crossover:race-ready"));

@@ -1,9 +1,6 @@
-// Search on demand. The theme fetches its search index (about 250 KiB, the largest file of a
-// first visit) and starts its search worker (40 KiB) on every page load, for a box most visits
-// never open. This holds both back until the reader reaches for search: the search box or its
-// icon is pointed at, touched or focused, a search shortcut (/, s, f) is pressed, or the address
-// asks for a search (?q=) or a highlight (?h=). The theme's own code is untouched: it sees an
-// index request that answers a little later, and a worker that starts when first needed.
+// Search on demand: the theme's search index (~250 KiB) and worker (40 KiB) wait until a reader
+// reaches for search (box or icon pointed at, touched or focused; /, s or f; ?q= or ?h=). The
+// theme's code is untouched: its index request is sent late and its worker starts when needed.
 // Loaded before the theme's bundle (overrides/main.html), so the bundle finds both wrappers.
 (() => {
   const INDEX = /\/search\/search_index\.json$/;

@@ -20,9 +20,9 @@
 #
 # It needs only `torch`, `numpy` and `matplotlib` (`pip install torch numpy matplotlib`).
 # It is written for Python 3.10 to 3.13 and torch 2.4 or newer; the project's tests run it
-# with Python 3.11 and torch 2.13 and check that Python 3.10 to 3.13 accept its syntax. On
-# a laptop CPU it takes a minute or two. The page you are reading was produced by running
-# it on the machine that built the site. Download it as a notebook
+# with Python 3.11 and torch 2.13 and check that Python 3.10 to 3.13 accept its syntax. How
+# long it runs depends on the machine (the progress line says how long is left). The page
+# you are reading was produced by running it on the machine that built the site. Download it as a notebook
 # for Jupyter or Colab ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain
 # Python script (the `.py` button above).
 
