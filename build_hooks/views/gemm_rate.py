@@ -26,9 +26,9 @@ def gemm_rate(data: Dataset) -> Html:
             rows += [[DEVICE_NAME[device], n, si(r, "FLOP/s") + mark(points[n]["stats"], points[n]["extra_info"])]
                      for n, r in achieved.items()]
             shown += points.values()
-        peak = m.cpu["fp32_peak_flops"]
+        peak, cpu_rates = m.cpu["fp32_peak_flops"], analysis.gemm_rates(m, "cpu")
         if peak:
-            xs = sorted(analysis.gemm_rates(m, "cpu"))
+            xs = sorted(cpu_rates)
             series.append(plots.Series("CPU theoretical peak (reported clock)", xs, [peak / 1e9] * len(xs), ":", "peak"))
         svg = plots.line_panels([{"series": series, "xlabel": "matrix side n (n×n @ n×n)",
                                   "ylabel": "achieved rate (GFLOP/s)", "subtitle": "Higher is better",
@@ -36,7 +36,7 @@ def gemm_rate(data: Dataset) -> Html:
                                 title="Square fp32 matrix product: achieved FLOP/s",
                                 alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; the table below has the numbers.")
         caption = f"Formula: peak = {m.cpu['peak_formula']}."
-        best = max(analysis.gemm_rates(m, "cpu").values(), default=0)
+        best = max(cpu_rates.values(), default=0)
         if peak and best > peak:
             caption += (f" The best median rate, {si(best, 'FLOP/s')}, is above this peak: the cores ran faster "
                         "than the clock the operating system reports, so the line is a floor on the true peak, "

@@ -42,8 +42,13 @@ def ridges(data: Dataset) -> dict[str, tuple[float, int, str]]:
            "H200 bf16 tensor cores": (SHEET.bf16_flops / SHEET.memory_bytes_s, 2, "published")}
     params = cost_model.measured_params(first_with(data, "gemm_rate"), "cpu")
     if params is not None:
-        out = {"this CPU, fp32": (max(params.gemm_rates.values()) / params.bandwidth, 4, "measured")} | out
+        out = {"this CPU, fp32": (_cpu_ridge(params), 4, "measured")} | out
     return out
+
+
+def _cpu_ridge(params: cost_model.DeviceParams) -> float:
+    """This CPU's ridge point: its best matrix-product rate over its largest copy's bandwidth."""
+    return max(params.gemm_rates.values()) / params.bandwidth
 
 
 def _ridge(flop_per_byte: float) -> str:
@@ -86,7 +91,7 @@ def ridge_points(data: Dataset) -> str:
         parts.append(f"this CPU's best matrix product, {si(best, 'FLOP/s')}, over the bandwidth of its largest "
                      f"measured copy (a {si(footprint / 2, 'B')} buffer into another, {si(footprint, 'B')} in all), "
                      f"{si(params.bandwidth, 'B/s')}, puts its ridge "
-                     f"at {_ridge(best / params.bandwidth)} FLOP per byte (measured)")
+                     f"at {_ridge(_cpu_ridge(params))} FLOP per byte (measured)")
     parts.append(f"the {SHEET.name}'s {si(SHEET.fp32_flops, 'FLOP/s')} fp32 over {si(SHEET.memory_bytes_s, 'B/s')} "
                  f"puts its ridge at {_ridge(SHEET.fp32_flops / SHEET.memory_bytes_s)}, and its "
                  f"{si(SHEET.bf16_flops, 'FLOP/s')} of dense bf16 at {_ridge(SHEET.bf16_flops / SHEET.memory_bytes_s)} "

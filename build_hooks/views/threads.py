@@ -61,7 +61,8 @@ def one_thread_wins(data: Dataset) -> str:
         most = max(t for _, t in took)
         batches = [batch for batch in sorted({b for b, _ in took})
                    if most > 1 and stats.paired_ratio(took[(batch, 1)]["stats"], took[(batch, most)]["stats"]).verdict < 0]
-        trusted = [b for b in batches if not _contradicted(machine, took[(b, most)])]
+        rejected = _rejected_all_thread_points(machine)
+        trusted = [b for b in batches if (b, took[(b, most)]["params"]["width"]) not in rejected]
         name = untrusted.placeholder(machine.label)
         if trusted:
             found.append(f"on {name}, at batch {listing([str(b) for b in trusted])}")
@@ -76,8 +77,7 @@ def one_thread_wins(data: Dataset) -> str:
     return text
 
 
-def _contradicted(machine, point: dict) -> bool:
-    """Whether the consistency check (About the data) finds this all-thread point and the
-    training-step experiment's measurement of the same configuration in disagreement."""
-    return any(c.kind == "threads" and not c.agrees and (c.batch, c.width) == (point["params"]["batch"], point["params"]["width"])
-               for c in consistency.checks(machine))
+def _rejected_all_thread_points(machine) -> set[tuple[int, int]]:
+    """(batch, width) of the all-thread points the consistency check (About the data) finds in
+    disagreement with the training-step experiment's measurement of the same configuration."""
+    return {(c.batch, c.width) for c in consistency.checks(machine) if c.kind == "threads" and not c.agrees}
