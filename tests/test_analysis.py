@@ -60,9 +60,9 @@ def test_race_cpu_choice_facts_and_tables_give_one_answer_for_the_same_verdicts(
         m = data.machines[0]
         assert analysis.crossover_batch(m, 32) == analysis.crossover_batch(m, 32, race.EPOCH) == expected
         assert race.race_data(data)["machines"][0]["crossover"] == {"32": expected}
-        rule, summary = page.render_fact("cpu_choice_rule", data), page.render_fact("crossover_summary", data)
+        rule, summary = page.render_section("cpu_choice_table", data), page.render_fact("crossover_summary", data)
         if expected is None:
-            assert "not ahead at batch 512" in rule and "width 32: never" in summary
+            assert "not ahead by batch 512" in rule and "width 32: never" in summary
         else:
             assert (scale_of(expected) in rule or f"from batch {expected}" in rule) and \
                 f"width 32: from batch {expected}" in summary

@@ -2,7 +2,7 @@
 
 import pytest
 
-from build_hooks import markers, page, site_data
+from build_hooks import gpu_estimate, markers, page, site_data
 from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, add_points, synthetic_doc
 
@@ -142,8 +142,24 @@ def test_cpu_choice_rule_reads_the_measured_gpu_when_there_is_one():
     add_points(doc, "epoch_time", [({"device": device, "batch": b, "width": 32, "rows": 2048}, t, {})
                                    for b in (1, 4, 16, 64)
                                    for device, t in (("cpu", 0.1), ("cuda", 0.5 if b < 16 else 0.05))])
-    text = page.render_fact("cpu_choice_rule", Dataset([Machine(doc, "f", "t")]))
-    assert "pulls ahead at batches of tens of samples" in text and "estimate" not in text
+    data = Dataset([Machine(doc, "f", "t")])
+    text, table = page.render_fact("cpu_choice_rule", data), page.render_section("cpu_choice_table", data)
+    assert "estimate" not in text and "estimated" not in table
+    assert "<td>tens of samples</td>" in table and "the GPU&#x27;s host" in table
+
+
+def test_cpu_choice_rule_gives_every_cpu_its_own_row():
+    """A second machine's faster CPU gets its own row, with its own (later) crossover."""
+    def machine(machine_id, brand, gpu, cpu_s):
+        doc = synthetic_doc(machine_id=machine_id, brand=brand, gpu=gpu)
+        add_points(doc, "epoch_time", [({"device": d, "batch": b, "width": 32, "rows": 2048}, t, {})
+                                       for b in (1, 4, 16, 64, 256)
+                                       for d, t in [("cpu", cpu_s)] + ([("cuda", 1.0 / b)] if gpu else [])])
+        return Machine(doc, machine_id, "t")
+    data = Dataset([machine("slow-host", "Slow CPU", "Fixture GPU", 0.5), machine("fast-cpu", "Fast CPU", None, 0.01)])
+    table = page.render_section("cpu_choice_table", data)
+    slow, fast = table.split("Slow CPU")[1].split("</tr>")[0], table.split("Fast CPU")[1].split("</tr>")[0]
+    assert "a few samples" in slow and "hundreds of samples" in fast
 
 
 def test_loader_overlap_claim_follows_the_data():
@@ -164,3 +180,52 @@ def test_regime_claims_follow_the_model():
     data = Dataset([machine_from_model(true_op=1e-3)])  # a millisecond per operation dwarfs the rest
     assert page.render_fact("regimes_summary", data).startswith("most of this build's CPU training steps are overhead-bound (100% overhead-bound")
     assert page.render_fact("regimes_by_width", data) == "at width 32 every batch is overhead-bound"
+
+
+def _lane(label, machine_id, kind, seconds, estimate=False):
+    """A race lane at width 32 with one epoch time per batch (no spread: q1 = q3 = the time)."""
+    band = gpu_estimate.UNCERTAINTY if estimate else 1.0
+    return {"label": label, "machine_id": machine_id, "kind": kind, "estimate": estimate,
+            "epochs": {"32": {str(b): {"seconds": t, "q1": t / band, "q3": t * band} for b, t in seconds.items()}}}
+
+
+def test_an_estimated_gpus_lead_is_also_set_against_the_other_cpus():
+    """A lead over the estimate's own host says how each other CPU fares at that size, ahead, behind or level."""
+    from build_hooks.views.race import _against_other_cpus
+
+    estimate = _lane("Est GPU", "host", "GPU", {512: 1.0}, estimate=True)
+    lanes = [_lane("Host CPU", "host", "CPU", {512: 5.0}), estimate,
+             _lane("Quick CPU", "quick", "CPU", {512: 0.2}), _lane("Close CPU", "close", "CPU", {512: 1.5})]
+    text = _against_other_cpus(lanes, estimate, "32", "512")
+    assert "Host CPU" not in text
+    assert "5.0× ahead of it" in text and "1.5× apart, too close to call" in text
+
+
+def test_the_estimate_trails_a_faster_cpu_at_the_sizes_named():
+    """The sentence counts the sizes where another CPU beats the estimate beyond its uncertainty and names each one."""
+    from build_hooks.views.race import _estimate_trails
+
+    estimate = _lane("Est GPU", "host", "GPU", {1: 1.0, 2: 1.0, 4: 1.0}, estimate=True)
+    lanes = [_lane("Host CPU", "host", "CPU", {1: 2.0, 2: 2.0, 4: 2.0}), estimate,
+             _lane("Quick CPU", "quick", "CPU", {1: 0.1, 2: 0.1, 4: 0.9})]
+    text = _estimate_trails(Dataset([]), lanes)
+    assert "At 2 of the 3 sizes raced" in text and "at width 32, batches 1 and 2" in text
+    assert _estimate_trails(Dataset([]), lanes[:2]) == ""
+
+
+def test_the_workload_gap_is_stated_format_for_format():
+    """The H200's FP32 peak meets the CPU's fp32 rate, the bf16 peak is named as bf16, and the CPU's own bf16 is said."""
+    from conftest import complete_doc
+
+    text = page.render_fact("workload_gap", Dataset([Machine(complete_doc(), "f", "t")]))
+    assert "plain FP32 peak (67.0 TFLOP/s)" in text and "in bf16, the format such models train in" in text
+    assert "On this CPU bf16" in text
+
+
+def test_the_inference_ratio_is_given_for_every_cpu():
+    """Batch-1 step over forward pass is stated for the other machines too: it depends on the CPU."""
+    from conftest import complete_doc
+
+    data = Dataset([Machine(complete_doc(machine_id=f"m{i}"), f"m{i}", "t") for i in range(2)])
+    assert "the other CPUs in this build's data" in page.render_fact("inference_summary", data)
+    assert "other CPUs" not in page.render_fact("inference_summary", Dataset(data.machines[:1]))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from build_hooks import analysis, race, untrusted
 from build_hooks.dataset import Dataset
-from build_hooks.page import fact
-from build_hooks.render import MissingData
+from build_hooks.page import fact, section
+from build_hooks.render import Html, MissingData, table
 
 
 # Where two close curves part moves by a doubling between runs of the same machine, so
@@ -17,40 +17,54 @@ def scale_of(batch: int) -> str:
     return next(words for limit, words in SCALES if batch <= limit)
 
 
-@fact
-def cpu_choice_rule(data: Dataset) -> str:
-    """Per width, the batch from which the GPU's epoch stays ahead: the race's own lanes, measured or estimated.
-
-    The race's lanes, so the rule and the race agree; ahead means faster beyond both
-    spreads (an estimate's spread is its stated uncertainty, and the sentence says it is an estimate).
-    """
+def _lanes(data: Dataset) -> tuple[dict, list[dict]]:
+    """The race's GPU lane and its CPU lanes, the GPU's own host's first."""
     lanes = race.race_data(data)["lanes"]
     gpu = next((lane for lane in lanes if lane["kind"] == "GPU"), None)
-    cpu = next((lane for lane in lanes if lane["kind"] == "CPU" and gpu and lane["machine_id"] == gpu["machine_id"]),
-               None)
-    if gpu is None or cpu is None:
+    cpus = sorted((lane for lane in lanes if lane["kind"] == "CPU"),
+                  key=lambda lane: gpu is None or lane["machine_id"] != gpu["machine_id"])
+    if gpu is None or not cpus or cpus[0]["machine_id"] != gpu["machine_id"]:
         raise MissingData("no GPU epochs, measured or estimated, beside a CPU's")
+    return gpu, cpus
+
+
+@fact
+def cpu_choice_rule(data: Dataset) -> str:
+    """What the rule's table compares: the race's GPU lane, measured or estimated (with the
+    estimate's caveats), against each CPU lane, leads counted only beyond the spread."""
+    gpu, cpus = _lanes(data)
     against = (f"an estimate of the {untrusted.placeholder(gpu['label'])} (from its datasheet and this host's own "
                f"per-operation cost: not a measurement, unvalidated, and counted as uncertain by "
-               f"{gpu['uncertainty']:g}× either way, so this rule is only as good as that estimate; and since it "
-               "issues operations at this host's pace, a host that issues them faster would move these batches down)"
+               f"{gpu['uncertainty']:g}× either way, so this rule is only as good as that estimate; it issues "
+               "operations at this host's pace, so on a faster host its batches would move down)"
                if gpu["estimate"] else f"the measured {untrusted.placeholder(gpu['label'])}")
-    parts = []
-    for width in sorted(int(w) for w in cpu["epochs"]):
-        ours, theirs = cpu["epochs"][str(width)], gpu["epochs"].get(str(width), {})
-        batches = sorted(int(b) for b in set(ours) & set(theirs))
-        if not batches:
-            continue
-        # "Ahead" only beyond both spreads (and an estimate's error), so a near-tie is no crossover.
-        batch = analysis.crossover(analysis.verdicts({b: race.point_stats(ours[str(b)]) for b in batches},
-                                                     {b: race.point_stats(theirs[str(b)]) for b in batches}))
-        if batch is None:
-            parts.append(f"at width {width} it is not ahead at batch {max(batches)}, the largest measured")
-        elif batch == min(batches):
-            parts.append(f"at width {width} it is ahead from batch {batch}, the smallest measured")
-        else:
-            parts.append(f"at width {width} it pulls ahead at batches of {scale_of(batch)}")
-    if not parts:
-        raise MissingData("no width with both CPU and GPU epochs")
-    return (f"against {against}, for the CPU lane {untrusted.placeholder(cpu['label'])} (another CPU moves the line), "
-            "comparing epochs as the race does and counting a lead only beyond the spread: " + "; ".join(parts))
+    return (f"comparing epochs as the race does, {against} against each CPU lane, and counting a lead only "
+            f"beyond the spread, the table gives the batch from which the GPU is ahead and stays ahead, "
+            f"for {len(cpus)} CPU{'s' if len(cpus) != 1 else ''}")
+
+
+@section
+def cpu_choice_table(data: Dataset) -> Html:
+    """Per CPU lane (the GPU's own host first) and width: the batch scale from which the GPU lane leads."""
+    gpu, cpus = _lanes(data)
+    widths = sorted({int(w) for cpu in cpus for w in cpu["epochs"]} & {int(w) for w in gpu["epochs"]})
+    rows = [[cpu["label"] + ((" (the estimate's host)" if gpu["estimate"] else " (the GPU's host)") if i == 0 else "")]
+            + [_crossover_words(cpu, gpu, width) for width in widths] for i, cpu in enumerate(cpus)]
+    return table(["CPU lane"] + [f"width {w}" for w in widths], rows,
+                 caption=f"Where the {gpu['label']}{' (estimated)' if gpu['estimate'] else ''} pulls ahead of each CPU")
+
+
+def _crossover_words(cpu: dict, gpu: dict, width: int) -> str:
+    """Where the GPU lane's epoch gets ahead of the CPU lane's at `width` and stays so, in words."""
+    ours, theirs = cpu["epochs"].get(str(width), {}), gpu["epochs"].get(str(width), {})
+    batches = sorted(int(b) for b in set(ours) & set(theirs))
+    if not batches:
+        return "not measured"
+    # "Ahead" only beyond both spreads (and an estimate's error), so a near-tie is no crossover.
+    batch = analysis.crossover(analysis.verdicts({b: race.point_stats(ours[str(b)]) for b in batches},
+                                                 {b: race.point_stats(theirs[str(b)]) for b in batches}))
+    if batch is None:
+        return f"not ahead by batch {max(batches)}"
+    if batch == min(batches):
+        return f"from batch {batch}, the smallest"
+    return scale_of(batch)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, datasheets, plots, untrusted
+from build_hooks import analysis, datasheets, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, caveat, figure, first_with, mark, marks_note_for, per_machine, si,
@@ -109,20 +109,43 @@ WORKLOAD_PARAMS, WORKLOAD_TOKENS = 1e8, 2e9
 
 @fact
 def workload_gap(data: Dataset) -> str:
-    """The worked 6·N·D training run at this CPU's best measured matrix-product rate against an
-    H200's dense bf16 datasheet peak (a lower bound on its time, never a measurement)."""
+    """The worked 6·N·D training run at this CPU's best measured fp32 matrix-product rate against
+    an H200's datasheet peaks, format for format: its plain FP32 rate, then its dense bf16 tensor
+    cores, with what bf16 did on this CPU (floors on the GPU's time, never measurements)."""
     flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
     machine = first_with(data, GROUP)
     rate = max(analysis.gemm_rates(machine, "cpu").values())
     threads = machine.cpu["threads_used"]
     sheet = datasheets.by_name("NVIDIA H200 SXM")
     mantissa, exponent = f"{flops:.1e}".split("e")
-    return (f"about {mantissa}e{int(exponent)} FLOPs; at this CPU's best measured fp32 matrix-product rate ({si(rate, 'FLOP/s')}, "
-            f"on the {threads} thread{'s' if threads != 1 else ''} this build had: a server socket with many times "
-            "the cores divides this time and the gap below by about that many) "
-            f"that is {_duration(flops / rate)} of pure arithmetic, and at the {sheet.name}'s dense bf16 peak "
-            f"({si(sheet.bf16_flops, 'FLOP/s')}, published: {sheet.source}) {_duration(flops / sheet.bf16_flops)}, "
-            f"a floor no real run reaches, {sheet.bf16_flops / rate:,.0f}× shorter (bf16 is the format such models train in)")
+    return (f"about {mantissa}e{int(exponent)} FLOPs. At this CPU's best measured fp32 matrix-product rate "
+            f"({si(rate, 'FLOP/s')}, on the {threads} thread{'s' if threads != 1 else ''} this build had: a server "
+            "socket with many times the cores divides this time and the gaps below by about that many) "
+            f"that is {_duration(flops / rate)} of pure arithmetic. Format for format, at the {sheet.name}'s plain "
+            f"FP32 peak ({si(sheet.fp32_flops, 'FLOP/s')}) it is {_duration(flops / sheet.fp32_flops)}, "
+            f"{sheet.fp32_flops / rate:,.0f}× shorter; on its tensor cores in bf16, the format such models train in "
+            f"({si(sheet.bf16_flops, 'FLOP/s')} dense), {_duration(flops / sheet.bf16_flops)}, "
+            f"{sheet.bf16_flops / rate:,.0f}× shorter than this CPU in fp32 (both GPU figures published: "
+            f"{sheet.source}; both are floors no real run reaches). {_cpu_bf16(machine)}")
+
+
+def _cpu_bf16(machine: Machine) -> str:
+    """What bf16 did to this CPU's own matrix product: whether the bf16-to-bf16 gap is narrower."""
+    took = analysis.point_stats(machine, "precision", "dtype", device="cpu", op="matmul")
+    if not {"fp32", "bf16"} <= set(took):
+        return "This build did not measure bf16 on this CPU, so the gap bf16 against bf16 is not known here."
+    side = machine.measured("precision", device="cpu", op="matmul", dtype="fp32")[0]["extra_info"].get("n")
+    product = f"its {side}×{side} matrix product" if side else "its matrix product"
+    verdict = stats.compare_points(took["fp32"], took["bf16"])
+    ratio = took["fp32"]["median"] / took["bf16"]["median"]
+    if verdict > 0:
+        return (f"On this CPU bf16 narrows the gap too: {product} ran {ratio:.1f}× faster in bf16 than in fp32 "
+                "(Mixed precision), so bf16 against bf16 the gap is smaller by about that factor.")
+    if verdict < 0:
+        return (f"On this CPU bf16 widens the gap: {product} ran {1 / ratio:.1f}× slower in bf16 than in fp32 "
+                "(Mixed precision says why), so in bf16 on both it is wider still.")
+    return (f"On this CPU bf16 changed nothing ({product} took the same time in bf16 and fp32 within "
+            "the spread, Mixed precision), so bf16 against bf16 the gap is about the same.")
 
 
 def _duration(seconds: float) -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, consistency, stats
+from build_hooks import analysis, consistency, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, caveat, first_with, marks_note_for, measured_value, per_machine, si, table,
-                                times_with_interval)
+from build_hooks.render import (DEVICE_NAME, Html, caveat, first_with, listing, marks_note_for, measured_value, per_machine,
+                                si, table, times_with_interval)
 
 GROUP = "inference_latency"
 
@@ -28,7 +28,8 @@ def inference_latency(data: Dataset) -> Html:
 
 @fact
 def inference_summary(data: Dataset) -> str:
-    """Batch-1 inference against a batch-1 training step of the same model (another experiment)."""
+    """Batch-1 inference against a batch-1 training step of the same model (another experiment),
+    on this CPU and then on every other machine that measured both (the ratio depends on the CPU)."""
     machine = first_with(data, GROUP)
     widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
     forward_point = machine.measured(GROUP, device="cpu", batch=1, width=widest)[0]
@@ -38,10 +39,26 @@ def inference_summary(data: Dataset) -> str:
     if steps:
         ratio = stats.unpaired_ratio(steps[0]["stats"], forward)
         if ratio.verdict > 0:
-            text += (f", {times_with_interval(ratio)} less than the {si(steps[0]['stats']['median'], 's')}{caveat(steps[0])} of a "
-                     "batch-1 training step of the same model (the forward pass has no backward pass, no optimiser step and, "
-                     "under inference_mode, no autograd bookkeeping)" + _epoch_disagrees(machine, widest, steps[0]["stats"]["median"]))
+            text += (f", {times_with_interval(ratio)} shorter than the {si(steps[0]['stats']['median'], 's')}{caveat(steps[0])} of a "
+                     "batch-1 training step of the same model" + _epoch_disagrees(machine, widest, steps[0]["stats"]["median"]))
+    elsewhere = [f"{times_with_interval(r)} on {untrusted.placeholder(m.label)} ({si(step, 's')} against {si(forward, 's')})"
+                 for m in data.with_experiment(GROUP) if m is not machine
+                 for r, step, forward in [_step_over_forward(m, widest)] if r is not None]
+    if elsewhere:
+        text += ("; the batch-1 step over forward-pass ratio at that width is " + listing(elsewhere)
+                 + ", the other CPUs in this build's data: how much a forward pass saves depends on the CPU")
     return text
+
+
+def _step_over_forward(machine, width: int) -> tuple:
+    """The batch-1 step's time over the batch-1 forward pass's at `width`, with the two medians
+    ((None, None, None) unless both were measured)."""
+    forward = machine.measured(GROUP, device="cpu", batch=1, width=width)
+    step = machine.measured(analysis.STEP, device="cpu", batch=1, width=width)
+    if not (forward and step):
+        return None, None, None
+    step_stats, forward_stats = step[0]["stats"], forward[0]["stats"]
+    return stats.unpaired_ratio(step_stats, forward_stats), step_stats["median"], forward_stats["median"]
 
 
 def _epoch_disagrees(machine, width: int, step_s: float) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from build_hooks import gpu_estimate, plots, race, stats, untrusted
+from build_hooks import analysis, gpu_estimate, plots, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
-from build_hooks.render import Html, figure, missing, multiple, si
+from build_hooks.render import Html, figure, listing, missing, multiple, si
 
 PREFERRED_WIDTH = 32  # the small network the lessons use, when it was measured
 
@@ -94,8 +94,49 @@ def _verdict(data: Dataset, which: str) -> str:
                 f"the measurements' spread{error}, too close to name a winner")
     uncertain = (f"; the estimate is uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
+    others = _against_other_cpus(lanes, gpu[1], width, batch) if same_host else ""
     return (f"{where}, {_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
-            f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}{uncertain})")
+            f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}{uncertain}){others}")
+
+
+def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: str) -> str:
+    """How the other machines' CPU lanes fare against an estimated GPU at one size: a lead over
+    its own host's CPU need not hold against a faster one."""
+    ours = estimate["epochs"][width][batch]
+    parts = []
+    for lane in lanes:
+        theirs = lane["epochs"][width].get(batch)
+        if lane["kind"] != "CPU" or lane["machine_id"] == estimate["machine_id"] or not theirs:
+            continue
+        verdict = stats.compare_points(race.point_stats(theirs), race.point_stats(ours))
+        apart = multiple(max(theirs["seconds"], ours["seconds"]) / min(theirs["seconds"], ours["seconds"]))
+        how = (f"{apart} behind it" if verdict > 0 else f"{apart} ahead of it" if verdict < 0
+               else f"{apart} apart, too close to call")
+        parts.append(f"{untrusted.placeholder(lane['label'])} {si(theirs['seconds'], 's')} ({how})")
+    if not parts:
+        return ""
+    return ("; the other CPUs in this build's data, which the estimate is not modelled on, take "
+            + listing(parts))
+
+
+@fact
+def race_estimate_flat(data: Dataset) -> str:
+    """Whether the estimated GPU's step is bound by its host's issuing at every size (then its flat
+    step, and its epoch halving with the batch, are the model's, not a finding), or that no GPU
+    lane is estimated."""
+    estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
+    if estimate is None:
+        return "Every GPU lane here is measured, so where its step time starts to grow is measured too"
+    model = gpu_estimate.for_host(data.with_experiment(race.EPOCH)[0])
+    sizes = [(int(b), int(w)) for w, by_batch in estimate["epochs"].items() for b in by_batch]
+    bound = sum(model.bounded_by(b, w) == "the host" for b, w in sizes)
+    if bound == len(sizes):
+        return (f"For the estimated GPU this is the model's doing, not a finding: at every one of the {len(sizes)} "
+                "sizes raced, issuing a step's operations on this host takes longer than the modelled GPU needs "
+                "to run them, so its step time is flat by construction and its epoch keeps halving")
+    return (f"For the estimated GPU, issuing a step's operations on this host outlasts the modelled GPU's work at "
+            f"{bound} of the {len(sizes)} sizes raced; there its step time is flat by construction, and only the "
+            "other sizes' growth comes from the model's arithmetic and memory terms")
 
 
 @fact
@@ -112,11 +153,14 @@ def race_largest_batch(data: Dataset) -> str:
     return _verdict(data, "largest")
 
 
-def _estimate_trails(lanes: list[dict]) -> str:
+def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
     """Where another machine's CPU lane beats the estimated GPU by more than the estimate's stated
-    uncertainty: the estimate issues operations at its own host's pace, which a faster host beats."""
+    uncertainty: the estimate issues operations at its own host's pace, which a faster host beats.
+    Says how many sizes, from which batch at each width, and why (a slower host, not a loaded one)."""
     estimate = next(lane for lane in lanes if lane["estimate"])
-    beaten = []
+    sizes = sum(len(by_batch) for by_batch in estimate["epochs"].values())
+    beaten: dict[str, dict[int, list[int]]] = {}  # CPU lane label -> {width: the batches it beats it at}
+    lost: set[tuple[str, str]] = set()  # the sizes where some other CPU lane does
     for lane in lanes:
         if lane["kind"] != "CPU" or lane["estimate"] or lane["machine_id"] == estimate["machine_id"]:
             continue
@@ -124,14 +168,39 @@ def _estimate_trails(lanes: list[dict]) -> str:
             for batch, modelled in by_batch.items():
                 theirs = lane["epochs"].get(width, {}).get(batch)
                 if theirs and theirs["q3"] * gpu_estimate.UNCERTAINTY < modelled["seconds"]:
-                    beaten.append((int(width), int(batch), lane))
+                    lost.add((width, batch))
+                    beaten.setdefault(lane["label"], {}).setdefault(int(width), []).append(int(batch))
     if not beaten:
         return ""
-    width, batch, lane = min(beaten, key=lambda b: (b[1], b[0]))
-    return (f". At some sizes (the smallest: batch {batch}, width {width}) another machine's CPU lane "
-            f"({untrusted.placeholder(lane['label'])}) finishes an epoch more than {gpu_estimate.UNCERTAINTY:g}× "
-            "sooner than the estimated GPU: the estimate issues its operations at this build host's measured pace, "
-            "and a faster host would drive the same GPU faster")
+    where = "; ".join(f"{untrusted.placeholder(label)} at " + ", ".join(
+        f"width {w}, batch{'es' if len(bs) > 1 else ''} {listing([str(b) for b in sorted(bs)])}" for w, bs in sorted(by.items()))
+        for label, by in beaten.items())
+    return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
+            f"more than {gpu_estimate.UNCERTAINTY:g}× sooner than the estimated GPU ({where}): the estimate issues "
+            "its operations at this build host's measured pace, and a faster host would drive the same GPU faster. "
+            + _slower_not_loaded(data))
+
+
+def _slower_not_loaded(data: Dataset) -> str:
+    """This host's tiny-operation cost against the other machines', and how little CPU other
+    processes took while it measured: a slow host is slow, not busy."""
+    hosts = data.with_experiment(race.EPOCH)
+    if not hosts:
+        return ""
+    host = hosts[0]
+    own = analysis.tiny_op_seconds(host, "cpu")
+    others = [(m, analysis.tiny_op_seconds(m, "cpu")) for m in data.machines if m is not host]
+    others = [(m, t) for m, t in others if t]
+    foreign = [meta["conditions"]["foreign_cpu"] for meta in host.doc["experiments"].values()
+               if (meta.get("conditions") or {}).get("foreign_cpu") is not None]
+    if not own or not others:
+        return ""
+    text = (f"One tiny operation takes {si(own, 's')} on this host, against "
+            + listing([f"{si(t, 's')} on {untrusted.placeholder(m.label)}" for m, t in others]))
+    if foreign:
+        text += (f"; other processes used at most {100 * max(foreign):.1f}% of its CPU during any experiment, so it "
+                 "is a slower host, not a loaded one (its load average counts the measurement's own threads)")
+    return text
 
 
 @fact
@@ -142,7 +211,7 @@ def race_lanes_kind(data: Dataset) -> str:
         return ("The CPU lanes replay this build's measured epochs; this build measured no GPU, so the "
                 "GPU lane is an unvalidated estimate from its datasheet and this host's own per-operation "
                 f"cost, uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and labelled as one everywhere"
-                + _estimate_trails(lanes))
+                + _estimate_trails(data, lanes))
     if not lanes:
         return "No epoch times were measured in this build"
     return "Every lane replays an epoch this build measured; nothing here is estimated"
