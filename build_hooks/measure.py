@@ -192,11 +192,13 @@ def _benchmark_entry(name: str, point: dict, results: list[dict], foreign: float
                "calls_per_sample": [r.get("calls_per_sample") for r in results]}
     if canary_s and all(c is not None for c in canary_s):
         options["canary_s"] = [round(c, 9) for c in canary_s]
+    # A round that ran out of memory ("oom") or could not run at all ("failed") makes the point a
+    # fact, not a number: its status and what went wrong, without stats.
+    unmeasured = next((r for r in results if r.get("status", "ok") != "ok"), None)
     entry = {"group": name, "name": f"{name}[{label}]", "params": point, "unit": first["unit"],
-             "status": "oom" if any(r.get("status") == "oom" for r in results) else "ok", "options": options}
-    if entry["status"] == "oom":  # the device ran out of memory: a fact, not a number
-        oom = next(r for r in results if r.get("status") == "oom")
-        return {**entry, "extra_info": oom.get("extra", {})}
+             "status": unmeasured["status"] if unmeasured else "ok", "options": options}
+    if unmeasured:
+        return {**entry, "extra_info": unmeasured.get("extra", {})}
     summary = stats.summarise([s for r in results for s in r["samples"]], [r["samples"] for r in results])
     extra = {**first.get("extra", {}), "noisy": stats.is_noisy(summary),
              "under_load": foreign is not None and foreign > conditions.FOREIGN_CPU_LIMIT,
@@ -285,7 +287,7 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
 
     # An outlying round is measured again in place while the box allows, worst points first.
     for i in sorted(range(len(plan)), key=spread, reverse=True):
-        if any(r.get("status") == "oom" for r in results[i]) or rounds < 2:
+        if any(r.get("status", "ok") != "ok" for r in results[i]) or rounds < 2:
             continue
         for _ in range(REMEASURE_ATTEMPTS):
             for r in outlying_rounds([_sample_median(x) for x in results[i]]):

@@ -432,3 +432,16 @@ def test_an_out_of_range_literal_says_what_it_reads_as(tmp_path, doc):
     with pytest.raises(store.ResultsError, match=r"the number 1e999 is out of range: it reads as Infinity") as err:
         store.load(path)
     assert "not valid JSON" not in str(err.value)
+
+
+def test_a_point_that_could_not_run_is_stored_as_failed_without_stats(tmp_path, doc):
+    """Status "failed" loads back without stats; a "failed" point that still carries stats is refused."""
+    bench = doc["benchmarks"][0]
+    failed = {**bench, "status": "failed"}
+    del failed["stats"]
+    path = tmp_path / "f.json"
+    write(path, {**doc, "benchmarks": [failed] + doc["benchmarks"][1:]})
+    assert store.load(path)["benchmarks"][0]["status"] == "failed"
+    write(path, {**doc, "benchmarks": [{**failed, "stats": bench["stats"]}] + doc["benchmarks"][1:]})
+    with pytest.raises(store.ResultsError):
+        store.load(path)

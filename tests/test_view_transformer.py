@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from build_hooks import page, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.views import transformer as view
@@ -62,15 +64,17 @@ def test_the_repay_column_divides_the_compile_time_by_the_time_saved():
     assert "<td>1,000</td>" in repaid and "<td>no measured saving</td>" in never
 
 
-def test_a_failed_compile_is_said_to_have_failed_with_its_error():
-    """A compile point without a time (status "oom" with an error) is reported as a failure, never as a time."""
+@pytest.mark.parametrize("status", ["failed", "oom"])  # "oom": how files measured before "failed" existed stored it
+def test_a_failed_compile_is_said_to_have_failed_with_its_error(status):
+    """A compile point without a time (status "failed" with an error) is reported as a failure, never as a time."""
     data = dataset(compile_speed=compiles(5.0, 2e-3, 1e-3))
     point = next(b for b in data.machines[0].doc["benchmarks"]
                  if b["group"] == "compile_speed" and b["params"]["phase"] == "compile")
-    point.update(status="oom", extra_info={"error": "torch.compile failed: no C++ compiler"})
+    point.update(status=status, extra_info={"error": "torch.compile failed: no C++ compiler"})
     del point["stats"]
     assert "On the MLP, torch.compile failed here" in text(page.render_fact("compile_summary", data))
     assert "failed" in page.render_section("compile_speed", data)
+    assert "out of memory" not in page.render_section("compile_speed", data)
 
 
 def test_a_quick_build_says_the_transformer_was_not_compiled():

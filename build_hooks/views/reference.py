@@ -140,9 +140,10 @@ def _derived(bench: dict) -> str:
 
 
 def _value(bench: dict) -> Html:
-    if bench.get("status", "ok") == "oom":
-        error = bench["extra_info"].get("error", "")
-        if error.startswith("torch.compile failed"):  # compile_speed's timing-less point
-            return html("<strong>failed</strong>: {}", error)
+    status, error = bench.get("status", "ok"), bench["extra_info"].get("error", "")
+    # Files measured before "failed" existed stored a failed compilation as "oom" with its error.
+    if status == "failed" or (status == "oom" and error.startswith("torch.compile failed")):
+        return html("<strong>failed</strong>: {}", error or "no reason recorded")
+    if status == "oom":
         return html("<strong>out of memory</strong>")
     return measured_value(bench["stats"], bench["extra_info"], "B" if bench["unit"] == "bytes" else bench["unit"])
