@@ -1,8 +1,10 @@
 """Worked example: how long does moving a batch take, before any arithmetic happens?
 
 time = bytes / bandwidth. The published rates are the theoretical peaks of the
-link generations (per direction, x16 lanes); real copies reach less, and small ones
-much less, because every copy also has a fixed cost.
+link generations (per direction, x16 lanes, before the 128b/130b encoding takes about
+1.5% of them); real copies reach less (pinned host-to-device copies over PCIe 4.0 x16
+typically 20-26 GB/s), and small ones much less, because every copy also has a fixed
+cost. A copy within GPU memory reads and writes every byte, twice the HBM column's time.
 
 Run it alone:  python snippets/transfer_arithmetic.py
 """
@@ -11,12 +13,12 @@ SIZES_MB = [1, 16, 256]
 PUBLISHED = {  # name: bytes/s, theoretical per direction (published specifications)
     "PCIe 4.0 x16": 32e9,
     "PCIe 5.0 x16": 64e9,
-    "HBM3e on an H200 (GPU memory)": 4.8e12,
+    "HBM3e on an H200 (reading the bytes once)": 4.8e12,
 }
 SOURCES = {  # where each rate is published
     "PCIe 4.0 x16": "PCI-SIG, PCI Express Base Specification Revision 4.0 (16 GT/s per lane)",
     "PCIe 5.0 x16": "PCI-SIG, PCI Express Base Specification Revision 5.0 (32 GT/s per lane)",
-    "HBM3e on an H200 (GPU memory)": "NVIDIA H200 Tensor Core GPU datasheet",
+    "HBM3e on an H200 (reading the bytes once)": "NVIDIA H200 Tensor Core GPU datasheet",
 }
 
 

@@ -19,4 +19,16 @@ def call_overhead(data: Dataset) -> str:
     gpu = machine.gpu_device(GROUP)
     if gpu and costs.get(gpu):
         text += f" and {si(costs[gpu], 's')} per call (mostly kernel launch) on the GPU"
-    return text
+    return text + " (adding the number 1 in place to a one-element tensor)" + _cheapest_product(machine)
+
+
+def _cheapest_product(machine) -> str:
+    """The per-call time of the smallest matrix product timed back to back (Matrix shapes), which
+    shows that the fixed cost depends on the operation (a Python number is wrapped as a tensor)."""
+    points = machine.measured("matmul_shapes", device="cpu")
+    if not points:
+        return ""
+    small = min(points, key=lambda b: b["params"]["side"])
+    side, per_call = small["params"]["side"], small["stats"]["median"] / small["params"]["calls"]
+    return (f"; the fixed cost depends on the operation: {side}×{side} matrix products, timed back to back "
+            f"in the next section, took {si(per_call, 's')} each")

@@ -145,9 +145,9 @@ def consistency_checks(data: Dataset) -> Html:
         "matrix products: the step's FLOP rate over the fastest square product's). Agreement means within "
         f"{consistency.TOLERANCE:g}× either way, except that an epoch, which also slices batches, runs "
         f"Python's loop and reads fresh rows, may cost up to {consistency.EPOCH_EXTRA_LIMIT:g}× the step alone, "
-        "while a step alone slower than its share of an epoch, or faster than the fastest matrix product "
-        "allows, is a contradiction. A disagreeing step is marked in the training-step table and kept out of "
-        "the cost model's fit.")
+        f"while a step alone more than {consistency.TOLERANCE:g}× slower than its share of an epoch, or faster "
+        "than the fastest matrix product allows, is a contradiction. A disagreeing step is marked in the "
+        "training-step table on Why batch size matters and kept out of the cost model's fit.")
 
 
 @fact

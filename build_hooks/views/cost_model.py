@@ -168,6 +168,31 @@ def gpu_estimate_model(data: Dataset) -> str:
 
 
 @fact
+def gpu_estimate_host_bound(data: Dataset) -> str:
+    """Over every size the estimate covers: at how many issuing the operations on this host
+    outlasts the modelled GPU (there the datasheet changes nothing), and the device side's
+    largest share of the host's time."""
+    host = data.host or first_with(data, analysis.STEP)
+    gpu = gpu_model.for_host(host)
+    if gpu is None:
+        raise MissingData("no step counts to estimate a GPU from")
+    steps = {size: gpu.step(*size) for size in gpu.work}
+    bound = [size for size, step in steps.items() if step["host"] >= step["device"]]
+    busiest = max(steps, key=lambda size: steps[size]["device"] / steps[size]["host"])
+    share = steps[busiest]["device"] / steps[busiest]["host"]
+    if len(bound) == len(steps):
+        return (f"at every one of the {len(steps)} sizes it covers the estimate is bounded by the host: its step is "
+                "the step's operations times this host's per-operation cost, whatever the batch, and the "
+                f"{gpu.name}'s datasheet figures change none of its numbers (the modelled GPU work is at most "
+                f"{100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}). For this "
+                "small network the estimate says what this host's issuing costs, and any GPU fast enough to keep "
+                "up would get the same lane")
+    return (f"at {len(bound)} of the {len(steps)} sizes it covers the estimate is bounded by the host (the step's "
+            "operations times this host's per-operation cost, which no datasheet figure changes); at the others "
+            f"the modelled GPU work, from the {gpu.name}'s datasheet, is longer")
+
+
+@fact
 def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)

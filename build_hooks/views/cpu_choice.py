@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, race, untrusted
+from build_hooks import analysis, gpu_estimate, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
 from build_hooks.render import Html, MissingData, table
@@ -33,14 +33,21 @@ def cpu_choice_rule(data: Dataset) -> str:
     """What the rule's table compares: the race's GPU lane, measured or estimated (with the
     estimate's caveats), against each CPU lane, leads counted only beyond the spread."""
     gpu, cpus = _lanes(data)
-    against = (f"an estimate of the {untrusted.placeholder(gpu['label'])} (from its datasheet and this host's own "
-               f"per-operation cost: not a measurement, unvalidated, and counted as uncertain by "
-               f"{gpu['uncertainty']:g}× either way, so this rule is only as good as that estimate; it issues "
-               "operations at this host's pace, so on a faster host its batches would move down)"
-               if gpu["estimate"] else f"the measured {untrusted.placeholder(gpu['label'])}")
-    return (f"comparing epochs as the race does, {against} against each CPU lane, and counting a lead only "
-            f"beyond the spread, the table gives the batch from which the GPU is ahead and stays ahead, "
-            f"for {len(cpus)} CPU{'s' if len(cpus) != 1 else ''}")
+    text = (f"the table gives, for each of {len(cpus)} CPU{'s' if len(cpus) != 1 else ''}, the batch from which "
+            f"the {untrusted.placeholder(gpu['label'])}{' (estimated)' if gpu['estimate'] else ''} finishes an "
+            "epoch first beyond the spread and stays ahead, comparing epochs as the race does")
+    if not gpu["estimate"]:
+        return text
+    model = gpu_estimate.for_host(data.with_experiment(race.EPOCH)[0])
+    sizes = [(int(b), int(w)) for w, by_batch in gpu["epochs"].items() for b in by_batch]
+    everywhere = model is not None and all(model.bounded_by(b, w) == "the host" for b, w in sizes)
+    paced = ("which for this network sets its time at every size raced (Predicting a step shows why), so each "
+             "row says where that CPU's epoch outgrows this host's issuing" if everywhere else
+             "which sets its time wherever the host is the bound (Predicting a step shows where)")
+    return (text + f". That GPU is an estimate, not a measurement: unvalidated, and counted as uncertain by "
+            f"{gpu['uncertainty']:g}× either way. It issues its operations at this host's pace, {paced}; a faster "
+            "host would move the GPU's batches down, and the rows of the other CPUs set them against a GPU "
+            "driven by this host, not by their own")
 
 
 @section

@@ -78,7 +78,14 @@ def precision_cpu_summary(data: Dataset) -> str:
     matmul = precision_stats(machine, "cpu", "matmul")
     step = precision_stats(machine, "cpu", "train_step")
     return (f"On this CPU, {_bf16_versus_fp32(matmul, _product(machine))} and "
-            f"{_bf16_versus_fp32(step, 'the mixed-precision training step')}.")
+            f"{_bf16_versus_fp32(step, 'the mixed-precision training step' + _step_size(machine))}.")
+
+
+def _step_size(machine: Machine) -> str:
+    """ " at batch 64 and width 256": the step the probe chose for this machine (sizes differ between machines)."""
+    point = machine.measured(GROUP, device="cpu", op="train_step", dtype="fp32")
+    extra = point[0]["extra_info"] if point else {}
+    return f" at batch {extra['batch']} and width {extra['width']}" if "batch" in extra and "width" in extra else ""
 
 
 @fact
@@ -113,10 +120,10 @@ def precision_cpu_explanation(data: Dataset) -> str:
                 "saving remains.")
     if matmul["bf16"] / matmul["fp32"] >= GENERIC_KERNEL_RATIO:
         return ("A slowdown this large is not the cost of converting formats (that costs a few "
-                "times at most): without native 16-bit matrix instructions (instruction-set "
-                "extensions such as AVX-512 BF16 or AMX) there is no tuned bf16 matrix kernel for "
-                "this CPU, so a generic one runs while "
-                "fp32 uses the tuned BLAS. Only the memory saving remains.")
+                "times at most): without the instructions a tuned bf16 kernel needs (on x86, oneDNN's bf16 "
+                "kernels need at least AVX-512, and AVX-512 BF16 or AMX make them fast) there is no tuned bf16 "
+                "matrix kernel for this CPU, so a generic one runs while fp32 uses the tuned BLAS. On this CPU only "
+                "the memory saving remains.")
     return ("A CPU without native 16-bit matrix instructions converts bf16 to fp32 to multiply "
             "and back to store, so the 16-bit path does extra work for no arithmetic gain; only "
             "the memory saving remains.")

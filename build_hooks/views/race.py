@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, gpu_estimate, plots, race, stats, untrusted
+from build_hooks import analysis, gate, gpu_estimate, plots, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import Html, figure, listing, missing, multiple, si
@@ -133,7 +133,8 @@ def race_estimate_flat(data: Dataset) -> str:
     if bound == len(sizes):
         return (f"For the estimated GPU this is the model's doing, not a finding: at every one of the {len(sizes)} "
                 "sizes raced, issuing a step's operations on this host takes longer than the modelled GPU needs "
-                "to run them, so its step time is flat by construction and its epoch keeps halving")
+                "to run them, so its step time is flat by construction, its datasheet figures change none of its "
+                "times, and its epoch keeps halving")
     return (f"For the estimated GPU, issuing a step's operations on this host outlasts the modelled GPU's work at "
             f"{bound} of the {len(sizes)} sizes raced; there its step time is flat by construction, and only the "
             "other sizes' growth comes from the model's arithmetic and memory terms")
@@ -156,7 +157,7 @@ def race_largest_batch(data: Dataset) -> str:
 def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
     """Where another machine's CPU lane beats the estimated GPU by more than the estimate's stated
     uncertainty: the estimate issues operations at its own host's pace, which a faster host beats.
-    Says how many sizes, from which batch at each width, and why (a slower host, not a loaded one)."""
+    Says at how many sizes and which, and why (a slower host, and one a virtual machine's state slows)."""
     estimate = next(lane for lane in lanes if lane["estimate"])
     sizes = sum(len(by_batch) for by_batch in estimate["epochs"].values())
     beaten: dict[str, dict[int, list[int]]] = {}  # CPU lane label -> {width: the batches it beats it at}
@@ -176,7 +177,9 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
         f"width {w}, batch{'es' if len(bs) > 1 else ''} {listing([str(b) for b in sorted(bs)])}" for w, bs in sorted(by.items()))
         for label, by in beaten.items())
     return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
-            f"more than {gpu_estimate.UNCERTAINTY:g}× sooner than the estimated GPU ({where}): the estimate issues "
+            f"sooner than the estimated GPU by more than both its own spread and the estimate's "
+            f"{gpu_estimate.UNCERTAINTY:g}× uncertainty, its slower quartile under 1/{gpu_estimate.UNCERTAINTY:g} of the "
+            f"estimate ({where}): the estimate issues "
             "its operations at this build host's measured pace, and a faster host would drive the same GPU faster. "
             + _slower_not_loaded(data))
 
@@ -198,9 +201,28 @@ def _slower_not_loaded(data: Dataset) -> str:
     text = (f"One tiny operation takes {si(own, 's')} on this host, against "
             + listing([f"{si(t, 's')} on {untrusted.placeholder(m.label)}" for m, t in others]))
     if foreign:
-        text += (f"; other processes used at most {100 * max(foreign):.1f}% of its CPU during any experiment, so it "
-                 "is a slower host, not a loaded one (its load average counts the measurement's own threads)")
+        text += (f"; other processes on it used at most {100 * max(foreign):.1f}% of its CPU during any experiment, "
+                 "so no other work on this machine explains the gap (its load average counts the measurement's own "
+                 "threads)")
+    slow = _slow_state_share(host)
+    if slow is not None:
+        text += (f". A virtual machine can also be slowed from outside: this host's all-thread canary read more than "
+                 f"{gate.SLOW_STATE_RATIO:g}× its fastest as {100 * slow:.0f}% of its rounds began (About the data)")
     return text
+
+
+def _slow_state_share(machine) -> float | None:
+    """The share of a machine's rounds that began with the all-thread canary in a slow state
+    (above SLOW_STATE_RATIO × the run's fastest), or None when the readings were not kept."""
+    # The runner's canary (measure.py), not an experiment's number: read from the document directly.
+    slow = total = 0
+    for bench in machine.doc["benchmarks"]:
+        fastest = ((machine.doc["experiments"].get(bench["group"]) or {}).get("conditions") or {}).get("fastest_all_threads_s")
+        readings = bench.get("options", {}).get("canary_s", [])
+        if fastest:
+            slow += sum(r > fastest * gate.SLOW_STATE_RATIO for r in readings)
+            total += len(readings)
+    return slow / total if total else None
 
 
 @fact
@@ -208,7 +230,8 @@ def race_lanes_kind(data: Dataset) -> str:
     """What the lanes are: all measured, or measured CPU with an estimated GPU."""
     lanes = race.race_data(data)["lanes"]
     if any(lane["estimate"] for lane in lanes):
-        return ("The CPU lanes replay this build's measured epochs; this build measured no GPU, so the "
+        return ("The CPU lanes replay the measured epochs in this build's data (this host's and those of the "
+                "machines whose files are committed); this build measured no GPU, so the "
                 "GPU lane is an unvalidated estimate from its datasheet and this host's own per-operation "
                 f"cost, uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and labelled as one everywhere"
                 + _estimate_trails(data, lanes))

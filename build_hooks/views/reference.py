@@ -15,7 +15,7 @@ def gallery(data: Dataset) -> Html:
     if not data.machines:
         return missing("No results files were found.")
     rows = [_gallery_row(m) for m in data.machines]
-    return (table(["machine", "fp32 peak", "best fp32 matmul", "copy bandwidth (all threads)",
+    return (table(["machine", "fp32 peak", "best fp32 matmul", "copy bandwidth (all threads; read plus write)",
                    "host→device (pinned)", "crossover batch", "GPU estimate's error"], rows)
             + join((provenance(m, data.host) for m in data.machines), "\n"))
 
@@ -117,7 +117,7 @@ def experiment_table(machine: Machine, group: str) -> Html:
     keys = sorted({k for b in benches for k in b["params"]}, key=lambda k: (k != "device", k))
     rows = []
     for b in benches:
-        point_stats = b.get("stats")
+        point_stats = b.get("stats") if b["extra_info"].get("calls_per_step") != 0 else None
         iqr = (f"{100 * point_stats['iqr'] / point_stats['median']:.0f}%"
                if point_stats and point_stats["median"] else "")
         rate = _derived(b) if point_stats else ""
@@ -133,7 +133,9 @@ def _derived(bench: dict) -> str:
     if "flops" in extra:
         return si(extra["flops"] / seconds, "FLOP/s")
     if "bytes" in extra:
-        return si(extra["bytes"] / seconds, "B/s")
+        # A copy's rate counts what it read and wrote, twice the buffer its params name: say so.
+        both = extra["bytes"] == 2 * bench["params"].get("bytes", -1)
+        return si(extra["bytes"] / seconds, "B/s") + (" (read + write: twice the buffer)" if both else "")
     if extra.get("per") == "sample":
         return si(1 / seconds, "samples/s")
     return ""
@@ -146,4 +148,6 @@ def _value(bench: dict) -> Html:
         return html("<strong>failed</strong>: {}", error or "no reason recorded")
     if status == "oom":
         return html("<strong>out of memory</strong>")
+    if bench["extra_info"].get("calls_per_step") == 0:  # a profiled kind this step never ran: no time to show
+        return html("none in this step")
     return measured_value(bench["stats"], bench["extra_info"], "B" if bench["unit"] == "bytes" else bench["unit"])

@@ -69,11 +69,12 @@ def one_thread_wins(data: Dataset) -> str:
         if len(trusted) < len(batches):
             doubted.append(f"on {name} at batch {listing([str(b) for b in batches if b not in trusted])}")
     text = ("one thread beat all of them beyond the measurements' spread " + "; ".join(found) if found else
-            "on no machine in this build's data did one thread beat all of them beyond the measurements' spread")
+            "on no machine in this build's data did one thread beat all of them in a comparison the consistency "
+            "checks trust")
     if doubted:
-        text += (" (one thread also came out ahead " + "; ".join(doubted) + ", but there the all-thread point "
-                 "disagrees with the same configuration in the training-step experiment, so the machine was "
-                 "probably slower while it ran: not counted)")
+        text += (" (the threads experiment has one thread ahead " + "; ".join(doubted) + ", but there its "
+                 "all-thread point disagrees with the same configuration in the training-step experiment, so the "
+                 "machine was probably slower while it ran, and the win is not counted)")
     return text
 
 

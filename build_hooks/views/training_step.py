@@ -127,9 +127,11 @@ def cpu_best_step_rate(data: Dataset) -> str:
                   if p.flops and p.stats and rate(p, "q1") >= rate(point, "q3"))
     # Which tied point has the highest median moves with noise, so one wording names the largest
     # step that reaches the best rate within the spread (the best step itself when none ties).
-    batch, width = max(tied or [(point.batch, width)], key=lambda bw: (bw[1], bw[0]))
-    return (f"{si(point.flops_per_s, 'FLOP/s')} (batch {batch}, width {width}: the largest step that reaches "
-            "this rate within the spread)")
+    batch, width_reached = max(tied or [(point.batch, width)], key=lambda bw: (bw[1], bw[0]))
+    if (batch, width_reached) == (point.batch, width):
+        return f"{si(point.flops_per_s, 'FLOP/s')} (batch {batch}, width {width})"
+    return (f"{si(point.flops_per_s, 'FLOP/s')} (the best median, at batch {point.batch} and width {width}; batch "
+            f"{batch} at width {width_reached} is the largest step that reaches this rate within the spread)")
 
 
 @fact

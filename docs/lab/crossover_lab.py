@@ -11,7 +11,8 @@
 # %% [markdown]
 # # Lab: find your own crossover
 #
-# This notebook measures **your** machine the way the site measures its own: the time to
+# This notebook measures **your** machine the way the site measures its own, in a shorter
+# form (fewer repeats, and no waiting for a steady machine): the time to
 # train one epoch of a 512→H→10 MLP on a fixed dataset, for every batch size and layer
 # width the [race](../../race/) offers, on the CPU and on any GPU torch can use here
 # (NVIDIA's through CUDA, Apple's through MPS). It marks where the GPU starts to win,
@@ -22,7 +23,10 @@
 # It is written for Python 3.10 to 3.13 and torch 2.4 or newer; the project's tests run it
 # with Python 3.11 and torch 2.13 and check that Python 3.10 to 3.13 accept its syntax. How
 # long it runs depends on the machine (the progress line says how long is left). The page
-# you are reading was produced by running it on the machine that built the site. Download it as a notebook
+# you are reading was produced by running it on the machine that built the site, in a run of
+# its own: on a virtual machine its times can differ from the site's tables for the same
+# configuration by a factor of two or more, and the site's tables are the ones measured for
+# the record. Download it as a notebook
 # for Jupyter or Colab ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain
 # Python script (the `.py` button above).
 
@@ -310,8 +314,10 @@ for d in [d for d in DEVICES if d != "mps"]:  # torch's benchmark Timer does not
 # ## Save a results file in the project's schema
 #
 # The file follows the project's `results.schema.json` (the layout of pytest-benchmark's
-# JSON). Add it to the race in your browser, or copy it into the project's `results/`
-# folder: the build validates it and shows it with its provenance.
+# JSON). Add it to the race in your browser ("Add your machine"). It holds only the epochs
+# and the precision check, so it is not a file for the project's `results/` folder: that
+# folder takes the complete files `make measure` writes, published with
+# `python -m build_hooks.publish`, which checks them first.
 
 # %%
 def stats(times):
@@ -384,7 +390,7 @@ results = {
     "schema_version": 1, "mode": "quick" if QUICK else "full", "machine_id": machine_id,
     "environment_key": hashlib.sha256(f"{identity}{torch.__version__}".encode()).hexdigest()[:20],
     "machine_info": {"cpu": {"brand": brand, "arch": platform.machine(), "threads_used": THREADS,
-                             "cores_available": os.cpu_count(), "clock_hz": None, "fp32_peak_flops": None,
+                             "cores_available": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(), "clock_hz": None, "fp32_peak_flops": None,
                              "peak_formula": "not computed by the lab notebook",
                              **({"isa": isa} if isa is not None else {})}, "gpu": gpu},
     "software": {"python": platform.python_version(), "torch": torch.__version__,
