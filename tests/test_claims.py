@@ -229,3 +229,50 @@ def test_the_inference_ratio_is_given_for_every_cpu():
     data = Dataset([Machine(complete_doc(machine_id=f"m{i}"), f"m{i}", "t") for i in range(2)])
     assert "the other CPUs in this build's data" in page.render_fact("inference_summary", data)
     assert "other CPUs" not in page.render_fact("inference_summary", Dataset(data.machines[:1]))
+
+
+def test_an_estimate_bounded_by_its_host_everywhere_says_the_datasheet_changes_nothing():
+    """When issuing on the host outlasts the modelled GPU at every size, the sentence says so and counts the sizes."""
+    from conftest import complete_doc
+
+    text = page.render_fact("gpu_estimate_host_bound", Dataset([Machine(complete_doc(), "f", "t")]))
+    assert text.startswith("at every one of the ") and "change none of its numbers" in text
+
+
+def test_a_cpu_control_that_moved_on_another_machine_is_named_as_state_not_sync():
+    """A CPU whose two loss-reading ways differ beyond the spread is named, and the difference put down to its state."""
+    def machine(machine_id, every):
+        doc = synthetic_doc(machine_id=machine_id, brand=machine_id)
+        add_points(doc, "sync_cost", [({"read_loss": "every_step"}, every, {}), ({"read_loss": "on_device"}, 1e-3, {})])
+        return Machine(doc, machine_id, "t")
+    same = page.render_fact("sync_summary", Dataset([machine("Host", 1e-3), machine("Steady", 1e-3)]))
+    moved = page.render_fact("sync_summary", Dataset([machine("Host", 1e-3), machine("Moved", 2e-3)]))
+    assert "changing state" not in same
+    assert "Moved" in untrusted_restored(moved) and "can only be the machine changing state" in moved
+
+
+def untrusted_restored(text: str) -> str:
+    """A fact's text with its placeholders turned back into the values they stand for."""
+    from build_hooks import untrusted
+
+    return untrusted.restore(text)
+
+
+def test_the_tiny_operation_is_named_and_set_beside_the_cheapest_product():
+    """The call-overhead sentence says which operation it timed and the per-call time of the smallest product."""
+    data = dataset(call_overhead=[({"op": "add_"}, 8e-6, {})],
+                   matmul_shapes=[({"side": 8, "calls": 1000}, 2e-3, {"flops": 1000 * 2 * 8**3}),
+                                  ({"side": 64, "calls": 10}, 1e-3, {"flops": 10 * 2 * 64**3})])
+    text = page.render_fact("call_overhead", data)
+    assert "adding the number 1 in place to a one-element tensor" in text and "8×8 matrix products" in text
+    assert "2.00 µs each" in text
+
+
+def test_a_profiled_kind_the_step_never_ran_shows_no_time():
+    """On All measurements, a profile kind with no calls says so instead of printing its placeholder time."""
+    from build_hooks.views.reference import experiment_table
+
+    data = dataset(transformer_profile=[({"model": "mlp", "kind": "attention"}, 1e-9, {"calls_per_step": 0, "ops": "none"}),
+                                        ({"model": "mlp", "kind": "matrix products"}, 1e-4, {"calls_per_step": 6, "ops": "mm"})])
+    table = experiment_table(data.machines[0], "transformer_profile")
+    assert "none in this step" in table and "1.00 ns" not in table

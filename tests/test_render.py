@@ -80,3 +80,15 @@ def test_a_section_that_returns_a_plain_string_is_refused(monkeypatch):
 def test_a_table_is_left_out_of_the_search_index():
     """Measured tables carry the theme's search exclusion: their numbers are read, not searched for."""
     assert "data-search-exclude" in str(render.table(["a"], [[1]]))
+
+
+def test_a_peak_the_machines_own_products_beat_is_called_a_floor():
+    """The provenance line calls the computed peak a floor when a measured matrix product exceeds it, and only then."""
+    from build_hooks.dataset import Machine
+    from conftest import add_points, synthetic_doc
+
+    def line(seconds):  # the fixture's peak is 384 GFLOP/s; a 1024-side product is 2.1 GFLOP
+        doc = add_points(synthetic_doc(), "gemm_rate", [({"n": 1024}, seconds, {"flops": 2 * 1024**3})])
+        return str(render.provenance(Machine(doc, "f", "t")))
+    assert "a floor, not a ceiling: its matrix products reached 1.07 TFLOP/s" in line(2e-3)
+    assert "floor" not in line(1e-2)
