@@ -41,12 +41,12 @@ def inference_summary(data: Dataset) -> str:
         if ratio.verdict > 0:
             text += (f", {times_with_interval(ratio)} shorter than the {si(steps[0]['stats']['median'], 's')}{caveat(steps[0])} of a "
                      "batch-1 training step of the same model" + _epoch_disagrees(machine, widest, steps[0]["stats"]["median"]))
-    elsewhere = [f"{times_with_interval(r)} on {untrusted.placeholder(m.label)} ({si(step, 's')} against {si(forward, 's')})"
+    elsewhere = [f"{si(step, 's')} against {si(forward, 's')} on {untrusted.placeholder(m.label)}, {times_with_interval(r)}"
                  for m in data.with_experiment(GROUP) if m is not machine
                  for r, step, forward in [_step_over_forward(m, widest)] if r is not None]
     if elsewhere:
-        text += ("; the batch-1 step over forward-pass ratio at that width is " + listing(elsewhere)
-                 + ", the other CPUs in this build's data: how much a forward pass saves depends on the CPU")
+        text += ("; at that width the other CPUs in this build's data took, for the batch-1 step against the "
+                 "forward pass, " + listing(elsewhere) + ": how much a forward pass saves depends on the CPU")
     return text
 
 

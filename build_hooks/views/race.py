@@ -112,10 +112,10 @@ def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: st
         apart = multiple(max(theirs["seconds"], ours["seconds"]) / min(theirs["seconds"], ours["seconds"]))
         how = (f"{apart} behind it" if verdict > 0 else f"{apart} ahead of it" if verdict < 0
                else f"{apart} apart, too close to call")
-        parts.append(f"{untrusted.placeholder(lane['label'])} {si(theirs['seconds'], 's')} ({how})")
+        parts.append(f"{untrusted.placeholder(lane['label'])} took {si(theirs['seconds'], 's')} ({how})")
     if not parts:
         return ""
-    return ("; the other CPUs in this build's data, which the estimate is not modelled on, take "
+    return ("; of the other CPUs in this build's data, which the estimate is not modelled on, "
             + listing(parts))
 
 

@@ -37,7 +37,10 @@ def sync_summary(data: Dataset) -> str:
         else:
             parts.append(f"{where}, reading the loss every step {'cost' if diff > 0 else 'saved'} "
                          f"{si(abs(diff), 's')} per step ({both}, {times_with_interval(ratio)} the time of "
-                         "keeping it on the device)")
+                         "keeping it on the device)"
+                         + ("" if is_gpu(device) else ": with nothing queued, that is the read's own work (a "
+                            "Python number made from a tensor) or the machine changing state between the two, "
+                            "not a wait"))
     if not machine.gpu_device(GROUP):
         parts.append("no GPU was measured, so the wait this pitfall is about was not measured here")
     return "; ".join(parts) + "." + _controls_elsewhere(data, machine)
