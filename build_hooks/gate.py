@@ -126,3 +126,18 @@ def what_moved(point: dict, measured_under: dict) -> str:
     if not moved:
         return (f"no canary moved beyond {SLOW_STATE_RATIO:g}×: the cause was not seen by any canary")
     return "; ".join(moved)
+
+
+def slow_start_share(doc: dict) -> float | None:
+    """The share of a results document's rounds that began with the all-thread canary in a slow
+    state (above SLOW_STATE_RATIO x its experiment's fastest reading), or None where the readings
+    were not kept (files measured before options.canary_s)."""
+    slow = total = 0
+    for bench in doc["benchmarks"]:
+        measured_under = (doc["experiments"].get(bench["group"]) or {}).get("conditions") or {}
+        fastest = measured_under.get("fastest_all_threads_s")
+        readings = bench.get("options", {}).get("canary_s", [])
+        if fastest:
+            slow += sum(r > fastest * SLOW_STATE_RATIO for r in readings)
+            total += len(readings)
+    return slow / total if total else None

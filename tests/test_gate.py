@@ -100,3 +100,14 @@ def test_what_moved_says_when_no_canary_saw_it():
     """When no canary moved beyond the slow-state ratio the words say the cause was not seen."""
     quiet = {"fastest_all_threads_s": 0.01, "canaries": {"memory": [0.02] * 4}}
     assert "not seen" in gate.what_moved({"options": {"canary_s": [0.01, 0.011, 0.012]}}, quiet)
+
+
+def test_the_share_of_slow_starts_counts_readings_above_the_ratio_of_their_experiments_fastest():
+    """Rounds that began above SLOW_STATE_RATIO x their experiment's fastest reading are counted; no readings, no share."""
+    from build_hooks.gate import SLOW_STATE_RATIO, slow_start_share
+
+    doc = {"experiments": {"a": {"conditions": {"fastest_all_threads_s": 1.0}}, "b": {}},
+           "benchmarks": [{"group": "a", "options": {"canary_s": [1.0, SLOW_STATE_RATIO * 1.01, 1.2, 3.0]}},
+                          {"group": "b", "options": {"canary_s": [9.0]}}]}  # b kept no fastest: not counted
+    assert slow_start_share(doc) == 0.5
+    assert slow_start_share({"experiments": {}, "benchmarks": [{"group": "a", "options": {}}]}) is None

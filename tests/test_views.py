@@ -210,3 +210,18 @@ def test_an_unsettled_point_is_listed_with_the_canary_that_moved():
     html = str(conditions_view.unsettled_points(Dataset([Machine(doc, "f", "t")])))
     assert "3.0×" in html and "all-thread canary 3.1× the run&#x27;s fastest as round 2 began" in html
     assert "No point in this build is marked" in str(conditions_view.unsettled_points(Dataset([Machine(synthetic_doc(), "f", "t")])))
+
+
+def test_the_gallery_says_how_often_each_machine_began_a_round_slow():
+    """A machine whose rounds kept their canary readings gets its slow-start share; one without is named as unrecorded."""
+    from build_hooks import gate
+
+    recorded = synthetic_doc(machine_id="recorded", brand="Kept CPU")
+    recorded["experiments"]["training_step"] = {**recorded["experiments"].get("training_step", {}),
+                                                "conditions": {"fastest_all_threads_s": 1.0}}
+    for bench in recorded["benchmarks"]:
+        bench["options"] = {"canary_s": [1.0, 2 * gate.SLOW_STATE_RATIO]}
+    older = synthetic_doc(machine_id="older", brand="Old CPU")
+    text = page.render_section("gallery", Dataset([Machine(recorded, "r", "t"), Machine(older, "o", "t")]))
+    assert "Kept CPU" in text.split("Rounds that began")[1] and " 50%" in text
+    assert "Not recorded for Old CPU" in text

@@ -204,25 +204,11 @@ def _slower_not_loaded(data: Dataset) -> str:
         text += (f"; other processes on it used at most {100 * max(foreign):.1f}% of its CPU during any experiment, "
                  "so no other work on this machine explains the gap (its load average counts the measurement's own "
                  "threads)")
-    slow = _slow_state_share(host)
+    slow = gate.slow_start_share(host.doc)
     if slow is not None:
         text += (f". A virtual machine can also be slowed from outside: this host's all-thread canary read more than "
                  f"{gate.SLOW_STATE_RATIO:g}× its fastest as {100 * slow:.0f}% of its rounds began (About the data)")
     return text
-
-
-def _slow_state_share(machine) -> float | None:
-    """The share of a machine's rounds that began with the all-thread canary in a slow state
-    (above SLOW_STATE_RATIO × the run's fastest), or None when the readings were not kept."""
-    # The runner's canary (measure.py), not an experiment's number: read from the document directly.
-    slow = total = 0
-    for bench in machine.doc["benchmarks"]:
-        fastest = ((machine.doc["experiments"].get(bench["group"]) or {}).get("conditions") or {}).get("fastest_all_threads_s")
-        readings = bench.get("options", {}).get("canary_s", [])
-        if fastest:
-            slow += sum(r > fastest * gate.SLOW_STATE_RATIO for r in readings)
-            total += len(readings)
-    return slow / total if total else None
 
 
 @fact

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, experiments, gpu_estimate
+from build_hooks import analysis, cost_model, experiments, gate, gpu_estimate
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
 from build_hooks.render import (Html, html, join, marks_note_for, more_machines, measured_value, missing, note, provenance, si,
@@ -17,7 +17,23 @@ def gallery(data: Dataset) -> Html:
     rows = [_gallery_row(m) for m in data.machines]
     return (table(["machine", "fp32 peak", "best fp32 matmul", "copy bandwidth (all threads; read plus write)",
                    "host→device (pinned)", "crossover batch", "GPU estimate's error"], rows)
-            + join((provenance(m, data.host) for m in data.machines), "\n"))
+            + _state_note(data) + join((provenance(m, data.host) for m in data.machines), "\n"))
+
+
+def _state_note(data: Dataset) -> Html:
+    """How often each machine began a round in a slow state: part of a gap between machines can be
+    the state a virtual machine was in, not its hardware."""
+    shares = [(m, gate.slow_start_share(m.doc)) for m in data.machines]
+    known = [html("{} {}%", m.label, f"{100 * share:.0f}") for m, share in shares if share is not None]
+    unknown = [m.label for m, share in shares if share is None]
+    if not known:
+        return html("")
+    missing_text = (html(" Not recorded for {} (measured before each round's reading was kept).", ", ".join(unknown))
+                    if unknown else "")
+    return note(html("Rounds that began with the all-thread canary above {}× its run's fastest reading (a slow "
+                     "state; see About the data): {}.{} A machine that was often slow measured below its hardware's "
+                     "best, so part of a gap between rows can be the state a virtual machine was in.",
+                     f"{gate.SLOW_STATE_RATIO:g}", join(known, "; "), missing_text))
 
 
 def _gallery_row(m: Machine) -> list[Html]:
