@@ -86,11 +86,17 @@ class Estimate:
         return "the host" if step["host"] >= step["device"] else "the GPU"
 
 
+def host_op_seconds(host: Machine) -> float | None:
+    """The host's cost per operation as the estimate charges it: fitted to its CPU steps, else one
+    tiny operation's measured cost (None when neither was measured)."""
+    fitted = cost_model.fit(host, "cpu")
+    return fitted.params.op_seconds if fitted else analysis.tiny_op_seconds(host, "cpu")
+
+
 def for_host(host: Machine, sheet: datasheets.Datasheet = SHEET) -> Estimate | None:
     """The estimate driven by this host's per-operation cost and its steps' counts (None without counts)."""
     work = cost_model.step_work(host)
-    fitted = cost_model.fit(host, "cpu")
-    op = fitted.params.op_seconds if fitted else analysis.tiny_op_seconds(host, "cpu")
+    op = host_op_seconds(host)
     if not work:
         return None
     return Estimate(sheet, LAUNCH_S, work, host_measured=False) if op is None else Estimate(sheet, op, work)

@@ -316,7 +316,7 @@ def _peak_beaten(machine: Machine) -> str:
     rates = analysis.gemm_rates(machine, "cpu") if machine.measured("gemm_rate", device="cpu") else {}
     if not peak or not rates or max(rates.values()) <= peak:
         return ""
-    return (f"; a floor, not a ceiling: its matrix products reached {si(max(rates.values()), 'FLOP/s')}, "
+    return (f"; a floor, not a ceiling: its square matrix-product sweep reached {si(max(rates.values()), 'FLOP/s')}, "
             "so its cores ran above the reported clock")
 
 

@@ -276,3 +276,12 @@ def test_a_profiled_kind_the_step_never_ran_shows_no_time():
                                         ({"model": "mlp", "kind": "matrix products"}, 1e-4, {"calls_per_step": 6, "ops": "mm"})])
     table = experiment_table(data.machines[0], "transformer_profile")
     assert "none in this step" in table and "1.00 ns" not in table
+
+
+def test_the_estimates_cost_per_operation_is_set_against_the_fastest_cpu_steps():
+    """The host side of the estimate is compared with the fastest CPU step's time per operation, above or below."""
+    from conftest import complete_doc
+
+    text = page.render_fact("gpu_estimate_op_check", Dataset([Machine(complete_doc(), "f", "t")]))
+    assert "the time per operation of this host's fastest whole CPU step" in text
+    assert (" is above " in text) != (" is below " in text)

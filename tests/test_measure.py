@@ -448,3 +448,12 @@ def test_headline_experiments_are_measured_first():
     """The GPU pages' experiments come first, the rest by name, so a run cut short keeps the headlines."""
     order = measure.in_measuring_order(["threads", "epoch_time", "checkpointing", "transfer"])
     assert order == ["epoch_time", "transfer", "checkpointing", "threads"]
+
+
+def test_a_rounds_median_is_the_one_its_stored_stats_print():
+    """The runner judges a two-sample round by the same median stats.round_medians stores (their mean)."""
+    from build_hooks import stats
+    from build_hooks.measure import _sample_median
+
+    rounds = [[1.0, 2.0], [3.0, 5.0, 4.0]]
+    assert [_sample_median({"samples": r}) for r in rounds] == stats.summarise(sum(rounds, []), rounds)["round_medians"]

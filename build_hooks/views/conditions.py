@@ -160,4 +160,5 @@ def gate_rule(data: Dataset) -> str:
             f"is measured again in place, up to {gate.REMEASURE_ATTEMPTS} times, so it stays paired by its "
             f"index, worst points first. Waiting may add {100 * gate.WAIT_TIME_SHARE:.0f}% to an experiment's "
             f"time and re-measuring {100 * gate.EXTRA_TIME_SHARE:.0f}% (at least {gate.MIN_EXTRA_S:g} s "
-            "each); a point whose rounds still disagree is marked §")
+            "each; both are checked before a wait or a round starts, so the last one can run past its box); "
+            "a point whose rounds still disagree is marked §")

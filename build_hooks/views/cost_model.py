@@ -168,6 +168,26 @@ def gpu_estimate_model(data: Dataset) -> str:
 
 
 @fact
+def gpu_estimate_op_check(data: Dataset) -> str:
+    """The estimate's per-operation cost against the fastest measured CPU step's time per
+    operation (arithmetic included): how a GPU host's issuing can outlast a CPU's whole small step."""
+    host = data.host or first_with(data, analysis.STEP)
+    op = gpu_model.host_op_seconds(host)
+    work = cost_model.step_work(host)
+    steps = [(p.seconds / work[(p.batch, w)]["ops"], p.batch, w) for w in analysis.widths(host)
+             for p in analysis.step_curve(host, "cpu", w) if (p.batch, w) in work and work[(p.batch, w)]["ops"]]
+    if op is None or not steps:
+        raise MissingData("no per-operation cost or no counted CPU steps")
+    fastest, batch, width = min(steps)
+    relation = "above" if op > fastest else "below"
+    return (f"the cost per operation the estimate charges, {si(op, 's')}, is {relation} the time per operation of "
+            f"this host's fastest whole CPU step ({si(fastest, 's')} at batch {batch}, width {width}, arithmetic "
+            "included). A GPU host also makes a launch call for every operation, which a CPU step never makes, so "
+            "issuing a small step for a GPU can take longer than the CPU's whole step; but the fit was not made to "
+            "capture that, which is one reason the estimate is stated as uncertain")
+
+
+@fact
 def gpu_estimate_host_bound(data: Dataset) -> str:
     """Over every size the estimate covers: at how many issuing the operations on this host
     outlasts the modelled GPU (there the datasheet changes nothing), and the device side's

@@ -118,7 +118,7 @@ def workload_gap(data: Dataset) -> str:
     threads = machine.cpu["threads_used"]
     sheet = datasheets.by_name("NVIDIA H200 SXM")
     mantissa, exponent = f"{flops:.1e}".split("e")
-    return (f"about {mantissa}e{int(exponent)} FLOPs. At this CPU's best measured fp32 matrix-product rate "
+    return (f"about {mantissa}e{int(exponent)} FLOPs. At the best median rate of this CPU's square fp32 matrix-product sweep "
             f"({si(rate, 'FLOP/s')}, on the {threads} thread{'s' if threads != 1 else ''} this build had: a server "
             "socket with many times the cores divides this time and the gaps below by about that many) "
             f"that is {_duration(flops / rate)} of pure arithmetic. Format for format, at the {sheet.name}'s plain "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, gate, gpu_estimate, plots, race, stats, untrusted
+from build_hooks import gate, gpu_estimate, plots, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import Html, figure, listing, missing, multiple, si
@@ -180,25 +180,26 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
             f"sooner than the estimated GPU by more than both its own spread and the estimate's "
             f"{gpu_estimate.UNCERTAINTY:g}× uncertainty, its slower quartile under 1/{gpu_estimate.UNCERTAINTY:g} of the "
             f"estimate ({where}): the estimate issues "
-            "its operations at this build host's measured pace, and a faster host would drive the same GPU faster. "
-            + _slower_not_loaded(data))
+            "its operations at this build host's per-operation cost, and a faster host would drive the same GPU "
+            "faster. " + _slower_not_loaded(data))
 
 
 def _slower_not_loaded(data: Dataset) -> str:
-    """This host's tiny-operation cost against the other machines', and how little CPU other
-    processes took while it measured: a slow host is slow, not busy."""
+    """The per-operation cost the estimate uses (this host's, fitted to its steps) against the
+    same fit on the other machines, and how little CPU other processes took while it measured."""
     hosts = data.with_experiment(race.EPOCH)
     if not hosts:
         return ""
     host = hosts[0]
-    own = analysis.tiny_op_seconds(host, "cpu")
-    others = [(m, analysis.tiny_op_seconds(m, "cpu")) for m in data.machines if m is not host]
+    own = gpu_estimate.host_op_seconds(host)
+    others = [(m, gpu_estimate.host_op_seconds(m)) for m in data.machines if m is not host]
     others = [(m, t) for m, t in others if t]
     foreign = [meta["conditions"]["foreign_cpu"] for meta in host.doc["experiments"].values()
                if (meta.get("conditions") or {}).get("foreign_cpu") is not None]
     if not own or not others:
         return ""
-    text = (f"One tiny operation takes {si(own, 's')} on this host, against "
+    text = (f"The estimate's cost per operation is this host's {si(own, 's')}, fitted to its measured steps (Predicting "
+            "a step); fitted the same way, it is "
             + listing([f"{si(t, 's')} on {untrusted.placeholder(m.label)}" for m, t in others]))
     if foreign:
         text += (f"; other processes on it used at most {100 * max(foreign):.1f}% of its CPU during any experiment, "
