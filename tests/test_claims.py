@@ -278,7 +278,7 @@ def test_a_profiled_kind_the_step_never_ran_shows_no_time():
     assert "none in this step" in table and "1.00 ns" not in table
 
 
-def test_the_estimates_cost_per_operation_is_set_against_the_fastest_cpu_steps():
+def test_gpu_estimate_op_check_sets_the_cost_per_operation_against_the_fastest_cpu_step():
     """The host side of the estimate is compared with the fastest CPU step's time per operation, above or below."""
     from conftest import complete_doc
 

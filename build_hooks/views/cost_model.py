@@ -183,8 +183,9 @@ def gpu_estimate_op_check(data: Dataset) -> str:
     return (f"the cost per operation the estimate charges, {si(op, 's')}, is {relation} the time per operation of "
             f"this host's fastest whole CPU step ({si(fastest, 's')} at batch {batch}, width {width}, arithmetic "
             "included). A GPU host also makes a launch call for every operation, which a CPU step never makes, so "
-            "issuing a small step for a GPU can take longer than the CPU's whole step; but the fit was not made to "
-            "capture that, which is one reason the estimate is stated as uncertain")
+            "issuing a small step for a GPU can take longer than the CPU's whole step; the model charges that call "
+            "nothing on the host beyond the fitted cost, and the fit was not made to capture it, which is one reason "
+            "the estimate is stated as uncertain")
 
 
 @fact
