@@ -67,6 +67,15 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
     }
 
 
+def host_bound_sizes(data: Dataset, lane: dict) -> tuple[int, int]:
+    """(sizes where issuing on the host outlasts the modelled GPU, sizes raced) for an estimated lane."""
+    model = gpu_estimate.for_host(data.with_experiment(EPOCH)[0])
+    sizes = [(int(b), int(w)) for w, by_batch in lane["epochs"].items() for b in by_batch]
+    if model is None:
+        return 0, len(sizes)
+    return sum(model.bounded_by(b, w) == "the host" for b, w in sizes), len(sizes)
+
+
 def estimate_lane(index: int, machine: Machine) -> dict | None:
     """A GPU lane from the first-principles estimate (build_hooks/gpu_estimate.py), for builds
     that measured no GPU, at the host's own epoch sizes. Labelled as an estimate wherever shown.

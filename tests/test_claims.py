@@ -285,3 +285,11 @@ def test_gpu_estimate_op_check_sets_the_cost_per_operation_against_the_fastest_c
     text = page.render_fact("gpu_estimate_op_check", Dataset([Machine(complete_doc(), "f", "t")]))
     assert "the time per operation of this host's fastest whole CPU step" in text
     assert (" is above " in text) != (" is below " in text)
+
+
+def test_a_fit_over_steps_with_one_operation_count_says_it_cannot_separate_the_two_costs():
+    """When every counted step issues the same operations, t_op is said to be a per-step constant in disguise."""
+    from conftest import complete_doc
+
+    text = page.render_fact("cost_model_ops_constant", Dataset([Machine(complete_doc(), "f", "t")]))
+    assert text.startswith("Every step measured here issues the same 8 operations")

@@ -91,3 +91,15 @@ def test_no_browser_plan_without_epochs_of_the_builds_mode():
     """A build whose machines measured no CPU epochs offers no sizes to race in a browser."""
     doc = synthetic_doc(step_times={("cpu", 32, 1): 1e-4})
     assert race.browser_plan(Dataset([Machine(doc, "f", "t")])) is None
+
+
+def test_an_estimated_lane_counts_the_sizes_its_host_bounds():
+    """host_bound_sizes counts every raced size of an estimated lane whose host issuing outlasts the modelled GPU."""
+    from build_hooks import race
+    from build_hooks.dataset import Dataset, Machine
+    from conftest import complete_doc
+
+    data = Dataset([Machine(complete_doc(), "f", "t")])
+    lane = next(lane for lane in race.race_data(data)["lanes"] if lane["estimate"])
+    bound, raced = race.host_bound_sizes(data, lane)
+    assert raced == sum(len(e) for e in lane["epochs"].values()) and bound == raced  # made-up ms per op: host-bound

@@ -168,6 +168,21 @@ def gpu_estimate_model(data: Dataset) -> str:
 
 
 @fact
+def cost_model_ops_constant(data: Dataset) -> str:
+    """Whether every counted CPU step issues the same number of operations (then the fit cannot
+    separate a cost per operation from one per step), or the range of counts."""
+    counts = sorted({w["ops"] for w in cost_model.step_work(first_with(data, analysis.STEP)).values()})
+    if not counts:
+        raise MissingData("no counted CPU steps")
+    if len(counts) == 1:
+        return (f"Every step measured here issues the same {counts[0]} operations, so the fit cannot tell a cost "
+                "per operation from a cost per step: t_op is its per-step constant (the step's Python included) "
+                f"divided by {counts[0]}")
+    return (f"The steps measured here issue from {counts[0]} to {counts[-1]} operations, which is what lets the fit "
+            "tell a cost per operation from the other terms")
+
+
+@fact
 def gpu_estimate_op_check(data: Dataset) -> str:
     """The estimate's per-operation cost against the fastest measured CPU step's time per
     operation (arithmetic included): how a GPU host's issuing can outlast a CPU's whole small step."""

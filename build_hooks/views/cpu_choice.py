@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, gpu_estimate, race, untrusted
+from build_hooks import analysis, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
 from build_hooks.render import Html, MissingData, table
@@ -38,9 +38,8 @@ def cpu_choice_rule(data: Dataset) -> str:
             "epoch first beyond the spread and stays ahead, comparing epochs as the race does")
     if not gpu["estimate"]:
         return text
-    model = gpu_estimate.for_host(data.with_experiment(race.EPOCH)[0])
-    sizes = [(int(b), int(w)) for w, by_batch in gpu["epochs"].items() for b in by_batch]
-    everywhere = model is not None and all(model.bounded_by(b, w) == "the host" for b, w in sizes)
+    bound, raced = race.host_bound_sizes(data, gpu)
+    everywhere = bound == raced
     paced = ("which for this network sets its time at every size raced (Predicting a step shows why), so each "
              "row says where that CPU's epoch outgrows this host's issuing" if everywhere else
              "which sets its time wherever the host is the bound (Predicting a step shows where)")

@@ -127,16 +127,14 @@ def race_estimate_flat(data: Dataset) -> str:
     estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
     if estimate is None:
         return "Every GPU lane here is measured, so where its step time starts to grow is measured too"
-    model = gpu_estimate.for_host(data.with_experiment(race.EPOCH)[0])
-    sizes = [(int(b), int(w)) for w, by_batch in estimate["epochs"].items() for b in by_batch]
-    bound = sum(model.bounded_by(b, w) == "the host" for b, w in sizes)
-    if bound == len(sizes):
-        return (f"For the estimated GPU this is the model's doing, not a finding: at every one of the {len(sizes)} "
+    bound, raced = race.host_bound_sizes(data, estimate)
+    if bound == raced:
+        return (f"For the estimated GPU this is the model's doing, not a finding: at every one of the {raced} "
                 "sizes raced, issuing a step's operations on this host takes longer than the modelled GPU needs "
                 "to run them, so its step time is flat by construction, its datasheet figures change none of its "
                 "times, and its epoch keeps halving")
     return (f"For the estimated GPU, issuing a step's operations on this host outlasts the modelled GPU's work at "
-            f"{bound} of the {len(sizes)} sizes raced; there its step time is flat by construction, and only the "
+            f"{bound} of the {raced} sizes raced; there its step time is flat by construction, and only the "
             "other sizes' growth comes from the model's arithmetic and memory terms")
 
 
@@ -181,10 +179,10 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
             f"{gpu_estimate.UNCERTAINTY:g}× uncertainty, its slower quartile under 1/{gpu_estimate.UNCERTAINTY:g} of the "
             f"estimate ({where}): the estimate issues "
             "its operations at this build host's per-operation cost, and a faster host would drive the same GPU "
-            "faster. " + _slower_not_loaded(data))
+            "faster. " + _why_the_host_is_slower(data))
 
 
-def _slower_not_loaded(data: Dataset) -> str:
+def _why_the_host_is_slower(data: Dataset) -> str:
     """The per-operation cost the estimate uses (this host's, fitted to its steps) against the
     same fit on the other machines, and how little CPU other processes took while it measured."""
     hosts = data.with_experiment(race.EPOCH)
