@@ -127,6 +127,14 @@ def gemm_rates(machine: Machine, device: str) -> dict[int, float]:
             for b in machine.measured("gemm_rate", device=device)}
 
 
+def rate_above_peak(machine: Machine) -> float | None:
+    """The best median CPU matrix-product rate when it beats the peak computed from the reported
+    clock (the cores ran faster than that clock), else None."""
+    peak, rates = machine.cpu["fp32_peak_flops"], gemm_rates(machine, "cpu")
+    best = max(rates.values(), default=0.0)
+    return best if peak and best > peak else None
+
+
 def gemm_rate_fast_end(machine: Machine, device: str = "cpu") -> float | None:
     """The highest matrix-product rate at the fast end of any point's spread (FLOPs / lower quartile)."""
     rates = [b["extra_info"]["flops"] / b["stats"]["q1"] for b in machine.measured("gemm_rate", device=device)

@@ -85,6 +85,10 @@ class Estimate:
         step = self.step(batch, width)
         return "the host" if step["host"] >= step["device"] else "the GPU"
 
+    def host_bound(self, sizes) -> list[tuple[int, int]]:
+        """The (batch, width) sizes among `sizes` where the host, not the GPU, bounds the step."""
+        return [size for size in sizes if self.bounded_by(*size) == "the host"]
+
 
 def host_op_seconds(host: Machine) -> float | None:
     """The host's cost per operation as the estimate charges it: fitted to its CPU steps, else one

@@ -71,9 +71,7 @@ def host_bound_sizes(data: Dataset, lane: dict) -> tuple[int, int]:
     """(sizes where issuing on the host outlasts the modelled GPU, sizes raced) for an estimated lane."""
     model = gpu_estimate.for_host(data.with_experiment(EPOCH)[0])
     sizes = [(int(b), int(w)) for w, by_batch in lane["epochs"].items() for b in by_batch]
-    if model is None:
-        return 0, len(sizes)
-    return sum(model.bounded_by(b, w) == "the host" for b, w in sizes), len(sizes)
+    return (len(model.host_bound(sizes)) if model else 0), len(sizes)
 
 
 def estimate_lane(index: int, machine: Machine) -> dict | None:

@@ -213,7 +213,7 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
     if gpu is None:
         raise MissingData("no step counts to estimate a GPU from")
     steps = {size: gpu.step(*size) for size in gpu.work}
-    bound = [size for size, step in steps.items() if step["host"] >= step["device"]]
+    bound = gpu.host_bound(steps)
     busiest = max(steps, key=lambda size: steps[size]["device"] / steps[size]["host"])
     share = steps[busiest]["device"] / steps[busiest]["host"]
     if len(bound) == len(steps):

@@ -7,6 +7,7 @@ from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, caveat, figure, first_with, listing, mark, marks_note_for, per_machine,
                                 si, table, versus_peak)
+from build_hooks.views.precision import precision_stats, product_words
 from snippets import flop_count  # plain arithmetic, no torch
 
 GROUP = "gemm_rate"
@@ -36,8 +37,8 @@ def gemm_rate(data: Dataset) -> Html:
                                 title="Square fp32 matrix product: achieved FLOP/s",
                                 alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; the table below has the numbers.")
         caption = f"Formula: peak = {m.cpu['peak_formula']}."
-        best = max(cpu_rates.values(), default=0)
-        if peak and best > peak:
+        best = analysis.rate_above_peak(m)
+        if best:
             caption += (f" The best median rate, {si(best, 'FLOP/s')}, is above this peak: the cores ran faster "
                         "than the clock the operating system reports, so the line is a floor on the true peak, "
                         "not a ceiling.")
@@ -93,10 +94,11 @@ def cpus_above_computed_peak(data: Dataset) -> str:
     reported clock (or that none did)."""
     above = []
     for machine in data.with_experiment(GROUP):
-        peak, rates = machine.cpu["fp32_peak_flops"], analysis.gemm_rates(machine, "cpu")
-        if peak and rates and max(rates.values()) > peak:
+        best = analysis.rate_above_peak(machine)
+        if best:
             above.append(f"on {untrusted.placeholder(machine.label)} a matrix product ran at "
-                         f"{si(max(rates.values()), 'FLOP/s')} (median), above its computed peak of {si(peak, 'FLOP/s')}")
+                         f"{si(best, 'FLOP/s')} (median), above its computed peak of "
+                         f"{si(machine.cpu['fp32_peak_flops'], 'FLOP/s')}")
     if not above:
         return "no machine in this build's data had a median matrix-product rate above its computed peak"
     return "; ".join(above)
@@ -134,7 +136,7 @@ def _bf16_elsewhere(data: Dataset, host: Machine) -> str:
     the gap bf16 against bf16 narrows instead (CPUs with native bf16 support)."""
     faster = []
     for m in data.with_experiment("precision"):
-        took = analysis.point_stats(m, "precision", "dtype", device="cpu", op="matmul")
+        took = precision_stats(m, "cpu", "matmul")
         if m is not host and {"fp32", "bf16"} <= set(took) and stats.compare_points(took["fp32"], took["bf16"]) > 0:
             faster.append(f"{took['fp32']['median'] / took['bf16']['median']:.1f}× on {untrusted.placeholder(m.label)}")
     if not faster:
@@ -145,11 +147,10 @@ def _bf16_elsewhere(data: Dataset, host: Machine) -> str:
 
 def _cpu_bf16(machine: Machine) -> str:
     """What bf16 did to this CPU's own matrix product: whether the bf16-to-bf16 gap is narrower."""
-    took = analysis.point_stats(machine, "precision", "dtype", device="cpu", op="matmul")
+    took = precision_stats(machine, "cpu", "matmul")
     if not {"fp32", "bf16"} <= set(took):
         return "This build did not measure bf16 on this CPU, so the gap bf16 against bf16 is not known here."
-    side = machine.measured("precision", device="cpu", op="matmul", dtype="fp32")[0]["extra_info"].get("n")
-    product = f"its {side}×{side} matrix product" if side else "its matrix product"
+    product = "its " + product_words(machine).removeprefix("a ")
     verdict = stats.compare_points(took["fp32"], took["bf16"])
     ratio = took["fp32"]["median"] / took["bf16"]["median"]
     if verdict > 0:

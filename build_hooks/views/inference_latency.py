@@ -32,16 +32,13 @@ def inference_summary(data: Dataset) -> str:
     on this CPU and then on every other machine that measured both (the ratio depends on the CPU)."""
     machine = first_with(data, GROUP)
     widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
-    forward_point = machine.measured(GROUP, device="cpu", batch=1, width=widest)[0]
-    forward = forward_point["stats"]
-    steps = machine.measured(analysis.STEP, device="cpu", batch=1, width=widest)
-    text = f"one batch-1 forward pass at width {widest} took {si(forward['median'], 's')}{caveat(forward_point)} on this CPU"
-    if steps:
-        ratio = stats.unpaired_ratio(steps[0]["stats"], forward)
-        if ratio.verdict > 0:
-            text += (f", {times_with_interval(ratio)} shorter than the {si(steps[0]['stats']['median'], 's')}{caveat(steps[0])} of a "
-                     "batch-1 training step of the same model" + _epoch_disagrees(machine, widest, steps[0]["stats"]["median"]))
-    elsewhere = [f"{si(step, 's')} against {si(forward, 's')} on {untrusted.placeholder(m.label)}, {times_with_interval(r)}"
+    ratio, step, forward = _step_over_forward(machine, widest)
+    text = f"one batch-1 forward pass at width {widest} took {si(forward['stats']['median'], 's')}{caveat(forward)} on this CPU"
+    if ratio is not None and ratio.verdict > 0:
+        text += (f", {times_with_interval(ratio)} shorter than the {si(step['stats']['median'], 's')}{caveat(step)} of a "
+                 "batch-1 training step of the same model" + _epoch_disagrees(machine, widest, step["stats"]["median"]))
+    elsewhere = [f"{si(step['stats']['median'], 's')} against {si(forward['stats']['median'], 's')} on "
+                 f"{untrusted.placeholder(m.label)}, {times_with_interval(r)}"
                  for m in data.with_experiment(GROUP) if m is not machine
                  for r, step, forward in [_step_over_forward(m, widest)] if r is not None]
     if elsewhere:
@@ -51,14 +48,13 @@ def inference_summary(data: Dataset) -> str:
 
 
 def _step_over_forward(machine, width: int) -> tuple:
-    """The batch-1 step's time over the batch-1 forward pass's at `width`, with the two medians
-    ((None, None, None) unless both were measured)."""
+    """(the batch-1 step's time over the batch-1 forward pass's at `width`, the step's point, the
+    forward pass's point); the ratio and the step are None unless both were measured."""
     forward = machine.measured(GROUP, device="cpu", batch=1, width=width)
     step = machine.measured(analysis.STEP, device="cpu", batch=1, width=width)
     if not (forward and step):
-        return None, None, None
-    step_stats, forward_stats = step[0]["stats"], forward[0]["stats"]
-    return stats.unpaired_ratio(step_stats, forward_stats), step_stats["median"], forward_stats["median"]
+        return None, None, forward[0] if forward else None
+    return stats.unpaired_ratio(step[0]["stats"], forward[0]["stats"]), step[0], forward[0]
 
 
 def _epoch_disagrees(machine, width: int, step_s: float) -> str:

@@ -55,7 +55,7 @@ def precision_stats(machine: Machine, device: str, op: str) -> dict[str, dict]:
     return analysis.point_stats(machine, GROUP, "dtype", device=device, op=op)
 
 
-def _product(machine: Machine) -> str:
+def product_words(machine: Machine) -> str:
     """ "a 256×256 matrix product": the side the probe chose for this machine (sizes differ between
     machines, so a comparison across them names each)."""
     point = machine.measured(GROUP, device="cpu", op="matmul", dtype="fp32")
@@ -77,7 +77,7 @@ def precision_cpu_summary(data: Dataset) -> str:
     machine = first_with(data, GROUP)
     matmul = precision_stats(machine, "cpu", "matmul")
     step = precision_stats(machine, "cpu", "train_step")
-    return (f"On this CPU, {_bf16_versus_fp32(matmul, _product(machine))} and "
+    return (f"On this CPU, {_bf16_versus_fp32(matmul, product_words(machine))} and "
             f"{_bf16_versus_fp32(step, 'the mixed-precision training step' + _step_size(machine))}.")
 
 
@@ -93,7 +93,7 @@ def precision_cpu_elsewhere(data: Dataset) -> str:
     """bf16 against fp32 for a CPU matrix product on every other machine in the data (the
     instruction set decides), or that no other machine measured it."""
     others = data.with_experiment(GROUP)[1:]
-    parts = [f"on {untrusted.placeholder(m.label)}, {_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), _product(m))}"
+    parts = [f"on {untrusted.placeholder(m.label)}, {_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), product_words(m))}"
              for m in others if {"fp32", "bf16"} <= set(precision_stats(m, "cpu", "matmul"))]
     if not parts:
         return "No other machine in this build's data measured bf16 against fp32 on its CPU."
