@@ -53,6 +53,7 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
             "seconds": bench["stats"]["median"], "q1": bench["stats"]["q1"], "q3": bench["stats"]["q3"],
             "steps": bench["extra_info"].get("steps"),
             "rows": bench["params"]["rows"],
+            "caveats": stats.caveats(bench["stats"], bench["extra_info"]),
             "regime": _regime(machine, device, width, batch),
         }
     return {
@@ -173,9 +174,11 @@ def static_table(data: Dataset) -> render.Html:
                            for epochs in lane["epochs"].values() for point in epochs.values()})
     rows_text = " or ".join(f"{n:,}" for n in dataset_rows)
 
-    def cell(lane: dict, width: int, batch: int) -> str:
+    def cell(lane: dict, width: int, batch: int) -> render.Html:
         point = lane["epochs"][str(width)].get(str(batch))
-        return render.si(point["seconds"], "s") if point else "not measured"
+        if not point:
+            return render.esc("not measured")
+        return render.esc(render.si(point["seconds"], "s")) + render.marks(point.get("caveats", []))
 
     # One table per width: a phone reads a few lanes side by side, not every lane at every width.
     tables = []
@@ -186,6 +189,8 @@ def static_table(data: Dataset) -> render.Html:
         rows = [[batch] + [cell(lane, width, batch) for lane in lanes] for batch in race["batches"]]
         tables.append(render.table(head, rows, caption=f"Width {width}: time for one epoch of {rows_text} rows, "
                                                        "by batch size", table_id=f"race-table-{width}"))
+    legend = render.marks_note({kind for lane in race["lanes"] for epochs in lane["epochs"].values()
+                                for point in epochs.values() for kind in point.get("caveats", [])})
     sources = render.join(render.note(f"{lane['label']}: {lane['source']}.")
                           for lane in race["lanes"] if lane["estimate"])
-    return render.join(tables) + sources
+    return render.join(tables) + legend + sources

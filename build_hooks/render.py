@@ -248,14 +248,21 @@ MARKS = {  # symbol, and what it means in words (the note under a table)
 }
 
 
+MARK_TITLES = {"noisy": "noisy", "few": "too few samples", "load": "taken under load",
+               "unsettled": "the machine's state moved under this point (About the data says which canary saw it)"}
+
+
 def mark(point_stats: dict, extra: dict, timing: bool = True) -> Html:
-    """Superscript symbols for a point's caveats, each with a tooltip."""
-    titles = {"noisy": f"IQR is {100 * point_stats['iqr'] / point_stats['median']:.0f}% of the median"
-              if point_stats["median"] else "noisy",
-              "few": f"only {len(point_stats['data'])} samples", "load": "taken under load",
-              "unsettled": "the machine's state moved under this point (About the data says which canary saw it)"}
-    return join(html('<sup title="{}">{}</sup>', titles[k], MARKS[k][0])
-                for k in stats.caveats(point_stats, extra, timing))
+    """Superscript symbols for a point's caveats, each with a tooltip that gives its numbers."""
+    titles = {**MARK_TITLES, "few": f"only {len(point_stats['data'])} samples"}
+    if point_stats["median"]:
+        titles["noisy"] = f"IQR is {100 * point_stats['iqr'] / point_stats['median']:.0f}% of the median"
+    return marks(stats.caveats(point_stats, extra, timing), titles)
+
+
+def marks(kinds: list[str], titles: dict[str, str] = MARK_TITLES) -> Html:
+    """Superscript symbols for caveats already judged (stats.caveats), each with a tooltip."""
+    return join(html('<sup title="{}">{}</sup>', titles[k], MARKS[k][0]) for k in kinds)
 
 
 CAVEAT_WORDS = {"noisy": "noisy", "few": "from too few samples", "load": "taken under load",

@@ -70,6 +70,20 @@ def test_static_table_accepts_machines_with_different_widths():
     assert html.count("<table") == 2  # one table per width, each a few lanes wide
 
 
+def test_static_table_marks_a_caveated_epoch_as_every_other_table_does():
+    """An epoch measured under load carries its * mark and the legend; the same epoch measured idle does not."""
+    data = dataset()
+    loaded = next(b for b in data.machines[0].doc["benchmarks"]
+                  if b["group"] == "epoch_time" and b["params"]["batch"] == 64)
+    loaded["extra_info"]["under_load"] = True
+    html = race.static_table(data)
+    cell = html.split("500 ms")[1].split("</td>")[0]  # batch 64's epoch
+    assert html.count(">*</sup>") == 1 and '<sup title="taken under load">*</sup>' in cell
+    assert "* measured while other processes used the CPU" in html
+    clean = race.static_table(dataset())
+    assert ">*</sup>" not in clean and "* measured while" not in clean
+
+
 def test_the_browser_plan_copies_the_epoch_experiment_and_its_model():
     """Race your browser trains the epoch experiment's rows, widths and batches, with training_step's model and optimiser."""
     import torch

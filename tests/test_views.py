@@ -127,7 +127,7 @@ def test_the_cpu_choice_rule_names_the_scale_of_a_batch():
     """A crossover is named by its scale (a few, tens, hundreds of samples), which moves less than the batch."""
     from build_hooks.views.cpu_choice import scale_of
 
-    assert [scale_of(b) for b in (2, 4, 8, 64, 128)] == ["a few samples"] * 2 + ["tens of samples"] * 2 + [
+    assert [scale_of(b) for b in (2, 4, 8, 16, 64, 128)] == ["a few samples"] * 3 + ["tens of samples"] * 2 + [
         "hundreds of samples"]
 
 

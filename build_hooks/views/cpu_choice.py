@@ -9,8 +9,9 @@ from build_hooks.render import Html, MissingData, table
 
 
 # Where two close curves part moves by a doubling between runs of the same machine, so
-# the rule names the scale of the batch, not the batch itself (batch 1 is exact).
-SCALES = ((4, "a few samples"), (64, "tens of samples"), (float("inf"), "hundreds of samples"))
+# the rule names the scale of the batch, not the batch itself (batch 1 is exact). The
+# scales are decimal, as a reader hears them: under ten is a few, under a hundred is tens.
+SCALES = ((9, "a few samples"), (99, "tens of samples"), (float("inf"), "hundreds of samples"))
 
 
 def scale_of(batch: int) -> str:
