@@ -278,6 +278,18 @@ def test_a_profiled_kind_the_step_never_ran_shows_no_time():
     assert "none in this step" in table and "1.00 ns" not in table
 
 
+def test_a_size_chosen_at_run_time_is_shown_beside_the_point():
+    """On All measurements, precision's fitted sizes (stored with each point, not in its params) get a column."""
+    from build_hooks.views.reference import experiment_table
+
+    data = dataset(precision=[({"device": "cpu", "dtype": "fp32", "op": "matmul"}, 1e-3, {"flops": 2 * 256**3, "n": 256}),
+                              ({"device": "cpu", "dtype": "fp32", "op": "train_step"}, 5e-3, {"batch": 64, "width": 512})])
+    table = experiment_table(data.machines[0], "precision")
+    assert "<th>size</th>" in table and "<td>n = 256</td>" in table and "<td>batch = 64, width = 512</td>" in table
+    assert "<th>size</th>" not in experiment_table(dataset(call_overhead=[({"op": "add_"}, 8e-6, {})]).machines[0],
+                                                   "call_overhead")
+
+
 def test_gpu_estimate_op_check_sets_the_cost_per_operation_against_the_fastest_cpu_step():
     """The host side of the estimate is compared with the fastest CPU step's time per operation, above or below."""
     from conftest import complete_doc

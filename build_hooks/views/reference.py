@@ -124,21 +124,34 @@ for _group in experiments.REGISTRY:
     section(_measurements_of(_group))
 
 
+# Sizes an experiment chose while it ran (precision fits its size to the machine) are stored
+# with each point, not in its params: the table shows them, or machines' rows would read alike.
+CHOSEN_SIZES = ("n", "batch", "width", "samples")
+
+
 def experiment_table(machine: Machine, group: str) -> Html:
-    """Every point of one experiment on one machine: parameters, median, IQR, implied rate."""
+    """Every point of one experiment on one machine: parameters, chosen sizes, median, IQR, implied rate."""
     benches = machine.benchmarks(group)
     if not benches:
         return missing("Not applicable on this machine (it measured no points; a CPU-only "
                        "machine has no host↔device bus).")
     keys = sorted({k for b in benches for k in b["params"]}, key=lambda k: (k != "device", k))
+    sizes = [_chosen_size(b) for b in benches]
     rows = []
-    for b in benches:
+    for b, size in zip(benches, sizes):
         point_stats = b.get("stats") if b["extra_info"].get("calls_per_step") != 0 else None
         iqr = (f"{100 * point_stats['iqr'] / point_stats['median']:.0f}%"
                if point_stats and point_stats["median"] else "")
         rate = _derived(b) if point_stats else ""
-        rows.append([b["params"].get(k, "") for k in keys] + [_value(b), iqr, rate])
-    return table(keys + ["median", "IQR", "rate"], rows)
+        rows.append([b["params"].get(k, "") for k in keys] + ([size] if any(sizes) else [])
+                    + [_value(b), iqr, rate])
+    return table(keys + (["size"] if any(sizes) else []) + ["median", "IQR", "rate"], rows)
+
+
+def _chosen_size(bench: dict) -> str:
+    """The sizes the experiment chose for this point ("n = 256", "batch = 64, width = 512"), or ""."""
+    extra, params = bench["extra_info"], bench["params"]
+    return ", ".join(f"{key} = {extra[key]}" for key in CHOSEN_SIZES if key in extra and key not in params)
 
 
 def _derived(bench: dict) -> str:
