@@ -17,16 +17,23 @@ def first_load(browser, url: str, width: int = 1280) -> tuple[dict[str, int], ob
     """(bytes per URL fetched until the network is idle, the open page) for a first visit to `url`."""
     page = browser.new_page(viewport={"width": width, "height": 900})
     fetched: dict[str, int] = {}
+    reading: set[str] = set()
 
     def count(response) -> None:
         # The URL goes in before the body is read: reading it yields to Playwright's other events, so a
         # test's wait for what the response drew could return while this handler still waits.
         fetched[response.url] = 0
+        reading.add(response.url)
         fetched[response.url] = len(response.body())
+        reading.discard(response.url)
 
     page.on("response", count)
     page.goto(url, wait_until="networkidle")
     page.wait_for_timeout(200)  # a script that fetches after load would be counted too
+    for _ in range(100):  # and every body read, so no size is counted as 0
+        if not reading:
+            break
+        page.wait_for_timeout(50)
     return fetched, page
 
 
