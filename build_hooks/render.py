@@ -288,11 +288,11 @@ def marks_note(kinds: set[str]) -> Html:
     return note("; ".join(f"{MARKS[k][0]} {MARKS[k][1]()}" for k in MARKS if k in kinds) + ".")
 
 
-def measured_value(point_stats: dict, extra: dict, unit: str) -> Html:
-    """A median with the digits its spread supports, and its caveat marks."""
+def measured_value(point_stats: dict, extra: dict, unit: str, per: str = "") -> Html:
+    """A median with the digits its spread supports (and what it is `per`), then its caveat marks."""
     timing = unit == "s"
     digits = stats.significant_figures(point_stats) if timing else 3
-    return esc(si(point_stats["median"], unit, digits)) + mark(point_stats, extra, timing)
+    return esc(si(point_stats["median"], unit, digits) + per) + mark(point_stats, extra, timing)
 
 
 def provenance(machine: Machine, host: Machine | None = None) -> Html:

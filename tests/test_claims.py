@@ -286,8 +286,16 @@ def test_a_size_chosen_at_run_time_is_shown_beside_the_point():
                               ({"device": "cpu", "dtype": "fp32", "op": "train_step"}, 5e-3, {"batch": 64, "width": 512})])
     table = experiment_table(data.machines[0], "precision")
     assert "<th>size</th>" in table and "<td>n = 256</td>" in table and "<td>batch = 64, width = 512</td>" in table
-    assert "<th>size</th>" not in experiment_table(dataset(call_overhead=[({"op": "add_"}, 8e-6, {})]).machines[0],
+    assert "<th>size" not in experiment_table(dataset(call_overhead=[({"op": "add_"}, 8e-6, {})]).machines[0],
                                                    "call_overhead")
+
+
+def test_a_time_per_sample_says_so_beside_its_batch():
+    """A loader's median is per sample, so a row that names its batch says "per sample" after the time."""
+    from build_hooks.views.reference import experiment_table
+
+    data = dataset(data_loader=[({"device": "cpu", "workers": 0}, 6e-4, {"per": "sample", "batch": 64})])
+    assert "µs per sample<sup" in experiment_table(data.machines[0], "data_loader")
 
 
 def test_gpu_estimate_op_check_sets_the_cost_per_operation_against_the_fastest_cpu_step():

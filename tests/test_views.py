@@ -225,3 +225,19 @@ def test_the_gallery_says_how_often_each_machine_began_a_round_slow():
     text = page.render_section("gallery", Dataset([Machine(recorded, "r", "t"), Machine(older, "o", "t")]))
     assert "Kept CPU" in text.split("Rounds that began")[1] and " 50%" in text
     assert "Not recorded for Old CPU" in text
+
+
+def test_a_tie_with_an_estimate_is_called_inside_its_uncertainty_not_the_measured_spread(monkeypatch):
+    """A measured epoch level with an estimate only within its stated uncertainty is not said to be inside the spread."""
+    from build_hooks import race
+
+    def lane(kind, seconds, spread, estimate):
+        return {"kind": kind, "estimate": estimate, "machine_id": "host", "label": f"Fixture {kind}",
+                "epochs": {"32": {"1": {"seconds": seconds, "q1": seconds / spread, "q3": seconds * spread}}}}
+    lanes = [lane("CPU", 1.2, 1.05, False), lane("GPU", 1.0, 2.0, True)]
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32]})
+    empty = Dataset([])
+    text = page.render_fact("race_smallest_batch", empty)
+    assert "a gap inside the estimate's stated uncertainty" in text and "measurements' spread" not in text
+    lanes[1] |= {"estimate": False, "epochs": {"32": {"1": {"seconds": 1.15, "q1": 1.1, "q3": 1.25}}}}
+    assert "a gap inside the measurements' spread" in page.render_fact("race_smallest_batch", empty)

@@ -84,14 +84,16 @@ def _verdict(data: Dataset, which: str) -> str:
                   else ", the fastest CPU lane against the fastest GPU lane")
     fast, slow = first["seconds"], second["seconds"]
     if stats.compare_points(race.point_stats(second), race.point_stats(first)) == 0:
-        error = (f" and the estimate's stated uncertainty ({gpu_estimate.UNCERTAINTY:g}× either way)"
-                 if winner["estimate"] or runner_up["estimate"] else "")
+        # An estimate's band is its stated uncertainty, far wider than a measured spread: a tie with
+        # it may lie well outside the measured lane's quartiles, so only the uncertainty is named.
+        within = (f"the estimate's stated uncertainty ({gpu_estimate.UNCERTAINTY:g}× either way)"
+                  if winner["estimate"] or runner_up["estimate"] else "the measurements' spread")
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.
         (one, one_lane), (other, other_lane) = sorted(((first, winner), (second, runner_up)),
                                                       key=lambda pair: pair[1]["label"])
         return (f"{where}, {_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
                 f"{_lane_name(other_lane)} {si(other['seconds'], 's')}: {multiple(slow / fast)} apart, a gap inside "
-                f"the measurements' spread{error}, too close to name a winner")
+                f"{within}, too close to name a winner")
     uncertain = (f"; the estimate is uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
     others = _against_other_cpus(lanes, gpu[1], width, batch) if same_host else ""

@@ -179,4 +179,6 @@ def _value(bench: dict) -> Html:
         return html("<strong>out of memory</strong>")
     if bench["extra_info"].get("calls_per_step") == 0:  # a profiled kind this step never ran: no time to show
         return html("none in this step")
-    return measured_value(bench["stats"], bench["extra_info"], "B" if bench["unit"] == "bytes" else bench["unit"])
+    # A loader's time is per sample though its point names a batch: say so, or it reads as per batch.
+    per = " per sample" if bench["extra_info"].get("per") == "sample" else ""
+    return measured_value(bench["stats"], bench["extra_info"], "B" if bench["unit"] == "bytes" else bench["unit"], per)
