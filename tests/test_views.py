@@ -241,3 +241,19 @@ def test_a_tie_with_an_estimate_is_called_inside_its_uncertainty_not_the_measure
     assert "a gap inside the estimate's stated uncertainty" in text and "measurements' spread" not in text
     lanes[1] |= {"estimate": False, "epochs": {"32": {"1": {"seconds": 1.15, "q1": 1.1, "q3": 1.25}}}}
     assert "a gap inside the measurements' spread" in page.render_fact("race_smallest_batch", empty)
+
+
+def test_the_small_network_epoch_is_set_against_the_estimate_when_no_gpu_was_measured():
+    """Without a measured GPU the small-network sentence gives the race's estimate and a verdict within its uncertainty."""
+    steps = {("cpu", 32, b): 1e-4 * b for b in (1, 64)}
+    doc = synthetic_doc(step_times=steps, epoch_times={("cpu", 32, 1): 2.0, ("cpu", 32, 64): 0.5})
+    for bench in doc["benchmarks"]:
+        if bench["group"] == "training_step":
+            bench["extra_info"].update(ops=40, bytes=10**6)
+    text = page.render_fact("small_network_epoch", Dataset([Machine(doc, "f", "t")]))
+    assert "took 500 ms" in text and "the race's estimated" in text
+    assert ("level with it within the estimate's stated uncertainty" in text) != ("beyond the estimate's" in text)
+    with_gpu = synthetic_doc(gpu="Fixture GPU", step_times=steps | {("cuda", 32, 64): 1e-3},
+                             epoch_times={("cpu", 32, 64): 0.5, ("cuda", 32, 64): 0.1})
+    measured = page.render_fact("small_network_epoch", Dataset([Machine(with_gpu, "f", "t")]))
+    assert "100 ms on" in measured and "estimated" not in measured

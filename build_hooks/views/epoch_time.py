@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, experiments, untrusted
+from build_hooks import analysis, experiments, gpu_estimate, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact
-from build_hooks.render import MissingData, caveat, first_with, gpu_with, si
+from build_hooks.render import MissingData, caveat, first_with, gpu_with, multiple, si
 
 GROUP = "epoch_time"
 SMALL_WIDTH = 32    # "the small network" of the lessons: 512→32→10
@@ -31,4 +31,24 @@ def small_network_epoch(data: Dataset) -> str:
         took = analysis.medians(gpu, GROUP, "batch", device=gpu.gpu_device(GROUP), width=SMALL_WIDTH)
         if batch in took:
             text += f" and {si(took[batch], 's')} on {untrusted.placeholder(gpu.label)}"
-    return text
+        return text
+    return text + _against_the_estimate(data, machine.id, batch)
+
+
+def _against_the_estimate(data: Dataset, machine_id: str, batch: int) -> str:
+    """Where no GPU was measured: the race's estimated GPU at the same epoch, with its verdict
+    against this CPU's (within the estimate's stated uncertainty, or beyond it)."""
+    lanes = race.race_data(data)["lanes"]
+    estimate = next((lane for lane in lanes if lane["estimate"] and lane["machine_id"] == machine_id), None)
+    cpu = next((lane for lane in lanes if lane["kind"] == "CPU" and lane["machine_id"] == machine_id), None)
+    ours = cpu and cpu["epochs"].get(str(SMALL_WIDTH), {}).get(str(batch))
+    theirs = estimate and estimate["epochs"].get(str(SMALL_WIDTH), {}).get(str(batch))
+    if not ours or not theirs:
+        return ""
+    verdict = stats.compare_points(race.point_stats(ours), race.point_stats(theirs))
+    apart = multiple(max(ours["seconds"], theirs["seconds"]) / min(ours["seconds"], theirs["seconds"]))
+    how = (f"level with it within the estimate's stated uncertainty ({gpu_estimate.UNCERTAINTY:g}× either way)"
+           if verdict == 0 else f"{apart} {'faster' if verdict > 0 else 'slower'}, beyond the estimate's stated "
+           "uncertainty")
+    return (f"; the race's estimated {untrusted.placeholder(estimate['label'])}, issuing its operations from this "
+            f"host, comes to {si(theirs['seconds'], 's')}: {how}")
