@@ -256,8 +256,15 @@ def mark(point_stats: dict, extra: dict, timing: bool = True) -> Html:
     """Superscript symbols for a point's caveats, each with a tooltip that gives its numbers."""
     titles = {**MARK_TITLES, "few": f"only {len(point_stats['data'])} samples"}
     if point_stats["median"]:
-        titles["noisy"] = f"IQR is {100 * point_stats['iqr'] / point_stats['median']:.0f}% of the median"
+        titles["noisy"] = f"IQR is {iqr_share(point_stats)} of the median"
     return marks(stats.caveats(point_stats, extra, timing), titles)
+
+
+def iqr_share(point_stats: dict) -> str:
+    """The IQR as a share of the median: whole percent, but one decimal where whole percent would
+    print the noisy threshold itself, so a marked 10.2% and an unmarked 9.9% do not both read 10%."""
+    share = 100 * point_stats["iqr"] / point_stats["median"]
+    return f"{share:.1f}%" if round(share) == round(100 * stats.NOISY_IQR_RATIO) else f"{share:.0f}%"
 
 
 def marks(kinds: list[str], titles: dict[str, str] = MARK_TITLES) -> Html:

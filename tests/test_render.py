@@ -92,3 +92,11 @@ def test_a_peak_the_machines_own_products_beat_is_called_a_floor():
         return str(render.provenance(Machine(doc, "f", "t")))
     assert "a floor, not a ceiling: its square matrix-product sweep reached 1.07 TFLOP/s" in line(2e-3)
     assert "floor" not in line(1e-2)
+
+
+def test_an_iqr_at_the_noise_threshold_gets_a_decimal():
+    """IQR shares print whole percent, except those that would print the noisy threshold itself."""
+    from build_hooks.render import iqr_share
+
+    assert [iqr_share({"iqr": iqr, "median": 1.0}) for iqr in (0.22, 0.1016, 0.0993, 0.08)] == \
+        ["22%", "10.2%", "9.9%", "8%"]

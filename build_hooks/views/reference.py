@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, cost_model, experiments, gate, gpu_estimate
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
-from build_hooks.render import (Html, html, join, marks_note_for, more_machines, measured_value, missing, note, provenance, si,
+from build_hooks.render import (Html, html, iqr_share, join, marks_note_for, more_machines, measured_value, missing, note, provenance, si,
                                 table, why_no_transfer)
 
 
@@ -140,8 +140,7 @@ def experiment_table(machine: Machine, group: str) -> Html:
     rows = []
     for b, size in zip(benches, sizes):
         point_stats = b.get("stats") if b["extra_info"].get("calls_per_step") != 0 else None
-        iqr = (f"{100 * point_stats['iqr'] / point_stats['median']:.0f}%"
-               if point_stats and point_stats["median"] else "")
+        iqr = iqr_share(point_stats) if point_stats and point_stats["median"] else ""
         rate = _derived(b) if point_stats else ""
         rows.append([b["params"].get(k, "") for k in keys] + ([size] if any(sizes) else [])
                     + [_value(b), iqr, rate])
