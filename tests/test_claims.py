@@ -77,6 +77,21 @@ def test_threads_claim_follows_the_data():
     assert "2 threads were 2.0× (2.0× between the quartiles) faster" in page.render_fact("threads_summary", dataset(threads=all_win))
 
 
+def test_a_doubted_all_thread_point_leaves_the_question_open_unless_one_thread_beats_its_trusted_twin():
+    """Where the all-thread point disagrees with the training step's, only a one-thread win over the training step counts."""
+    def data(one_thread_s):
+        doc = synthetic_doc(step_times={("cpu", 512, 1): 1.0e-3})  # the trusted all-thread measurement
+        add_points(doc, "threads", [({"batch": 1, "threads": 1, "width": 512}, one_thread_s, {}),
+                                    ({"batch": 1, "threads": 4, "width": 512}, 3.0e-3, {})])  # slowed 3x
+        return Dataset([Machine(doc, "fixture", "test")])
+    slower, faster = (page.render_fact(name, data(t)) for name, t in (("threads_summary", 2.0e-3),
+                                                                     ("threads_summary", 0.5e-3)))
+    assert "this experiment cannot say which is faster there" in slower and "one thread was" not in slower
+    assert "one thread was 2.0× faster even than the training-step experiment's 1.00 ms" in faster
+    assert "at batch 1 against the training-step experiment's" in page.render_fact("one_thread_wins", data(0.5e-3))
+    assert "on no machine" in page.render_fact("one_thread_wins", data(2.0e-3))
+
+
 def test_ddp_claim_follows_the_data():
     """DDP is called slower or faster than one process according to the measurement."""
     def ddp(one, two):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, consistency, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import (Html, first_with, listing, medians_table, note, ratio_sentence, same_configuration,
-                                si)
+from build_hooks.render import (Html, first_with, listing, medians_table, multiple, note, ratio_sentence,
+                                same_configuration, si)
 
 GROUP = "threads"
 
@@ -41,14 +41,49 @@ def threads_summary(data: Dataset) -> str:
     most = max(t for _, t in took)
     if most == 1:
         return "This machine has a single thread to offer, so there is nothing to compare."
-    parts = []
+    machine = first_with(data, GROUP)
+    parts, open_batches = [], []
     for batch in sorted({b for b, _ in took}):
-        ratio = stats.paired_ratio(took[(batch, 1)], took[(batch, most)])
-        verdict = ratio_sentence(ratio, f"{most} threads were {{}} faster", "one thread was {} faster",
-                                 "one thread and all of them took the same time within the measurements' spread")
-        parts.append(f"at batch {batch} ({si(took[(batch, 1)]['median'], 's')} a step with one thread, "
-                     f"{si(took[(batch, most)]['median'], 's')} with {most}), {verdict}")
-    return "; ".join(parts) + "."
+        one, theirs, twin = took[(batch, 1)], took[(batch, most)], _trusted_twin(machine, batch)
+        if twin is None:
+            verdict = ratio_sentence(stats.paired_ratio(one, theirs), f"{most} threads were {{}} faster",
+                                     "one thread was {} faster", "one thread and all of them took the same time "
+                                     "within the measurements' spread")
+        elif stats.compare_points(one, twin) < 0:
+            # The one-thread point ran in the state that slowed its neighbour and still beat the
+            # trusted measurement: a win that survives the doubt.
+            verdict = (f"one thread was {multiple(twin['median'] / one['median'])} faster even than the "
+                       f"training-step experiment's {si(twin['median'], 's')} for {most} threads")
+        else:
+            open_batches.append((batch, one, theirs, twin))
+            continue
+        parts.append(f"at batch {batch} ({si(one['median'], 's')} a step with one thread, "
+                     f"{si(theirs['median'], 's')} with {most}), {verdict}")
+    return "; ".join(parts + ([_open_question(open_batches, most)] if open_batches else [])) + "."
+
+
+def _open_question(batches: list[tuple], most: int) -> str:
+    """The batches where the all-thread point is rejected and one thread does not beat its
+    trusted stand-in: the one-thread point ran in the same slow state, so nothing is concluded."""
+    names = listing([str(batch) for batch, *_ in batches])
+    pairs = listing([f"{si(theirs['median'], 's')} against {si(twin['median'], 's')}" for _, _, theirs, twin in batches])
+    ones = listing([si(one["median"], "s") for _, one, _, _ in batches])
+    plural = len(batches) > 1
+    return (f"at batch {names} the {most}-thread point{'s' if plural else ''} disagree{'' if plural else 's'} with "
+            f"the training-step experiment's measurement{'s' if plural else ''} of the same configuration ({pairs}; "
+            f"About the data), so the machine was probably slower while {'they' if plural else 'it'} ran, and the "
+            f"one-thread point{'s' if plural else ''} ({ones}) ran in that state too: this experiment cannot say "
+            "which is faster there")
+
+
+def _trusted_twin(machine, batch: int) -> dict | None:
+    """The training step's stats for the all-thread configuration at `batch`, where the consistency
+    check rejects the threads experiment's own point for it; None where that point is trusted."""
+    width = next(b["params"]["width"] for b in machine.measured(GROUP, batch=batch))
+    if (batch, width) not in _rejected_all_thread_points(machine):
+        return None
+    twin = machine.measured(analysis.STEP, device="cpu", batch=batch, width=width)
+    return twin[0]["stats"] if twin else None
 
 
 @fact
@@ -63,11 +98,18 @@ def one_thread_wins(data: Dataset) -> str:
                    if most > 1 and stats.paired_ratio(took[(batch, 1)]["stats"], took[(batch, most)]["stats"]).verdict < 0]
         rejected = _rejected_all_thread_points(machine)
         trusted = [b for b in batches if (b, took[(b, most)]["params"]["width"]) not in rejected]
+        # Where the all-thread point is rejected, the training step's measurement of the same
+        # configuration stands in for it: one thread may still beat that beyond both spreads.
+        by_twin = [b for b in sorted({b for b, _ in took}) if most > 1 and (twin := _trusted_twin(machine, b))
+                   and stats.compare_points(took[(b, 1)]["stats"], twin) < 0]
         name = untrusted.placeholder(machine.label)
         if trusted:
             found.append(f"on {name}, at batch {listing([str(b) for b in trusted])}")
-        if len(trusted) < len(batches):
-            doubted.append(f"on {name} at batch {listing([str(b) for b in batches if b not in trusted])}")
+        if by_twin:
+            found.append(f"on {name}, at batch {listing([str(b) for b in by_twin])} against the training-step "
+                         "experiment's measurement of the all-thread configuration")
+        if set(batches) - set(trusted) - set(by_twin):
+            doubted.append(f"on {name} at batch {listing([str(b) for b in batches if b not in trusted + by_twin])}")
     text = ("one thread beat all of them beyond the measurements' spread " + "; ".join(found) if found else
             "on no machine in this build's data did one thread beat all of them in a comparison the consistency "
             "checks trust")
