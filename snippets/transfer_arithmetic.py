@@ -2,9 +2,9 @@
 
 time = bytes / bandwidth. The published rates are the theoretical peaks of the
 link generations (per direction, x16 lanes, before the 128b/130b encoding takes about
-1.5% of them); real copies reach less (pinned host-to-device copies over PCIe 4.0 x16
-typically 20-26 GB/s), and small ones much less, because every copy also has a fixed
-cost. A copy within GPU memory reads and writes every byte, twice the HBM column's time.
+1.5% of them); real copies reach less (protocol overhead, and pageable memory is staged
+through a pinned buffer first), and small ones much less, because every copy also has a
+fixed cost: the transfer page measures what this build's machines reach. A copy within GPU memory reads and writes every byte, twice the HBM column's time.
 
 Run it alone:  python snippets/transfer_arithmetic.py
 """
@@ -31,8 +31,8 @@ def times_ms(rates: list[float]) -> list[tuple[int, list[float]]]:
     return [(mb, [transfer_ms(mb, rate) for rate in rates]) for mb in SIZES_MB]
 
 
-def example(megabytes: int = 256, link: str = "PCIe 4.0 x16") -> str:
-    """One sentence of the arithmetic, for the cheat sheet."""
+def example(megabytes: int = 256, link: str = "PCIe 5.0 x16") -> str:
+    """One sentence of the arithmetic, for the cheat sheet (over the H200 SXM's host link by default)."""
     rate = PUBLISHED[link]
     return (f"{megabytes} MB over {link} at its theoretical {rate / 1e9:.0f} GB/s (published: {SOURCES[link]}) "
             f"takes {transfer_ms(megabytes, rate):.0f} ms.")

@@ -8,7 +8,7 @@ import math
 from build_hooks import analysis, cost_model, experiments, gpu_estimate, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, html, join, listing,
+from build_hooks.render import (DEVICE_NAME, Html, MissingData, caveat, figure, first_with, html, join, listing,
                                 marks_note_for, measured_value, missing, multiple, note, per_machine, ratio_sentence,
                                 si, table, times_with_interval)
 from build_hooks.views.regimes import REGIME_WORDS
@@ -346,7 +346,9 @@ def compile_speed(data: Dataset) -> Html:
                 + table(["model", "batch", "eager step", "compiled step", "compiled against eager",
                          "steps to repay the compile"], rows,
                         caption="Steps after compilation; the ratio is of the two medians, its interval from the "
-                                "paired rounds")
+                                "paired rounds. Steps to repay divide the compile time, taken at the compile "
+                                "table's batch, by the time saved per step at this row's batch; a first step at a "
+                                "new batch size can compile again (once, for dynamic shapes), which they do not count")
                 + marks_note_for(shown))
     return per_machine(data, COMPILE, one)
 
@@ -373,8 +375,8 @@ def compile_summary(data: Dataset) -> str:
         per_batch = [f"at batch {batch} {ratio_sentence(ratio, 'compiled steps were {} faster', 'compiled steps were {} slower', 'compiled and eager steps took the same time within the spread')} "
                      f"({si(eager['stats']['median'], 's')} eager, {si(fast['stats']['median'], 's')} compiled)"
                      for batch, eager, fast, ratio in _paired(steps)]
-        sentences.append(f"compiling {name} took {si(compiled['stats']['median'], 's')} (its first step, from an "
-                         f"empty cache); " + ("; ".join(per_batch) or "no compiled steps were measured"))
+        sentences.append(f"compiling {name} took {si(compiled['stats']['median'], 's')}, timed as its first step at "
+                         f"batch {compiled['params']['batch']} from an empty cache{caveat(compiled)}; " + ("; ".join(per_batch) or "no compiled steps were measured"))
     return ". ".join(s[0].upper() + s[1:] for s in sentences)
 
 
