@@ -34,8 +34,8 @@ def times_ms(rates: list[float]) -> list[tuple[int, list[float]]]:
 def example(megabytes: int = 256, link: str = "PCIe 5.0 x16") -> str:
     """One sentence of the arithmetic, for the cheat sheet (over the H200 SXM's host link by default)."""
     rate = PUBLISHED[link]
-    return (f"{megabytes} MB over {link} at its theoretical {rate / 1e9:.0f} GB/s (published: {SOURCES[link]}) "
-            f"takes {transfer_ms(megabytes, rate):.0f} ms.")
+    return (f"{megabytes} MB over {link} at its theoretical {rate / 1e9:.0f} GB/s per direction (before the "
+            f"128b/130b encoding; published: {SOURCES[link]}) takes {transfer_ms(megabytes, rate):.0f} ms.")
 
 
 if __name__ == "__main__":

@@ -346,7 +346,7 @@ def compile_speed(data: Dataset) -> Html:
                 + table(["model", "batch", "eager step", "compiled step", "compiled against eager",
                          "steps to repay the compile"], rows,
                         caption="Steps after compilation; the ratio is of the two medians, its interval from the "
-                                "paired rounds. Steps to repay divide the compile time, taken at the compile "
+                                "paired rounds. Steps to repay (at least) divide the compile time, taken at the compile "
                                 "table's batch, by the time saved per step at this row's batch; a first step at a "
                                 "new batch size can compile again (once, for dynamic shapes), which they do not count")
                 + marks_note_for(shown))
