@@ -4,7 +4,8 @@ time = bytes / bandwidth. The published rates are the theoretical peaks of the
 link generations (per direction, x16 lanes, before the 128b/130b encoding takes about
 1.5% of them); real copies reach less (protocol overhead, and pageable memory is staged
 through a pinned buffer first), and small ones much less, because every copy also has a
-fixed cost: the transfer page measures what this build's machines reach. A copy within GPU memory reads and writes every byte, twice the HBM column's time.
+fixed cost: the transfer page measures what a GPU machine reaches, where a build has one.
+A copy within GPU memory reads and writes every byte, twice the HBM column's time.
 
 Run it alone:  python snippets/transfer_arithmetic.py
 """
