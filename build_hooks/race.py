@@ -45,6 +45,13 @@ def point_stats(point: dict) -> dict:
     return {"median": point["seconds"], "q1": point["q1"], "q3": point["q3"]}
 
 
+def versus(a: dict, b: dict) -> tuple[int, float]:
+    """Lane point `a` against `b`: +1 slower, -1 faster beyond both spreads (an estimate's being its
+    stated uncertainty), 0 level; and the larger epoch time over the smaller."""
+    return (stats.compare_points(point_stats(a), point_stats(b)),
+            max(a["seconds"], b["seconds"]) / min(a["seconds"], b["seconds"]))
+
+
 def _lane(index: int, machine: Machine, device: str) -> dict:
     epochs: dict[str, dict[str, dict]] = {}
     for bench in machine.measured(EPOCH, device=device):

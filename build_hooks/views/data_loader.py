@@ -59,12 +59,10 @@ def _workers(counts: list[int]) -> str:
 def _beat_alone(seconds: dict[int, dict]) -> str:
     """Which worker counts beat num_workers=0 beyond the spread, which were slower than it beyond
     the spread, and which were level, in words."""
-    counts = [w for w in sorted(seconds) if w > 0]
-    beat = [w for w in counts if stats.compare_points(seconds[0], seconds[w]) > 0]
+    verdicts = {w: stats.compare_points(seconds[0], seconds[w]) for w in sorted(seconds) if w > 0}
+    beat, slower, level = ([w for w, v in verdicts.items() if v == sign] for sign in (1, -1, 0))
     if not beat:
         return "No worker count beat the main process alone beyond the measurements' spread"
-    slower = [w for w in counts if stats.compare_points(seconds[0], seconds[w]) < 0]
-    level = [w for w in counts if w not in beat and w not in slower]
     return (f"Beyond the measurements' spread, {_workers(beat)} beat the main process alone"
             + (f"; {_workers(slower)} {'was' if len(slower) == 1 else 'were'} slower than it" if slower else "")
             + (f"; {_workers(level)} did not beat it" if level else ""))

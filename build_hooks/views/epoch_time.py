@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, experiments, gpu_estimate, race, stats, untrusted
+from build_hooks import analysis, experiments, gpu_estimate, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact
 from build_hooks.render import MissingData, caveat, first_with, gpu_with, multiple, si
@@ -45,8 +45,8 @@ def _against_the_estimate(data: Dataset, machine_id: str, batch: int) -> str:
     theirs = estimate and estimate["epochs"].get(str(SMALL_WIDTH), {}).get(str(batch))
     if not ours or not theirs:
         return ""
-    verdict = stats.compare_points(race.point_stats(ours), race.point_stats(theirs))
-    apart = multiple(max(ours["seconds"], theirs["seconds"]) / min(ours["seconds"], theirs["seconds"]))
+    verdict, ratio = race.versus(ours, theirs)
+    apart = multiple(ratio)
     how = (f"level with it within the estimate's stated uncertainty ({gpu_estimate.UNCERTAINTY:g}× either way)"
            if verdict == 0 else f"{apart} {'faster' if verdict > 0 else 'slower'}, beyond the estimate's stated "
            "uncertainty")

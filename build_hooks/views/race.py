@@ -83,7 +83,7 @@ def _verdict(data: Dataset, which: str) -> str:
         where += (", the estimated GPU against the CPU of the host it is modelled on" if same_host
                   else ", the fastest CPU lane against the fastest GPU lane")
     fast, slow = first["seconds"], second["seconds"]
-    if stats.compare_points(race.point_stats(second), race.point_stats(first)) == 0:
+    if race.versus(second, first)[0] == 0:
         # An estimate's band is its stated uncertainty, far wider than a measured spread: a tie with
         # it may lie well outside the measured lane's quartiles, so only the uncertainty is named.
         within = (f"the estimate's stated uncertainty ({gpu_estimate.UNCERTAINTY:g}× either way)"
@@ -110,8 +110,8 @@ def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: st
         theirs = lane["epochs"][width].get(batch)
         if lane["kind"] != "CPU" or lane["machine_id"] == estimate["machine_id"] or not theirs:
             continue
-        verdict = stats.compare_points(race.point_stats(theirs), race.point_stats(ours))
-        apart = multiple(max(theirs["seconds"], ours["seconds"]) / min(theirs["seconds"], ours["seconds"]))
+        verdict, ratio = race.versus(theirs, ours)
+        apart = multiple(ratio)
         how = (f"{apart} behind it" if verdict > 0 else f"{apart} ahead of it" if verdict < 0
                else f"{apart} apart, too close to call")
         parts.append(f"{untrusted.placeholder(lane['label'])} took {si(theirs['seconds'], 's')} ({how})")

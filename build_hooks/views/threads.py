@@ -36,15 +36,15 @@ def _same_configuration_note(machine) -> Html:
 @fact
 def threads_summary(data: Dataset) -> str:
     """A sentence per batch: one thread against all of them, or that the machine has only one."""
-    took = {(b["params"]["batch"], b["params"]["threads"]): b["stats"]
-            for b in first_with(data, GROUP).measured(GROUP)}
+    machine = first_with(data, GROUP)
+    took = {(b["params"]["batch"], b["params"]["threads"]): b["stats"] for b in machine.measured(GROUP)}
     most = max(t for _, t in took)
     if most == 1:
         return "This machine has a single thread to offer, so there is nothing to compare."
-    machine = first_with(data, GROUP)
+    twins = _trusted_twins(machine)
     parts, open_batches = [], []
     for batch in sorted({b for b, _ in took}):
-        one, theirs, twin = took[(batch, 1)], took[(batch, most)], _trusted_twin(machine, batch)
+        one, theirs, twin = took[(batch, 1)], took[(batch, most)], twins.get(batch)
         if twin is None:
             verdict = ratio_sentence(stats.paired_ratio(one, theirs), f"{most} threads were {{}} faster",
                                      "one thread was {} faster", "one thread and all of them took the same time "
@@ -64,7 +64,7 @@ def threads_summary(data: Dataset) -> str:
 
 def _open_question(batches: list[tuple], most: int) -> str:
     """The batches where the all-thread point is rejected and one thread does not beat its
-    trusted stand-in: the one-thread point ran in the same slow state, so nothing is concluded."""
+    trusted stand-in: the experiment's points may come from different states, so nothing is concluded."""
     names = listing([str(batch) for batch, *_ in batches])
     pairs = listing([f"{si(theirs['median'], 's')} against {si(twin['median'], 's')}" for _, _, theirs, twin in batches])
     ones = listing([si(one["median"], "s") for _, one, _, _ in batches])
@@ -77,16 +77,19 @@ def _open_question(batches: list[tuple], most: int) -> str:
             f"{'it does not' if not plural else 'it does not at any of them'}")
 
 
-def _trusted_twin(machine, batch: int) -> dict | None:
-    """The training step's stats for the all-thread configuration at `batch`, where the consistency
-    check rejects the threads experiment's own point for it as the slower of the two (interference
-    only slows a run, so the faster is the likelier); None otherwise."""
-    point = max(machine.measured(GROUP, batch=batch), key=lambda b: b["params"]["threads"])  # the all-thread one
-    width = point["params"]["width"]
-    if (batch, width) not in _rejected_all_thread_points(machine):
-        return None
-    twin = machine.measured(analysis.STEP, device="cpu", batch=batch, width=width)
-    return twin[0]["stats"] if twin and twin[0]["stats"]["median"] < point["stats"]["median"] else None
+def _trusted_twins(machine) -> dict[int, dict]:
+    """{batch: the training step's stats for the all-thread configuration} wherever the consistency
+    check rejects the threads experiment's own point as the slower of the two (interference only
+    slows a run, so the faster is the likelier)."""
+    most = max(b["params"]["threads"] for b in machine.measured(GROUP))
+    rejected = _rejected_all_thread_points(machine)
+    twins = {}
+    for point in machine.measured(GROUP, threads=most):
+        batch, width = point["params"]["batch"], point["params"]["width"]
+        twin = machine.measured(analysis.STEP, device="cpu", batch=batch, width=width) if (batch, width) in rejected else []
+        if twin and twin[0]["stats"]["median"] < point["stats"]["median"]:
+            twins[batch] = twin[0]["stats"]
+    return twins
 
 
 @fact
@@ -103,8 +106,8 @@ def one_thread_wins(data: Dataset) -> str:
         trusted = [b for b in batches if (b, took[(b, most)]["params"]["width"]) not in rejected]
         # Where the all-thread point is rejected, the training step's measurement of the same
         # configuration stands in for it: one thread may still beat that beyond both spreads.
-        by_twin = {b: twin for b in sorted({b for b, _ in took}) if most > 1 and (twin := _trusted_twin(machine, b))
-                   and stats.compare_points(took[(b, 1)]["stats"], twin) < 0}
+        by_twin = {b: twin for b, twin in sorted(_trusted_twins(machine).items())
+                   if most > 1 and stats.compare_points(took[(b, 1)]["stats"], twin) < 0}
         name = untrusted.placeholder(machine.label)
         if trusted:
             found.append(f"on {name}, at batch {listing([str(b) for b in trusted])}")
