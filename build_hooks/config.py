@@ -6,6 +6,8 @@ CROSSOVER_QUICK=1    tiny sizes for tests; pages then carry a visible "quick mod
 CROSSOVER_POINT_TIMEOUT  seconds one measured point may take (default: the experiment's own, or 300)
 CROSSOVER_EXPERIMENT_BOX seconds after which an experiment starts no further round (default: none;
                          at least two rounds always run; scripts/measure-gpu sets it)
+CROSSOVER_SETTLE_BUDGET  seconds a whole run may spend waiting for the machine's usual state and
+                         re-measuring (default: none; each experiment's own boxes; scripts/measure-gpu sets it)
 CROSSOVER_GPU_SLOT=1 measure only the experiments that fit a GPU machine's time-limited slot
                      (scripts/measure-gpu sets it; see experiments.suite)
 CROSSOVER_BLOCK_TIMEOUT  seconds one page's exec blocks and markers may take to render (default 600)
@@ -67,6 +69,13 @@ def seconds(var: str, default: float) -> float:
         raise SettingError(f"{var}={raw!r}: expected a number of seconds greater than 0 and at most "
                            f"{MAX_SECONDS:g} (unset it for the default of {default:g})")
     return value
+
+
+def settle_budget_s() -> float | None:
+    """CROSSOVER_SETTLE_BUDGET as seconds, or None when unset: the most a whole run may spend waiting for
+    the machine's usual state and re-measuring outlying rounds (scripts/measure-gpu sets it)."""
+    value = seconds("CROSSOVER_SETTLE_BUDGET", math.inf)
+    return None if math.isinf(value) else value
 
 
 def experiment_box_s() -> float | None:

@@ -38,17 +38,26 @@ class Gate:
     under, which the runner records per round (options.canary_s) to say what moved.
     """
 
-    def __init__(self, read, clock=time.perf_counter, sleep=time.sleep):
+    def __init__(self, read, clock=time.perf_counter, sleep=time.sleep, run_budget_s: float | None = None):
         self.read, self.clock, self.sleep = read, clock, sleep
         self.fastest = math.inf
         self.last: float | None = None
+        # A time-limited run (a GPU machine's slot) caps waiting and re-measuring over the whole run,
+        # so its forecast can count them: CROSSOVER_SETTLE_BUDGET.
+        self.run_budget_s = run_budget_s
+        self.earlier_s = 0.0  # what finished experiments spent waiting and re-measuring
+        self.waited_s = self.extra_s = 0.0
         self.begin()
 
     def begin(self) -> None:
         """A new experiment: its own waiting and re-measuring boxes, the run's fastest reading kept."""
+        self.earlier_s += self.spent_s
         self.waited_s = 0.0
         self.extra_s = 0.0
         self.started = self.clock()
+
+    def _run_budget_left(self) -> float:
+        return math.inf if self.run_budget_s is None else self.run_budget_s - self.earlier_s - self.spent_s
 
     @property
     def spent_s(self) -> float:
@@ -64,8 +73,8 @@ class Gate:
         return reading <= self.fastest * SLOW_STATE_RATIO
 
     def has_time(self) -> bool:
-        """Whether re-measuring an outlying round still fits its box."""
-        return self.extra_s < self._box(EXTRA_TIME_SHARE)
+        """Whether re-measuring an outlying round still fits its box (and the run's budget)."""
+        return self.extra_s < self._box(EXTRA_TIME_SHARE) and self._run_budget_left() > 0
 
     def wait_for_steady(self) -> bool:
         """Wait (within the waiting box) until the canary reads the usual state; False if it never did."""
@@ -73,7 +82,8 @@ class Gate:
         try:
             while not self.steady():
                 waited = self.clock() - start
-                if waited > WAIT_FOR_STEADY_S or self.waited_s + waited > self._box(WAIT_TIME_SHARE):
+                if (waited > WAIT_FOR_STEADY_S or self.waited_s + waited > self._box(WAIT_TIME_SHARE)
+                        or waited >= self._run_budget_left()):
                     return False
                 self.sleep(0.05)
             return True

@@ -164,9 +164,21 @@ FIRST = ["epoch_time", "training_step", "transfer", "gemm_rate", "memory_bandwid
          "sync_cost", "precision", "inference_latency", "step_profile", "activation_memory", "matmul_shapes"]
 
 
-def in_measuring_order(names: list[str]) -> list[str]:
-    """FIRST's experiments in its order, then the rest by name."""
-    return sorted(names, key=lambda n: (FIRST.index(n) if n in FIRST else len(FIRST), n))
+def in_measuring_order(names: list[str], failed: dict | None = None) -> list[str]:
+    """FIRST's experiments in its order, then the rest by name; those that failed last time go last,
+    so a resumed run measures what can succeed before it retries them."""
+    return sorted(names, key=lambda n: (n in (failed or {}), FIRST.index(n) if n in FIRST else len(FIRST), n))
+
+
+ERROR_LIMIT = 500  # characters of a failure's message kept in a results file (the schema's bound)
+
+
+def _record_failure(doc: dict, name: str, error: str) -> dict:
+    """The document with `name` listed as unfinished (its error kept) and none of its old results."""
+    kept = [b for b in doc["benchmarks"] if b["group"] != name]
+    experiments_ = {n: m for n, m in doc["experiments"].items() if n != name}
+    unfinished = {**doc.get("unfinished", {}), name: error[:ERROR_LIMIT]}
+    return {**doc, "experiments": experiments_, "benchmarks": kept, "unfinished": unfinished}
 
 
 ROUNDS = {"full": 3, "quick": 2}  # an experiment's points are measured round-robin this often
@@ -211,6 +223,14 @@ def _sample_median(result: dict) -> float:
     """A round's median, as the stored stats compute it (round_medians): the Gate's re-measuring
     and the § mark then judge rounds by the same numbers the pages print."""
     return statistics.median(result["samples"])
+
+
+def round_order(points: int, round_number: int) -> list[int]:
+    """The points' order in a round: as planned in odd rounds, reversed in even ones. Plans list the
+    CPU's points before the GPU's, so neither device always starts a round (a GPU that waited while
+    the CPU points ran starts from low clocks), and a drift over a round does not always favour one end."""
+    order = list(range(points))
+    return order if round_number % 2 else order[::-1]
 
 
 def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar,
@@ -270,7 +290,8 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
     began = time.perf_counter()
     planned = rounds
     for done in range(1, planned + 1):
-        for i, point in enumerate(plan):
+        for i in round_order(len(plan), done):
+            point = plan[i]
             bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
             result, reading = gated(i)
             results[i].append(result)
@@ -355,12 +376,21 @@ def _ending_its_processes():
 
 def _replace_experiment(doc: dict, name: str, meta: dict, entries: list[dict]) -> dict:
     kept = [b for b in doc["benchmarks"] if b["group"] != name]
-    return {**doc, "experiments": {**doc["experiments"], name: meta}, "benchmarks": kept + entries}
+    unfinished = {n: why for n, why in doc.get("unfinished", {}).items() if n != name}
+    doc = {**doc, "experiments": {**doc["experiments"], name: meta}, "benchmarks": kept + entries}
+    if unfinished:
+        return {**doc, "unfinished": unfinished}
+    return {k: v for k, v in doc.items() if k != "unfinished"}
 
 
 def run(only: list[str] | None = None, force: bool = False,
-        settings: config.Settings | None = None, log=print) -> Path:
-    """Measure what is missing (or everything with force); return the cache file's path."""
+        settings: config.Settings | None = None, log=print, keep_going: bool = False) -> Path:
+    """Measure what is missing (or everything with force); return the cache file's path.
+
+    keep_going (a GPU machine's slot): an experiment that fails is recorded under "unfinished"
+    with its error and the run goes on, so one failure never costs the others; the build
+    itself stops at the first failure instead, naming it.
+    """
     settings = settings or config.settings()
     if not only and not force:
         current = current_without_torch(settings)
@@ -374,10 +404,11 @@ def run(only: list[str] | None = None, force: bool = False,
     # Loaded once, before anything is measured: an unknown or broken experiment fails fast,
     # and the keys come from the code that will run (an edit during the run must not
     # label old code's numbers as the new code's).
-    modules = {name: experiments.load(name) for name in names}
+    modules, broken = _load_experiments(names, keep_going)
     for module in modules.values():
         point_timeout_s(module)  # a bad CROSSOVER_POINT_TIMEOUT fails now, not mid-run
     config.experiment_box_s()  # and so does a bad CROSSOVER_EXPERIMENT_BOX
+    config.settle_budget_s()  # or CROSSOVER_SETTLE_BUDGET
     keys = experiments.current_keys(settings.mode, names)
     threads = all_threads()
     prov = provenance.collect(threads)
@@ -386,7 +417,13 @@ def run(only: list[str] | None = None, force: bool = False,
     with _locked(path, log):
         store.remove_stale_temporaries(path)  # left by a writer that was killed mid-write
         doc = _open_cache(path, prov, env_key, settings.mode, log, experiments.current_keys(settings.mode))
-        todo = in_measuring_order(names if force else stale_experiments(doc, keys))
+        for name, error in broken.items():
+            log(untrusted.terminal(f"crossover: {error}; going on without it"))
+            doc = _record_failure(doc, name, error)
+        if broken:
+            store.save_atomic(path, doc)
+        todo = in_measuring_order([n for n in (names if force else stale_experiments(doc, keys)) if n in modules],
+                                  doc.get("unfinished"))
         if not todo:
             _write_stamp(settings, path, doc)
             return path
@@ -397,14 +434,23 @@ def run(only: list[str] | None = None, force: bool = False,
         total = sum(len(plans[n]) * rounds_of(modules[n], settings.quick) for n in todo)
         durations = {}
         canaries = Canaries(threads)
-        gate = Gate(canaries.all_threads)  # one for the run: a state lasting a whole experiment is seen too
+        # One Gate for the run: a state lasting a whole experiment is seen too.
+        gate = Gate(canaries.all_threads, run_budget_s=config.settle_budget_s())
         with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,
                   dynamic_ncols=True) as bar:
             for name in todo:
                 bar.set_description(name)
                 started = time.perf_counter()
-                entries, measured_under = _measure_experiment(modules[name], plans[name], threads,
-                                                              settings.quick, bar, canaries, gate)
+                try:
+                    entries, measured_under = _measure_experiment(modules[name], plans[name], threads,
+                                                                  settings.quick, bar, canaries, gate)
+                except MeasurementError as exc:
+                    if not keep_going:
+                        raise
+                    log(untrusted.terminal(f"crossover: {exc}; going on with the next experiment"))
+                    doc = _record_failure(doc, name, str(exc))
+                    store.save_atomic(path, doc)
+                    continue
                 durations[name] = time.perf_counter() - started
                 meta = {
                     "bench_version": modules[name].BENCH_VERSION,
@@ -419,6 +465,19 @@ def run(only: list[str] | None = None, force: bool = False,
         _write_stamp(settings, path, doc)
     log(summary_table(doc, durations))
     return path
+
+
+def _load_experiments(names: list[str], keep_going: bool) -> tuple[dict, dict[str, str]]:
+    """The experiments' modules, and (keep_going only) why each that would not import failed."""
+    modules, broken = {}, {}
+    for name in names:
+        try:
+            modules[name] = experiments.load(name)
+        except Exception as exc:
+            if not keep_going or name not in experiments.REGISTRY:
+                raise
+            broken[name] = f"experiment '{name}' (snippets/{name}.py) did not import: {type(exc).__name__}: {exc}"
+    return modules, broken
 
 
 def summary_table(doc: dict, durations: dict[str, float]) -> str:

@@ -210,11 +210,58 @@ def software_info() -> dict:
         "torch": torch.__version__,
         "numpy": _version("numpy"),
         "blas": blas_backend(),
-        "float32_matmul_precision": torch.get_float32_matmul_precision(),
-        "cuda_matmul_allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
-        "cudnn_allow_tf32": bool(torch.backends.cudnn.allow_tf32),
+        **precision_settings(torch),
         "os": f"{platform.system()} {platform.release()}",
     }
+
+
+# The legacy flags' defaults, which the fp32_precision API's "none" (not set) leaves in force.
+LEGACY_DEFAULTS = {"float32_matmul_precision": "highest", "cuda_matmul_allow_tf32": False, "cudnn_allow_tf32": True}
+
+
+def precision_settings(torch) -> dict:
+    """What "fp32" means on this run: the float32 matmul precision and whether cuBLAS and cuDNN may use TF32.
+
+    torch 2.9 added per-backend `fp32_precision` settings ("ieee", "tf32", "bf16", or "none"
+    to inherit); once anything sets one, reading a legacy flag (`allow_tf32`,
+    get_float32_matmul_precision) raises. So the new settings are read where this torch
+    has them, and the legacy flags only where they are still the ones in force.
+    """
+    backends = torch.backends
+    if not hasattr(getattr(backends.cuda, "matmul", None), "fp32_precision"):  # before torch 2.9
+        return _legacy_precision(torch)
+    matmul = _effective(backends.cuda.matmul.fp32_precision, backends.fp32_precision)
+    conv = _effective(getattr(getattr(backends.cudnn, "conv", None), "fp32_precision", "none"),
+                      getattr(backends.cudnn, "fp32_precision", "none"), backends.fp32_precision)
+    cpu = _effective(getattr(getattr(backends.mkldnn, "matmul", None), "fp32_precision", "none"),
+                     getattr(backends.mkldnn, "fp32_precision", "none"), backends.fp32_precision)
+    if matmul == conv == cpu == "none":  # nothing set through the new API: the legacy flags decide
+        return _legacy_precision(torch)
+    legacy = {**LEGACY_DEFAULTS, **_legacy_precision(torch, quiet=True)}
+    return {"float32_matmul_precision": "medium" if cpu == "bf16" else "high" if "tf32" in (matmul, cpu)
+            else "highest" if "ieee" in (matmul, cpu) else legacy["float32_matmul_precision"],
+            "cuda_matmul_allow_tf32": matmul == "tf32" if matmul != "none" else legacy["cuda_matmul_allow_tf32"],
+            "cudnn_allow_tf32": conv == "tf32" if conv != "none" else legacy["cudnn_allow_tf32"]}
+
+
+def _effective(*levels: str) -> str:
+    """The first setting that is not "none" from the most specific level up, else "none"."""
+    return next((level for level in levels if level != "none"), "none")
+
+
+def _legacy_precision(torch, quiet: bool = False) -> dict:
+    """The legacy flags; quiet: only those that can still be read (a mix of APIs makes each raise)."""
+    readers = {"float32_matmul_precision": torch.get_float32_matmul_precision,
+               "cuda_matmul_allow_tf32": lambda: bool(torch.backends.cuda.matmul.allow_tf32),
+               "cudnn_allow_tf32": lambda: bool(torch.backends.cudnn.allow_tf32)}
+    found = {}
+    for key, read in readers.items():
+        try:
+            found[key] = read()
+        except RuntimeError:
+            if not quiet:
+                raise
+    return found
 
 
 def git_commit() -> dict:

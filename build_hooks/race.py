@@ -86,8 +86,8 @@ def estimate_lane(index: int, machine: Machine) -> dict | None:
     """A GPU lane from the first-principles estimate (build_hooks/gpu_estimate.py), for builds
     that measured no GPU, at the host's own epoch sizes. Labelled as an estimate wherever shown.
 
-    A model has no spread; its quartiles are its stated uncertainty (a factor either way), so a
-    lane that beats it by less than that is "about the same", not a win.
+    A model has no spread; its quartiles are its stated band (gpu_estimate.band), so a lane
+    that beats it by less than that is "about the same", not a win.
     """
     estimate = gpu_estimate.for_host(machine)
     if estimate is None:
@@ -98,7 +98,7 @@ def estimate_lane(index: int, machine: Machine) -> dict | None:
         if (batch, width) not in estimate.work or (1, width) not in estimate.work:
             continue
         seconds = estimate.epoch(batch, width, rows)
-        q1, q3 = gpu_estimate.band(seconds)
+        q1, q3 = estimate.epoch_band(batch, width, rows)
         epochs.setdefault(str(width), {})[str(batch)] = {
             "seconds": seconds, "q1": q1, "q3": q3, "steps": -(-rows // batch), "rows": rows,
             "regime": _regime_of(estimate.step(batch, width)["seconds"] / estimate.step(1, width)["seconds"]),
@@ -107,7 +107,7 @@ def estimate_lane(index: int, machine: Machine) -> dict | None:
         return None
     return {"id": f"lane-{index}", "machine": estimate.name, "machine_id": machine.id, "device": "cuda",
             "label": estimate.name, "kind": "GPU", "estimate": True, "source": estimate.source,
-            "uncertainty": gpu_estimate.UNCERTAINTY, "epochs": epochs}
+            "band": [gpu_estimate.FASTER, gpu_estimate.SLOWER], "epochs": epochs}
 
 
 def race_data(data: Dataset) -> dict:

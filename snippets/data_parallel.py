@@ -32,6 +32,7 @@ except ImportError:
 
 NAME = "data_parallel"
 BENCH_VERSION = 2  # one launch for DDP and all-reduce; the single process runs in-process
+GPU_SLOT = False  # no GPU points: the build host measures it, not a GPU machine's slot
 PARAMS = {"setup": ["one_process", "ddp", "all_reduce"], "processes": "positive", "global_batch": "positive"}
 ROUNDS = 1  # each launch already times 30 steps; starting torchrun costs seconds
 DEPENDS = ["training_step"]

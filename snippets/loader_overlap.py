@@ -26,6 +26,7 @@ except ImportError:
 
 NAME = "loader_overlap"
 BENCH_VERSION = 2
+GPU_SLOT = False  # no GPU points: the build host measures it, not a GPU machine's slot
 PARAMS = {"workers": "count"}
 DEPENDS = ["data_loader"]
 ROUNDS = 5  # an effect near the noise of a drifting VM: more rounds, so one odd round cannot decide

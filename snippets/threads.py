@@ -18,6 +18,7 @@ except ImportError:
 
 NAME = "threads"
 BENCH_VERSION = 2
+GPU_SLOT = False  # no GPU points: the build host measures it, not a GPU machine's slot
 PARAMS = {"threads": "positive", "batch": "positive", "width": "positive"}
 DEPENDS = ["training_step"]
 ROUNDS = 5  # cheap, and its effects sit near a drifting VM's noise: one odd round must not decide

@@ -32,21 +32,22 @@ from torch import nn
 
 try:  # imported as part of the project
     from snippets.benchmarking import all_threads, budget, devices, time_it
-    from snippets.training_step import count_work
+    from snippets.training_step import count_work, cuda_work
 except ImportError:  # run as a script: python snippets/transformer_block.py
     from benchmarking import all_threads, budget, devices, time_it
-    from training_step import count_work
+    from training_step import count_work, cuda_work
 
 NAME = "transformer_block"
 # Not yet in a GPU machine's six-minute slot (forecast already near its limit): on a GPU the
 # page shows the labelled H200 estimate until the slot is re-planned.
 GPU_SLOT = False
 DEVICES = ["cpu", "cuda", "mps"]  # like the race's step: every device torch offers
-BENCH_VERSION = 1
+BENCH_VERSION = 2  # 2: what a CUDA step issues (foreach AdamW) counted too
 PARAMS = {"batch": "positive", "d_model": "positive", "seq": "positive"}
 DEPENDS = ["training_step"]
 EXTRA_INFO = {"flops": "FLOP", "params": "count", "tokens": "count", "counted_flops": "FLOP",
               "ops": "count", "bytes": "B", "footprint": "B"}  # ops/bytes/footprint: for the cost models
+EXTRA_INFO_OPTIONAL = {"cuda_ops": "count", "kernels": "count"}  # as training_step's: for the GPU estimate
 LAYERS, HEADS, VOCAB, MLP_RATIO = 2, 4, 512, 4
 QUICK = {"batches": [1, 8], "d_models": [128], "seq": 64}
 FULL = {"batches": [1, 4, 16, 64], "d_models": [128, 256], "seq": 64}
@@ -88,11 +89,11 @@ class TinyGPT(nn.Module):
         return self.head(self.norm(self.blocks(x)))
 
 
-def make_model(d_model: int, seq: int, device: str):
-    """The transformer and its AdamW optimiser, on `device`."""
+def make_model(d_model: int, seq: int, device: str, foreach: bool | None = None):
+    """The transformer and its AdamW optimiser, on `device` (foreach: as training_step.make_model)."""
     torch.manual_seed(0)
     model = TinyGPT(d_model, seq).to(device)
-    return model, torch.optim.AdamW(model.parameters(), lr=1e-3)
+    return model, torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=foreach)
 
 
 def make_batch(batch: int, seq: int, device: str):
@@ -110,9 +111,9 @@ def train_step(model, optimiser, tokens, targets):
     return loss
 
 
-def make_step(batch: int, d_model: int, seq: int, device: str):
+def make_step(batch: int, d_model: int, seq: int, device: str, foreach: bool | None = None):
     """A no-argument training step with its batch already on `device`."""
-    model, optimiser = make_model(d_model, seq, device)
+    model, optimiser = make_model(d_model, seq, device, foreach)
     tokens, targets = make_batch(batch, seq, device)
     return lambda: train_step(model, optimiser, tokens, targets)
 
@@ -154,12 +155,14 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     step()  # AdamW creates its state on the first step: count and time steady steps, not that one
     key = (batch, d_model, seq, device)
     if key not in _counted:  # the counts are exact and the same every round: counted once per process
-        _counted[key] = count_work(step)
+        _counted[key] = {**count_work(step),
+                         **cuda_work(lambda: make_step(batch, d_model, seq, "cpu", foreach=True))}
     counts = _counted[key]
     samples = time_it(step, threads=threads, min_run_time=budget(quick), device=device, warmup=2)
     extra = {"flops": step_flops(batch, d_model, seq), "counted_flops": counts["flops"],
              "params": sum(p.numel() for p in model.parameters()), "tokens": batch * seq,
-             "ops": counts["ops"], "bytes": counts["bytes"], "footprint": counts["footprint"]}
+             "ops": counts["ops"], "bytes": counts["bytes"], "footprint": counts["footprint"],
+             "cuda_ops": counts["cuda_ops"], "kernels": counts["kernels"]}
     return {"unit": "s", "samples": samples, "extra": extra}
 
 

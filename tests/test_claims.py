@@ -206,9 +206,9 @@ def test_regime_claims_follow_the_model():
 
 def _lane(label, machine_id, kind, seconds, estimate=False):
     """A race lane at width 32 with one epoch time per batch (no spread: q1 = q3 = the time)."""
-    band = gpu_estimate.UNCERTAINTY if estimate else 1.0
+    low, high = (gpu_estimate.FASTER, gpu_estimate.SLOWER) if estimate else (1.0, 1.0)
     return {"label": label, "machine_id": machine_id, "kind": kind, "estimate": estimate,
-            "epochs": {"32": {str(b): {"seconds": t, "q1": t / band, "q3": t * band} for b, t in seconds.items()}}}
+            "epochs": {"32": {str(b): {"seconds": t, "q1": t * low, "q3": t * high} for b, t in seconds.items()}}}
 
 
 def test_an_estimated_gpus_lead_is_also_set_against_the_other_cpus():
@@ -224,7 +224,7 @@ def test_an_estimated_gpus_lead_is_also_set_against_the_other_cpus():
 
 
 def test_the_estimate_trails_a_faster_cpu_at_the_sizes_named():
-    """The sentence counts the sizes where another CPU beats the estimate beyond its uncertainty and names each one."""
+    """The sentence counts the sizes where another CPU beats the estimate beyond its band and names each one."""
     from build_hooks.views.race import _estimate_trails
 
     estimate = _lane("Est GPU", "host", "GPU", {1: 1.0, 2: 1.0, 4: 1.0}, estimate=True)

@@ -1,4 +1,4 @@
-"""The first-principles GPU estimate: max of host and device, monotone in batch, its uncertainty stated."""
+"""The first-principles GPU estimate: max of host and device, kernels counted, monotone in batch, its band stated."""
 
 from __future__ import annotations
 
@@ -24,13 +24,20 @@ def test_a_step_costs_the_larger_of_host_and_device_not_their_sum():
     step = estimate.step(32, 32)
     assert step["seconds"] == max(step["host"], step["device"])
     assert step["device"] == pytest.approx(step["launches"] + step["compute"] + step["memory"])
-    assert step["host"] == pytest.approx(40 * 20e-6)  # 40 operations at this host's fitted 20 µs
+    # 40 operations at this host's fitted 20 µs, each launching a kernel (a file without kernel counts)
+    assert step["host"] == pytest.approx(40 * 20e-6 + 40 * gpu_estimate.LAUNCH_HOST_S)
 
 
-def test_the_host_never_issues_faster_than_a_launch():
-    """A host cheaper per operation than a kernel launch still pays one launch per operation."""
-    estimate = gpu_estimate.for_host(machine_from_model(true_op=1e-7))
-    assert estimate.step(1, 32)["host"] == pytest.approx(40 * gpu_estimate.LAUNCH_S)
+def test_the_host_pays_the_published_launch_cost_per_kernel_only():
+    """Views launch nothing: with kernels counted, the host pays its per-operation cost for every operation
+    CUDA issues and the published launch cost for each kernel, and the device its minimum per kernel."""
+    machine = machine_from_model(true_op=1e-7)
+    for bench in machine.benchmarks("training_step"):
+        bench["extra_info"].update({"cuda_ops": 38, "kernels": 15})
+    step = gpu_estimate.for_host(machine).step(1, 32)
+    assert step["host"] == pytest.approx(38 * gpu_estimate.for_host(machine).host_op_s + 15 * gpu_estimate.LAUNCH_HOST_S)
+    assert step["launches"] == pytest.approx(15 * gpu_estimate.LAUNCH_S)
+    assert step["floor"] == pytest.approx(15 * gpu_estimate.LAUNCH_HOST_S)
 
 
 @pytest.mark.parametrize("machine", committed_machines(), ids=lambda m: m.id)
@@ -45,14 +52,33 @@ def test_the_estimate_is_monotone_in_batch_for_every_width(machine):
         assert epochs == sorted(epochs, reverse=True), (width, epochs)
 
 
-def test_the_race_lane_carries_the_stated_uncertainty():
-    """The estimated lane's quartiles are its stated factor either way, and its source says unvalidated."""
+def test_the_race_lane_carries_the_stated_asymmetric_band():
+    """The estimated lane's quartiles are its stated band, narrower below than above, and its source says
+    unvalidated and cites the launch cost."""
     machine = committed_machines()[0]
     lane = race.estimate_lane(0, machine)
-    point = next(iter(next(iter(lane["epochs"].values())).values()))
-    assert point["q1"] == pytest.approx(point["seconds"] / gpu_estimate.UNCERTAINTY)
-    assert point["q3"] == pytest.approx(point["seconds"] * gpu_estimate.UNCERTAINTY)
-    assert "unvalidated" in lane["source"] and lane["uncertainty"] == gpu_estimate.UNCERTAINTY
+    estimate = gpu_estimate.for_host(machine)
+    for width, by_batch in lane["epochs"].items():
+        for batch, point in by_batch.items():
+            floor = point["steps"] * estimate.step(int(batch), int(width))["floor"]
+            assert point["q1"] == pytest.approx(max(point["seconds"] * gpu_estimate.FASTER, floor))
+            assert point["q3"] == pytest.approx(point["seconds"] * gpu_estimate.SLOWER)
+            assert point["seconds"] / point["q1"] < point["q3"] / point["seconds"]  # lopsided, as the risk is
+    assert "unvalidated" in lane["source"] and "CUDA Graphs" in lane["source"]
+    assert lane["band"] == [gpu_estimate.FASTER, gpu_estimate.SLOWER]
+
+
+def test_no_lower_edge_falls_below_the_launches_floor():
+    """A host so fast that 0.75x the estimate would undercut the kernels' launches: the lower edge is the floor."""
+    machine = machine_from_model(true_op=1e-9)
+    for bench in machine.benchmarks("training_step"):
+        bench["extra_info"].update({"cuda_ops": 38, "kernels": 15})
+    estimate = gpu_estimate.for_host(machine)
+    for batch, width in estimate.work:
+        low, high = estimate.step_band(batch, width)
+        assert low >= estimate.step(batch, width)["floor"] and high > estimate.step(batch, width)["seconds"]
+        low, _ = estimate.epoch_band(batch, width, 2048)
+        assert low >= estimate.steps(batch, 2048) * 15 * gpu_estimate.LAUNCH_HOST_S
 
 
 def test_its_error_is_measured_against_a_real_h200_only():

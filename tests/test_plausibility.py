@@ -53,3 +53,14 @@ def test_a_copy_small_enough_for_the_cache_is_not_held_to_the_memory_bandwidth()
     copies[0]["extra_info"]["bytes"] = 2**29
     copies[0]["stats"] = stats.summarise([2**29 / 10e12] * 2)
     assert len(plausibility.violations(doc)) == 1
+
+
+def test_tf32_raises_the_bound_of_the_precision_experiments_fp32_matmul_too():
+    """The precision experiment's fp32 matmul at 100 TFLOP/s is refused under FP32 and passes where TF32 was allowed."""
+    doc = h200_doc(50e12)
+    fp32 = next(b for b in doc["benchmarks"] if b["group"] == "precision" and b["params"]["device"] == "cuda"
+                and b["params"]["op"] == "matmul" and b["params"]["dtype"] == "fp32")
+    fp32["stats"] = stats.summarise([fp32["extra_info"]["flops"] / 100e12] * 2)
+    assert [line for line in plausibility.violations(doc) if line.startswith("precision")]
+    doc["software"]["cuda_matmul_allow_tf32"] = True
+    assert plausibility.violations(doc) == []

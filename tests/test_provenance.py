@@ -1,5 +1,7 @@
 """Tests for build_hooks.provenance."""
 
+import pytest
+
 from build_hooks import provenance, store
 
 
@@ -97,3 +99,21 @@ def test_one_brand_with_different_instruction_sets_is_two_machines():
     older = {**base, "cpu": {**base["cpu"], "isa": ["avx", "avx2", "fma"]}}
     assert len({provenance.machine_id(m) for m in (base, zen4, older)}) == 3
     assert provenance.machine_id(base) == "amd-epyc-81bd7f4baa"  # the id files without isa were written with
+
+
+def test_tf32_is_read_through_the_fp32_precision_api_without_raising():
+    """Once fp32_precision = "tf32" is set (torch 2.9's API), provenance reads TF32 as allowed instead of
+    raising on the legacy flags (which torch refuses to read after the new API was used)."""
+    import torch
+
+    matmul = torch.backends.cuda.matmul
+    if not hasattr(matmul, "fp32_precision"):
+        pytest.skip("this torch predates the fp32_precision API")
+    before = matmul.fp32_precision
+    try:
+        assert provenance.software_info()["cuda_matmul_allow_tf32"] is False
+        matmul.fp32_precision = "tf32"
+        info = provenance.software_info()
+        assert info["cuda_matmul_allow_tf32"] is True and info["float32_matmul_precision"] == "high"
+    finally:
+        matmul.fp32_precision = before

@@ -227,8 +227,8 @@ def test_the_gallery_says_how_often_each_machine_began_a_round_slow():
     assert "Not recorded for Old CPU" in text
 
 
-def test_a_tie_with_an_estimate_is_called_inside_its_uncertainty_not_the_measured_spread(monkeypatch):
-    """A measured epoch level with an estimate only within its stated uncertainty is not said to be inside the spread."""
+def test_a_tie_with_an_estimate_is_called_inside_its_band_not_the_measured_spread(monkeypatch):
+    """A measured epoch level with an estimate only within its stated band is not said to be inside the spread."""
     from build_hooks import race
 
     def lane(kind, seconds, spread, estimate):
@@ -238,13 +238,13 @@ def test_a_tie_with_an_estimate_is_called_inside_its_uncertainty_not_the_measure
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32]})
     empty = Dataset([])
     text = page.render_fact("race_smallest_batch", empty)
-    assert "a gap inside the estimate's stated uncertainty" in text and "measurements' spread" not in text
+    assert "a gap inside the estimate's stated band" in text and "measurements' spread" not in text
     lanes[1] |= {"estimate": False, "epochs": {"32": {"1": {"seconds": 1.15, "q1": 1.1, "q3": 1.25}}}}
     assert "a gap inside the measurements' spread" in page.render_fact("race_smallest_batch", empty)
 
 
 def test_the_small_network_epoch_is_set_against_the_estimate_when_no_gpu_was_measured():
-    """Without a measured GPU the small-network sentence gives the race's estimate and a verdict within its uncertainty."""
+    """Without a measured GPU the small-network sentence gives the race's estimate and a verdict within its band."""
     steps = {("cpu", 32, b): 1e-4 * b for b in (1, 64)}
     doc = synthetic_doc(step_times=steps, epoch_times={("cpu", 32, 1): 2.0, ("cpu", 32, 64): 0.5})
     for bench in doc["benchmarks"]:
@@ -252,7 +252,7 @@ def test_the_small_network_epoch_is_set_against_the_estimate_when_no_gpu_was_mea
             bench["extra_info"].update(ops=40, bytes=10**6)
     text = page.render_fact("small_network_epoch", Dataset([Machine(doc, "f", "t")]))
     assert "took 500 ms" in text and "the race's estimated" in text
-    assert ("level with it within the estimate's stated uncertainty" in text) != ("beyond the estimate's" in text)
+    assert ("level with it within the estimate's stated band" in text) != ("beyond the estimate's" in text)
     with_gpu = synthetic_doc(gpu="Fixture GPU", step_times=steps | {("cuda", 32, 64): 1e-3},
                              epoch_times={("cpu", 32, 64): 0.5, ("cuda", 32, 64): 0.1})
     measured = page.render_fact("small_network_epoch", Dataset([Machine(with_gpu, "f", "t")]))

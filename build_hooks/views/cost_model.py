@@ -81,7 +81,7 @@ def gpu_estimate(data: Dataset) -> Html:
     gpu = gpu_model.for_host(host)
     rows = [[width, batch, si(cpu, "s") if cpu is not None else "not measured",
              html("{} <small>(estimate, {} to {})</small>", si(step["seconds"], "s"),
-                  *(si(bound, "s") for bound in gpu_model.band(step["seconds"]))),
+                  *(si(bound, "s") for bound in gpu_model.band(step["seconds"], step["floor"]))),
              gpu.bounded_by(batch, width)]
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
     return (note(f"Estimate source: {gpu.source}. Not a measurement.")
@@ -163,8 +163,8 @@ def gpu_estimate_model(data: Dataset) -> str:
             f"{si(sheet.memory_bytes_s, 'B/s')} memory; {sheet.source}) and two assumptions of this model, not "
             f"datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
             f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Nothing has checked it against a measured "
-            f"GPU yet, so it is stated as uncertain by {gpu_model.UNCERTAINTY:g}× either way, and every "
-            "comparison with it counts a lead only beyond that")
+            f"GPU yet, so its band is stated: a real step may take {gpu_model.BAND_WORDS}. "
+            "Every comparison with it counts a lead only beyond that band")
 
 
 @fact
@@ -242,12 +242,12 @@ def gpu_estimate_reading(data: Dataset) -> str:
     shown = [(batch, cpu, step) for width, batch, cpu, step in rows if width == widest and cpu is not None]
     if not shown:
         raise MissingData("no estimated rows")
-    def within(seconds: float) -> str:
-        low, high = gpu_model.band(seconds)
+    def within(step: dict) -> str:
+        low, high = gpu_model.band(step["seconds"], step["floor"])
         return f"{si(low, 's')} to {si(high, 's')}"
 
-    parts = [f"at batch {batch}, {si(step['seconds'], 's')} estimated ({within(step['seconds'])} "
-             f"within its stated uncertainty; bounded by "
+    parts = [f"at batch {batch}, {si(step['seconds'], 's')} estimated ({within(step)} "
+             f"within its stated band; bounded by "
              f"{gpu.bounded_by(batch, widest)}) against {si(cpu, 's')} measured on this CPU"
              for batch, cpu, step in (shown[0], shown[-1])]
     return f"at width {widest}: " + "; ".join(dict.fromkeys(parts))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, race, untrusted
+from build_hooks import analysis, gpu_estimate, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
 from build_hooks.render import Html, MissingData, table
@@ -44,8 +44,8 @@ def cpu_choice_rule(data: Dataset) -> str:
     paced = ("which for this network sets its time at every size raced (Predicting a step shows why), so each "
              "row says where that CPU's epoch outgrows this host's issuing" if everywhere else
              "which sets its time wherever the host is the bound (Predicting a step shows where)")
-    return (text + f". That GPU is an estimate, not a measurement: unvalidated, and counted as uncertain by "
-            f"{gpu['uncertainty']:g}× either way. It issues its operations at this host's pace, {paced}; a faster "
+    return (text + f". That GPU is an estimate, not a measurement: unvalidated, with a stated band "
+            f"{gpu_estimate.BAND_WORDS}. It issues its operations at this host's pace, {paced}; a faster "
             "host would move the GPU's batches down, and the rows of the other CPUs set them against a GPU "
             "driven by this host, not by their own")
 

@@ -47,8 +47,7 @@ def _against_the_estimate(data: Dataset, machine_id: str, batch: int) -> str:
         return ""
     verdict, ratio = race.versus(ours, theirs)
     apart = multiple(ratio)
-    how = (f"level with it within the estimate's stated uncertainty ({gpu_estimate.UNCERTAINTY:g}× either way)"
-           if verdict == 0 else f"{apart} {'faster' if verdict > 0 else 'slower'}, beyond the estimate's stated "
-           "uncertainty")
+    how = ("level with it within the estimate's stated band"
+           if verdict == 0 else f"{apart} {'faster' if verdict > 0 else 'slower'}, beyond the estimate's stated band")
     return (f"; the race's estimated {untrusted.placeholder(estimate['label'])}, issuing its operations from this "
             f"host, comes to {si(theirs['seconds'], 's')}: {how}")

@@ -84,9 +84,9 @@ def _verdict(data: Dataset, which: str) -> str:
                   else ", the fastest CPU lane against the fastest GPU lane")
     fast, slow = first["seconds"], second["seconds"]
     if race.versus(second, first)[0] == 0:
-        # An estimate's band is its stated uncertainty, far wider than a measured spread: a tie with
-        # it may lie well outside the measured lane's quartiles, so only the uncertainty is named.
-        within = (f"the estimate's stated uncertainty ({gpu_estimate.UNCERTAINTY:g}× either way)"
+        # An estimate's band is stated, far wider than a measured spread: a tie with it may lie well
+        # outside the measured lane's quartiles, so only the band is named.
+        within = (f"the estimate's stated band ({gpu_estimate.BAND_WORDS})"
                   if winner["estimate"] or runner_up["estimate"] else "the measurements' spread")
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.
         (one, one_lane), (other, other_lane) = sorted(((first, winner), (second, runner_up)),
@@ -94,7 +94,7 @@ def _verdict(data: Dataset, which: str) -> str:
         return (f"{where}, {_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
                 f"{_lane_name(other_lane)} {si(other['seconds'], 's')}: {multiple(slow / fast)} apart, a gap inside "
                 f"{within}, too close to name a winner")
-    uncertain = (f"; the estimate is uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and the lead "
+    uncertain = (f"; the estimate's band is {gpu_estimate.BAND_WORDS}, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
     others = _against_other_cpus(lanes, gpu[1], width, batch) if same_host else ""
     return (f"{where}, {_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
@@ -119,6 +119,17 @@ def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: st
         return ""
     return ("; of the other CPUs in this build's data, which the estimate is not modelled on, "
             + listing(parts))
+
+
+@fact
+def race_issue_bound(data: Dataset) -> str:
+    """One short sentence: at how many raced sizes this host's issue rate, not the modelled GPU, sets the
+    estimate (or that every GPU lane is measured)."""
+    estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
+    if estimate is None:
+        return "No lane here is estimated"
+    bound, raced = race.host_bound_sizes(data, estimate)
+    return f"This host's issue rate, not the GPU, sets the estimate at {bound} of its {raced} sizes"
 
 
 @fact
@@ -168,7 +179,7 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
         for width, by_batch in estimate["epochs"].items():
             for batch, modelled in by_batch.items():
                 theirs = lane["epochs"].get(width, {}).get(batch)
-                if theirs and theirs["q3"] * gpu_estimate.UNCERTAINTY < modelled["seconds"]:
+                if theirs and theirs["q3"] < modelled["q1"]:
                     lost.add((width, batch))
                     beaten.setdefault(lane["label"], {}).setdefault(int(width), []).append(int(batch))
     if not beaten:
@@ -177,9 +188,8 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
         f"width {w}, batch{'es' if len(bs) > 1 else ''} {listing([str(b) for b in sorted(bs)])}" for w, bs in sorted(by.items()))
         for label, by in beaten.items())
     return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
-            f"sooner than the estimated GPU by more than both its own spread and the estimate's "
-            f"{gpu_estimate.UNCERTAINTY:g}× uncertainty, its slower quartile under 1/{gpu_estimate.UNCERTAINTY:g} of the "
-            f"estimate ({where}): the estimate issues "
+            f"sooner than the estimated GPU by more than both its own spread and the estimate's band: "
+            f"its slower quartile is under {gpu_estimate.FASTER:g}× the estimate ({where}). The estimate issues "
             "its operations at this build host's per-operation cost, and a faster host would drive the same GPU "
             "faster. " + _why_the_host_is_slower(data))
 
@@ -220,7 +230,7 @@ def race_lanes_kind(data: Dataset) -> str:
         return ("The CPU lanes replay the measured epochs in this build's data (this host's and those of the "
                 "machines whose files are committed); this build measured no GPU, so the "
                 "GPU lane is an unvalidated estimate from its datasheet and this host's own per-operation "
-                f"cost, uncertain by {gpu_estimate.UNCERTAINTY:g}× either way, and labelled as one everywhere"
+                f"cost, with a stated band {gpu_estimate.BAND_WORDS}, and labelled as one everywhere"
                 + _estimate_trails(data, lanes))
     if not lanes:
         return "No epoch times were measured in this build"

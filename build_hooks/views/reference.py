@@ -71,8 +71,8 @@ def _estimate_error(m: Machine) -> str:
     """How far the first-principles H200 estimate was from this machine's measured GPU steps."""
     error = gpu_estimate.measured_error(m)
     if error is None:
-        return (f"unvalidated: no measured {gpu_estimate.SHEET.name} yet (stated uncertainty "
-                f"{gpu_estimate.UNCERTAINTY:g}× either way)")
+        return (f"unvalidated: no measured {gpu_estimate.SHEET.name} yet (stated band "
+                f"{gpu_estimate.BAND_WORDS})")
     return f"median {100 * error:.0f}% over the measured GPU steps"
 
 

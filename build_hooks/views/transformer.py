@@ -53,21 +53,21 @@ def estimate_for(host: Machine, seq: int) -> gpu_estimate.Estimate | None:
     fitted = cost_model.fit(host, "cpu")
     op = fitted.params.op_seconds if fitted else analysis.tiny_op_seconds(host, "cpu")
     if op is None:
-        return gpu_estimate.Estimate(gpu_estimate.SHEET, gpu_estimate.LAUNCH_S, work, host_measured=False)
+        return gpu_estimate.Estimate(gpu_estimate.SHEET, 0.0, work, host_measured=False)
     return gpu_estimate.Estimate(gpu_estimate.SHEET, op, work)
 
 
-def _band(seconds: float) -> dict:
-    """A model's "point": its stated uncertainty as quartiles, so a lead over it counts only beyond them."""
-    low, high = gpu_estimate.band(seconds)
-    return {"median": seconds, "q1": low, "q3": high}
+def _band(step: dict) -> dict:
+    """A model's "point": its stated band as quartiles, so a lead over it counts only beyond them."""
+    low, high = gpu_estimate.band(step["seconds"], step["floor"])
+    return {"median": step["seconds"], "q1": low, "q3": high}
 
 
 def crossover(machine: Machine, d_model: int, seq: int) -> tuple[int | None, str, dict[int, int]]:
     """(crossover batch or None, "measured" or "estimate", per-batch verdicts) at one size.
 
     A measured GPU is used where the machine has one; otherwise the labelled H200 model, whose
-    band is its stated uncertainty. The rule is the site's one (analysis.crossover).
+    band is its stated one. The rule is the site's one (analysis.crossover).
     """
     cpu = {b["params"]["batch"]: b["stats"] for b in curves(machine, "cpu").get((d_model, seq), [])}
     gpu_device = machine.gpu_device(STEP)
@@ -76,7 +76,7 @@ def crossover(machine: Machine, d_model: int, seq: int) -> tuple[int | None, str
         kind = "measured"
     else:
         estimate = estimate_for(machine, seq)
-        gpu = {batch: _band(estimate.step(batch, d_model)["seconds"]) for batch in cpu} if estimate else {}
+        gpu = {batch: _band(estimate.step(batch, d_model)) for batch in cpu} if estimate else {}
         kind = "estimate"
     verdicts = analysis.verdicts(cpu, gpu)
     return analysis.crossover(verdicts), kind, verdicts
@@ -149,7 +149,7 @@ def transformer_steps(data: Dataset) -> Html:
                     if estimate is not None:
                         step = estimate.step(b["params"]["batch"], d_model)
                         row.append(html("{} <small>(estimate, {} to {}; bounded by {})</small>", si(step["seconds"], "s"),
-                                        *(si(x, "s") for x in gpu_estimate.band(step["seconds"])),
+                                        *(si(x, "s") for x in gpu_estimate.band(step["seconds"], step["floor"])),
                                         estimate.bounded_by(b["params"]["batch"], d_model)))
                     elif gpu_device is None:
                         row.append("")
@@ -182,8 +182,8 @@ def transformer_steps(data: Dataset) -> Html:
         roof = (f"; dotted in the right panel: this CPU's best square matrix product, {si(best, 'FLOP/s')} "
                 "(gemm_rate, measured)") if best else ""
         lanes = ("dashed: a GPU, measured" if gpu_device else
-                 f"dotted in the left panel: the H200 model (an estimate, uncertain by a factor of "
-                 f"{gpu_estimate.UNCERTAINTY:g} either way)")
+                 f"dotted in the left panel: the H200 model (an estimate, with a stated band "
+                 f"{gpu_estimate.BAND_WORDS})")
         parts = figure(svg, f"Solid: CPU, measured; {lanes}{roof}. Ringed points are noisy, too few or taken "
                             "under load.") + table(head, rows, caption=caption) + marks_note_for(shown)
         return parts
@@ -285,9 +285,8 @@ def transformer_crossover(data: Dataset) -> str:
     if kind == "measured":
         return (f"the measured {untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))} is faster "
                 f"than this CPU beyond both spreads {listing(parts)}")
-    return (f"the {gpu_estimate.SHEET.name} ESTIMATE (a model, not a measurement, uncertain by a factor of "
-            f"{gpu_estimate.UNCERTAINTY:g} either way) would be faster than this CPU beyond that uncertainty "
-            f"{listing(parts)}")
+    return (f"the {gpu_estimate.SHEET.name} ESTIMATE (a model, not a measurement) would be faster than this CPU "
+            f"beyond its stated band {listing(parts)}")
 
 
 def _compile_points(machine: Machine, model: str) -> tuple[dict | None, dict[int, dict[str, dict]]]:
