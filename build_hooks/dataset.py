@@ -124,6 +124,11 @@ class Machine:
         _note(group)
         return self.doc["experiments"].get(group)
 
+    @property
+    def unfinished(self) -> dict[str, str]:
+        """{experiment: why it has no results} for what a GPU machine's run did not finish."""
+        return self.doc.get("unfinished", {})
+
 
 @dataclass
 class Dataset:

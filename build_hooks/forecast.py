@@ -16,15 +16,19 @@ A GPU run must fit the slot it is lent (scripts/measure-gpu has 9 minutes and ai
   (`forecast_round_s(point, costs, quick)` in its snippet), from the stated costs;
 - the time box: the runner stops starting rounds of an experiment once its box would
   be overrun (measure.MIN_ROUNDS_IN_BOX rounds always run), and the forecast does the same;
-- CUDA start-up, paid once by the measuring process.
+- CUDA start-up, paid once by the process that checks, forecasts, measures and publishes;
+- waiting for the machine's usual state and re-measuring spoiled rounds (the Gate), which a
+  GPU slot caps for the whole run (CROSSOVER_SETTLE_BUDGET): the budget is counted whole.
+  The committed CPU paces leave out their own machines' waits for that reason.
 
-Re-measuring rounds that a drifting machine spoiled (the Gate) is not forecast: it is
-bounded by the box too, and the GPU script's hard limit stops whatever overruns.
+A training step on the GPU is charged EAGER_FACTOR times its operations' launches: an eager
+step pays the allocator, autograd and Python on top of its bare launches.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import math
 import sys
@@ -34,6 +38,7 @@ from pathlib import Path
 from build_hooks import config, experiments, store
 
 MIN_ROUNDS_IN_BOX = 2  # a spread needs two rounds: the box never cuts below this
+EAGER_FACTOR = 2.0     # a real eager CUDA step costs 1.3-2x its bare launches: the upper end, to be safe
 BLOCK_EDGE_WAITS = 2   # one synchronize before and one after each timed block
 WARMUP_CALLS = 3
 
@@ -50,20 +55,29 @@ class Costs:
     flop_rate: float = 67e12      # FP32 FLOP/s (H200 SXM, no tensor cores)
     link_bytes_s: float = 10e9    # host<->device copies: well under PCIe 5's 64 GB/s, to be safe
     profiler_start_s: float = 1.0  # one torch.profiler session on CUDA (CUPTI), stated
+    settle_s: float = 0.0  # the run's budget for waiting and re-measuring (CROSSOVER_SETTLE_BUDGET)
+
+    def inputs(self) -> str:
+        """The model's inputs, in words, for the forecast's output."""
+        return (f"{self.source}; each GPU training step {EAGER_FACTOR:g}× its launches; "
+                f"settle budget {self.settle_s:g} s; profiler start {self.profiler_start_s:g} s; "
+                f"host link {self.link_bytes_s / 1e9:g} GB/s; FP32 {self.flop_rate / 1e12:g} TFLOP/s")
 
 
 def training_step_s(batch: int, width: int, costs: Costs) -> float:
-    """One race-MLP step on a GPU: every operation launched, plus its FLOPs at the FP32 rate."""
+    """One race-MLP step on a GPU: every operation CUDA issues launched (EAGER_FACTOR times), plus its
+    FLOPs at the FP32 rate."""
     ops, flops = race_step_work(batch, width)
-    return ops * costs.launch_s + flops / costs.flop_rate
+    return EAGER_FACTOR * ops * costs.launch_s + flops / costs.flop_rate
 
 
 @functools.cache  # counted once per configuration: epochs, profiles and steps share them
 def race_step_work(batch: int, width: int) -> tuple[int, int]:
-    """(operations, FLOPs) of one training step of the race's MLP, counted on a CPU step."""
+    """(operations CUDA issues, FLOPs) of one training step of the race's MLP, counted on a CPU step
+    with CUDA's foreach optimiser."""
     from snippets.training_step import count_work, make_step
 
-    counts = count_work(make_step(batch, width, "cpu"))
+    counts = count_work(make_step(batch, width, "cpu", foreach=True))
     return counts["ops"], counts["flops"]
 
 
@@ -115,7 +129,8 @@ def bounded_gpu_round_s(budget_s: float, costs: Costs) -> float:
 
 
 def cpu_point_round_s(results_dir: Path) -> dict[str, float]:
-    """{experiment: seconds per CPU point and round}, the slowest committed CPU-only machine's."""
+    """{experiment: seconds per CPU point and round}, the slowest committed CPU-only machine's, without
+    the time its Gate spent waiting and re-measuring (a slot's settle budget is counted on its own)."""
     slowest: dict[str, float] = {}
     for path in sorted(results_dir.glob("*.json")):
         doc = store.load(path)
@@ -123,9 +138,11 @@ def cpu_point_round_s(results_dir: Path) -> dict[str, float]:
             if meta.get("devices") != ["cpu"]:
                 continue
             points = sum(1 for b in doc["benchmarks"] if b["group"] == name)
-            rounds = meta.get("conditions", {}).get("rounds") or 1
+            conditions = meta.get("conditions", {})
+            rounds = conditions.get("rounds") or 1
+            measuring = meta["duration_s"] - (conditions.get("waited_s") or 0.0)
             if points:
-                slowest[name] = max(slowest.get(name, 0.0), meta["duration_s"] / rounds / points)
+                slowest[name] = max(slowest.get(name, 0.0), measuring / rounds / points)
     return slowest
 
 
@@ -184,7 +201,9 @@ def table(lines: list[Line], costs: Costs) -> str:
              + (f"{x.seconds:>8.1f}s" if x.seconds is not None else "  unknown") for x in lines]
     total = total_s(lines, costs)
     rows.append(f"{'start-up (to the first kernel)':<44} {costs.startup_s:>8.1f}s")
-    rows.append(f"{'total':<44} {total:>8.1f}s  ({total / 60:.1f} min; costs {costs.source})")
+    rows.append(f"{'settle waits and re-measuring (budget)':<44} {costs.settle_s:>8.1f}s")
+    rows.append(f"{'total':<44} {total:>8.1f}s  ({total / 60:.1f} min)")
+    rows.append(f"model inputs: {costs.inputs()}")
     unknown = [x.name for x in lines if x.seconds is None]
     if unknown:
         rows.append(f"not forecast (no committed CPU measurement of them): {', '.join(unknown)}")
@@ -192,8 +211,9 @@ def table(lines: list[Line], costs: Costs) -> str:
 
 
 def total_s(lines: list[Line], costs: Costs) -> float:
-    """The forecast's seconds, start-up included (experiments without a forecast count nothing)."""
-    return sum(x.seconds or 0.0 for x in lines) + costs.startup_s
+    """The forecast's seconds, start-up and the settle budget included (experiments without a
+    forecast count nothing)."""
+    return sum(x.seconds or 0.0 for x in lines) + costs.startup_s + costs.settle_s
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--launch-us", type=float, default=5.0, help="one kernel launch, in µs (stated)")
     parser.add_argument("--startup-s", type=float, default=20.0, help="CUDA start-up, in seconds (stated)")
     parser.add_argument("--box-s", type=float, default=None, help="each experiment's time box, in seconds")
+    parser.add_argument("--settle-s", type=float, default=None,
+                        help="the run's budget for settle waits and re-measuring, in seconds "
+                             "(default: CROSSOVER_SETTLE_BUDGET, else none)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--measure-costs", metavar="DEVICE", choices=["cuda", "mps", "cpu"],
                         help="time this machine's synchronize, launch and start-up instead of the stated ones")
@@ -215,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         costs = Costs(args.sync_us * 1e-6, args.launch_us * 1e-6, args.startup_s,
                       f"stated: synchronize {args.sync_us:g} µs, launch {args.launch_us:g} µs, "
                       f"start-up {args.startup_s:g} s")
+    settle = args.settle_s if args.settle_s is not None else (config.settle_budget_s() or 0.0)
+    costs = dataclasses.replace(costs, settle_s=settle)
     gpu = None if args.measure_costs == "cpu" else args.gpu
     lines = forecast(gpu, costs, args.quick, args.box_s)
     print(table(lines, costs))

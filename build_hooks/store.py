@@ -314,6 +314,10 @@ def _check_times(doc: dict) -> None:
 
 def _check_consistency(doc: dict) -> None:
     experiments = doc["experiments"]
+    both = sorted(set(doc.get("unfinished", {})) & set(experiments))
+    if both:
+        raise _Problem(f"$.unfinished.{both[0]}", f"{quote(both[0])} has results in the file's experiments too, "
+                                                  f"so it cannot be unfinished; {REMEASURE}")
     for i, bench in enumerate(doc["benchmarks"]):
         where = f"$.benchmarks[{i}]"
         if bench["group"] not in experiments:

@@ -111,3 +111,20 @@ def test_the_share_of_slow_starts_counts_readings_above_the_ratio_of_their_exper
                           {"group": "b", "options": {"canary_s": [9.0]}}]}  # b kept no fastest: not counted
     assert slow_start_share(doc) == 0.5
     assert slow_start_share({"experiments": {}, "benchmarks": [{"group": "a", "options": {}}]}) is None
+
+
+def test_a_run_budget_caps_waiting_and_re_measuring_across_experiments():
+    """With a run-wide settle budget, waiting stops once the whole run has spent it, whatever each experiment's own
+    box would still allow, and re-measuring is refused too; without one, each experiment's box alone decides."""
+    machine = FakeMachine([3.0], run_s=10.0)  # always slow: every point waits as long as it may
+    checker = gate.Gate(machine.read, clock=machine.clock, sleep=machine.sleep, run_budget_s=1.0)
+    checker.fastest = 1.0
+    for _ in range(3):  # three experiments, each with a fresh box
+        checker.begin()
+        checker.measure(machine.run)
+    assert checker.earlier_s + checker.spent_s <= 1.0 + 0.05
+    assert not checker.has_time()
+    unbudgeted = gate.Gate(machine.read, clock=machine.clock, sleep=machine.sleep)
+    unbudgeted.fastest = 1.0
+    unbudgeted.measure(machine.run)
+    assert unbudgeted.has_time() and unbudgeted.waited_s > 1.0

@@ -457,3 +457,31 @@ def test_a_rounds_median_is_the_one_its_stored_stats_print():
 
     rounds = [[1.0, 2.0], [3.0, 5.0, 4.0]]
     assert [_sample_median({"samples": r}) for r in rounds] == stats.summarise(sum(rounds, []), rounds)["round_medians"]
+
+
+def test_experiments_that_failed_last_time_are_measured_last():
+    """A resumed run measures what can succeed first: failed experiments go to the end, in their usual order."""
+    names = ["training_step", "epoch_time", "zz_other", "transfer"]
+    assert measure.in_measuring_order(names) == ["epoch_time", "training_step", "transfer", "zz_other"]
+    assert measure.in_measuring_order(names, {"epoch_time": "failed"}) == ["training_step", "transfer", "zz_other",
+                                                                           "epoch_time"]
+
+
+def test_rounds_alternate_their_order_so_no_device_always_starts_one():
+    """Odd rounds run the plan as listed (CPU points first), even rounds reversed (GPU points first)."""
+    assert measure.round_order(3, 1) == [0, 1, 2] and measure.round_order(3, 2) == [2, 1, 0]
+
+
+def test_one_profiling_session_serves_every_kind_of_a_round(monkeypatch):
+    """step_profile records one profile per round and device, read by each kind, not one per kind."""
+    from build_hooks import experiments
+
+    module = experiments.load("step_profile")
+    sessions = []
+    monkeypatch.setattr(module, "profile_steps", lambda step, device, steps: sessions.append(device) or [{}] * steps)
+    monkeypatch.setattr(module, "make_step", lambda *args: None)
+    plan = module.plan(["cpu"], quick=True)
+    for round_number in (1, 2):
+        for i in measure.round_order(len(plan), round_number):
+            module.measure(plan[i], 1, True)
+    assert sessions == ["cpu", "cpu"]

@@ -1,4 +1,4 @@
-"""scripts/measure-gpu rehearsed on the CPU (ALLOW_CPU=1, quick): forecast, limit, resume, publish, check."""
+"""scripts/measure-gpu rehearsed on the CPU (ALLOW_CPU=1, quick): the real slot publishes; a failure, the limit and a resume."""
 
 from __future__ import annotations
 
@@ -11,43 +11,70 @@ from pathlib import Path
 
 import pytest
 
-from conftest import copy_project
+from conftest import ROOT, copy_project
+
+from build_hooks import experiments, plausibility, store
 
 KEPT = ["training_step", "epoch_time", "call_overhead"]  # and benchmarking.py, which every snippet imports
-SLEEPY = '''"""A test-only experiment whose point outlasts the script's limit."""
+TEST_ONLY = '''"""A test-only experiment: {what}."""
 import time
 
-NAME = "zz_sleepy"
+NAME = "{name}"
 BENCH_VERSION = 1
-PARAMS = {"n": "positive"}
+PARAMS = {{"n": "positive"}}
 DEVICES = ["cpu"]
 
 
 def plan(device_list, quick):
-    return [{"device": "cpu", "n": 1}]
+    return [{{"device": "cpu", "n": 1}}]
 
 
 def measure(point, threads, quick):
-    time.sleep(SECONDS)
-    return {"unit": "s", "samples": [0.01, 0.011, 0.012]}
-
-
-SECONDS = %s
+    {body}
+    return {{"unit": "s", "samples": [0.01, 0.011, 0.012]}}
 '''
 
 
-# It runs the whole script, measuring for real, twice: the full tier (make test) only.
-pytestmark = pytest.mark.slow
+def sleepy(seconds: float) -> str:
+    return TEST_ONLY.format(what="its point outlasts the script's limit", name="zz_sleepy", body=f"time.sleep({seconds})")
+
+
+BROKEN = TEST_ONLY.format(what="it always fails", name="zz_broken", body='raise RuntimeError("a deliberate failure")')
+
+
+def run_script(project: Path, out: Path, timeout: int = 300, **env_vars: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHON": sys.executable, "ALLOW_CPU": "1", "QUICK": "1", **env_vars}
+    for var in ("CROSSOVER_CACHE_DIR", "CROSSOVER_RESULTS_DIR", "CROSSOVER_QUICK"):
+        env.pop(var, None)
+    return subprocess.run(["bash", str(project / "scripts" / "measure-gpu"), str(out)], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+@pytest.mark.slow
+def test_the_real_slot_rehearsed_on_the_cpu_publishes_one_plausible_file(tmp_path):
+    """Every snippet present, the slot's own list: exit 0, one results file holding every slot experiment,
+    none unfinished, and it passes the plausibility check (the publish step that used to refuse it)."""
+    out = tmp_path / "out"
+    result = run_script(ROOT, out, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    published = list((out / "results").glob("*.json"))
+    assert len(published) == 1
+    doc = store.load(published[0])
+    assert set(doc["experiments"]) == set(experiments.suite(gpu_slot=True)) and "unfinished" not in doc
+    assert plausibility.violations(doc) == []
+    assert "model inputs:" in result.stdout and "settle waits and re-measuring (budget)" in result.stdout
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
-    """A copy of the project with three experiments, a sleepy one, and the reference trimmed to match."""
+    """A copy of the project with three experiments, a sleepy and a broken one, and the reference trimmed to match."""
     root = copy_project(tmp_path_factory.mktemp("project"))
     for path in (root / "snippets").glob("*.py"):
         if path.stem not in KEPT + ["benchmarking", "__init__"]:
             path.unlink()
-    (root / "snippets" / "zz_sleepy.py").write_text(SLEEPY % 120)
+    (root / "snippets" / "zz_sleepy.py").write_text(sleepy(120))
+    (root / "snippets" / "zz_broken.py").write_text(BROKEN)
     for path in (root / "results").glob("*.json"):
         doc = json.loads(path.read_text())
         doc["experiments"] = {k: v for k, v in doc["experiments"].items() if k in KEPT}
@@ -56,31 +83,39 @@ def project(tmp_path_factory) -> Path:
     return root
 
 
-def run_script(project: Path, out: Path, limit_s: int) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHON": sys.executable, "ALLOW_CPU": "1", "QUICK": "1", "LIMIT_S": str(limit_s)}
-    for var in ("CROSSOVER_CACHE_DIR", "CROSSOVER_RESULTS_DIR", "CROSSOVER_QUICK"):
-        env.pop(var, None)
-    return subprocess.run(["bash", str(project / "scripts" / "measure-gpu"), str(out)], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=300,
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-
-
-def test_a_run_stopped_at_its_limit_keeps_what_finished_and_resumes(project, tmp_path):
-    """Stopped mid-experiment at the limit: finished experiments stay; the next run measures only the rest, publishes and checks."""
+@pytest.mark.slow
+def test_a_failure_and_the_limit_publish_what_finished_and_a_resume_completes_it(project, tmp_path):
+    """A failing experiment and one stopped by the limit do not cost the run: the file is published with both
+    listed as unfinished (exit 3); the next run measures only the rest and keeps what finished."""
     out = tmp_path / "out"
-    first = run_script(project, out, limit_s=64)  # 30 s kept for publishing; the sleepy point outlasts the rest
+    first = run_script(project, out, LIMIT_S="45")
     assert first.returncode == 3, first.stdout + first.stderr
-    assert "forecast" in first.stdout and "not forecast (no committed CPU measurement of them): zz_sleepy" in first.stdout
-    assert "run 'scripts/measure-gpu" in first.stdout
+    assert "not forecast (no committed CPU measurement of them): zz_broken, zz_sleepy" in first.stdout
+    assert "stopped at the time limit" in first.stdout and "run 'scripts/measure-gpu' again" in first.stdout
+    published = store.load(next((out / "results").glob("*.json")))
+    assert set(published["experiments"]) == set(KEPT)
+    assert "RuntimeError: a deliberate failure" in published["unfinished"]["zz_broken"]
+    assert "time limit" in published["unfinished"]["zz_sleepy"]
     cache = next((out / "cache").glob("*.quick.json"))
     kept = json.loads(cache.read_text())["experiments"]
-    assert set(kept) == set(KEPT)  # headline experiments first, all saved; the sleepy one not
-    (project / "snippets" / "zz_sleepy.py").write_text(SLEEPY % 0.01)
-    second = run_script(project, out, limit_s=300)
-    assert second.returncode == 0, second.stdout + second.stderr
+
+    (project / "snippets" / "zz_sleepy.py").write_text(sleepy(0.01))
+    second = run_script(project, out, LIMIT_S="300")
+    assert second.returncode == 3, second.stdout + second.stderr  # zz_broken still fails
     resumed = json.loads(cache.read_text())["experiments"]
     assert {k: resumed[k]["measured_at"] for k in KEPT} == {k: kept[k]["measured_at"] for k in KEPT}
-    assert "zz_sleepy" in resumed
-    assert "plausible" in second.stdout and "rehearsal done" in second.stdout
-    assert list((out / "results").glob("*.json"))
+    republished = store.load(next((out / "results").glob("*.json")))
+    assert "zz_sleepy" in republished["experiments"] and list(republished["unfinished"]) == ["zz_broken"]
     assert not any(p.stat().st_mtime > cache.stat().st_mtime for p in (project / "results").glob("*.json"))
+
+
+@pytest.mark.parametrize("name, value", [
+    ("LIMIT_S", "started[$(touch pwned)]"), ("LIMIT_S", "1e3"), ("LIMIT_S", "0"), ("LIMIT_S", "-5"),
+    ("BOX_S", "nan"), ("SETTLE_S", "12 34"), ("CROSSOVER_POINT_TIMEOUT", "999999999999"),
+])
+def test_a_setting_that_is_not_a_whole_number_of_seconds_stops_the_script_first(tmp_path, name, value):
+    """Settings are checked as whole numbers before use, never evaluated: a clear message, exit 1, nothing run."""
+    result = run_script(ROOT, tmp_path / "out", timeout=30, **{name: value}, PYTHON="false")
+    assert result.returncode == 1 and f"crossover: {name}=" in result.stderr, result.stderr
+    assert "syntax error" not in result.stderr and not (tmp_path / "out").exists()
+    assert not (ROOT / "pwned").exists() and not (tmp_path / "pwned").exists()

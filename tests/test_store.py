@@ -445,3 +445,14 @@ def test_a_point_that_could_not_run_is_stored_as_failed_without_stats(tmp_path, 
     write(path, {**doc, "benchmarks": [{**failed, "stats": bench["stats"]}] + doc["benchmarks"][1:]})
     with pytest.raises(store.ResultsError):
         store.load(path)
+
+
+def test_an_experiment_both_measured_and_unfinished_is_refused(tmp_path, doc):
+    """A file cannot list an experiment as unfinished and carry its results: refused naming the field."""
+    import json
+
+    bad = {**doc, "unfinished": {"training_step": "failed: a deliberate failure"}}
+    path = tmp_path / "both.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(store.ResultsError, match=r"unfinished\.training_step"):
+        store.load(path)

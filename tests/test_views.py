@@ -257,3 +257,19 @@ def test_the_small_network_epoch_is_set_against_the_estimate_when_no_gpu_was_mea
                              epoch_times={("cpu", 32, 64): 0.5, ("cuda", 32, 64): 0.1})
     measured = page.render_fact("small_network_epoch", Dataset([Machine(with_gpu, "f", "t")]))
     assert "100 ms on" in measured and "estimated" not in measured
+
+
+def test_an_unfinished_experiment_is_shown_as_not_measured_with_why():
+    """A GPU run that published what finished: About the data and All measurements say what it did not measure, and
+    why, as text (a reason carrying markup is escaped)."""
+    from conftest import complete_doc
+
+    doc = complete_doc(gpu="NVIDIA H200", machine_id="gpu-run")
+    doc["experiments"].pop("grad_accumulation")
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["group"] != "grad_accumulation"]
+    doc["unfinished"] = {"grad_accumulation": "failed: <b>RuntimeError</b>"}
+    data = Dataset([Machine(doc, "f", "committed reference"), Machine(complete_doc(), "g", "this build host")])
+    machines = page.render_section("machines", data)
+    assert "not measured (why)" in machines and "grad_accumulation: failed: &lt;b&gt;RuntimeError" in machines
+    listing = page.render_section("measurements_grad_accumulation", data)
+    assert "Not measured on NVIDIA H200" in listing and "&lt;b&gt;RuntimeError&lt;/b&gt;" in listing

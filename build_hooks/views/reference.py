@@ -82,13 +82,16 @@ def machines(data: Dataset) -> Html:
     if not data.machines:
         return missing("No results files were found.")
     rows = []
+    unfinished = any(m.unfinished for m in data.machines)  # a GPU run that published what finished
     for m in data.machines:
         measured = ", ".join(
             f"{name} (v{meta['bench_version']}, {'+'.join(meta['devices']) or 'not applicable here'})"
             for name, meta in sorted(m.doc["experiments"].items())
         )
-        rows.append([m.label, m.origin, m.doc["mode"], measured or "none"])
-    return (table(["machine", "origin", "mode", "experiments (bench_version, devices)"], rows)
+        short = "; ".join(f"{name}: {why}" for name, why in sorted(m.unfinished.items()))
+        rows.append([m.label, m.origin, m.doc["mode"], measured or "none"] + ([short or "none"] if unfinished else []))
+    return (table(["machine", "origin", "mode", "experiments (bench_version, devices)"]
+                  + (["not measured (why)"] if unfinished else []), rows)
             + join((provenance(m, data.host) for m in data.machines), "\n"))
 
 
@@ -112,6 +115,10 @@ def _measurements_of(group: str):
                               f"in {meta['duration_s']:.1f} s."))
             parts.append(experiment_table(machine, group))
             parts.append(marks_note_for(machine.measured(group)))
+        short = [m for m in data.machines if group in m.unfinished]
+        if short:  # a GPU machine's run that published what finished: say it was not measured, and why
+            parts.append(note("Not measured on " + "; ".join(f"{m.label} ({m.unfinished[group]})" for m in short)
+                              + "."))
         return join(parts, "\n") + more_machines(data, group)
     render.__name__ = f"measurements_{group}"
     render.__doc__ = f"Every point of the {group} experiment, per machine."
