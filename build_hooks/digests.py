@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -41,6 +42,37 @@ def _name(path: Path) -> str:
         return str(path.resolve().relative_to(config.PROJECT_ROOT))
     except ValueError:
         return path.name
+
+
+# (module object id, file mtime) of every project module the first time a build saw it loaded.
+_loaded: dict[str, tuple[int, int]] = {}
+PROJECT_PACKAGES = ("build_hooks", "snippets")
+
+
+def loaded_code_is_current() -> bool:
+    """Whether every project module this process runs is its file as it is now on disk.
+
+    A cache keys a rendering on the files on disk; `mkdocs serve` reloads only the views, so a
+    module edited since it was imported would render with its old code under the new file's
+    key, and every later build would publish that. Each loaded module's file time is noted the
+    first time it is seen (a module reloaded is a new object, noted afresh), and a module whose
+    file has changed since makes this False: its renderings must not be stored.
+    """
+    current = True
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if not path or name.split(".")[0] not in PROJECT_PACKAGES:
+            continue
+        try:
+            mtime = os.stat(path).st_mtime_ns
+        except OSError:
+            continue
+        seen = _loaded.get(name)
+        if seen is None or seen[0] != id(module):
+            _loaded[name] = (id(module), mtime)
+        elif seen[1] != mtime:
+            current = False
+    return current
 
 
 def shared_code() -> str:

@@ -22,7 +22,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from build_hooks import config as crossover_config
-from build_hooks import code_on_demand, deferred, digests, measure, post_html, site_data, store, untrusted, view_cache
+from build_hooks import code_on_demand, deferred, digests, measure, post_html, render, site_data, store, untrusted, view_cache
 from build_hooks import page as page_api
 
 log = logging.getLogger("mkdocs.crossover")
@@ -137,6 +137,7 @@ def with_every_experiment(markdown: str) -> str:
 
 def on_page_content(html, page, config, files):
     _stop_deadline()
+    html = render.site_root_links(html, page.url.count("/"))
     return deferred.code_blocks(html)  # before the search plugin reads the page (on_page_context)
 
 
@@ -168,7 +169,7 @@ def on_post_page(output, page, config):
     then the theme's and plugins' HTML gets its accessibility and weight fixes, and the source
     listings of its "Code behind" blocks move to files of their own (code_on_demand)."""
     depth = page.url.count("/")
-    output = post_html.fix(untrusted.restore(deferred.restore(output)), depth=depth)
+    output = render.site_root_links(post_html.fix(untrusted.restore(deferred.restore(output)), depth=depth), depth)
     return code_on_demand.extract(output, Path(config["site_dir"]), "../" * depth)
 
 

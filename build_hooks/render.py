@@ -364,7 +364,16 @@ def more_machines(data: Dataset, group: str | None = None) -> Html:
                      SITE_ROOT + "gallery/", SITE_ROOT + "data/results.json"))
 
 
-SITE_ROOT = "../"  # every page that shows measurements sits one folder below the site root
+# Links to other pages start here, and each page's hooks make them relative to that page
+# (site_root_links): one rendering serves home, a lesson page or a site served under a sub-path.
+SITE_ROOT = "crossover-site-root:/"
+
+
+def site_root_links(html: str, depth: int) -> str:
+    """`html` with every link to SITE_ROOT made relative to a page `depth` folders below the site root.
+    Only whole href attributes are rewritten, and text from a results file is escaped before it gets
+    here, so a name that imitates the marker stays text."""
+    return str(html).replace(f'href="{SITE_ROOT}', f'href="{"../" * depth}')
 
 
 def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]],

@@ -55,6 +55,7 @@ def new_build() -> None:
     outside a build it is read for every rendering."""
     global _build_code
     _build_code = digests.shared_code()
+    digests.loaded_code_is_current()  # notes the modules this build runs, as they were loaded
 
 
 def module_digest(module: str) -> str:
@@ -118,7 +119,10 @@ def _lookup(entry_key: str) -> Rendered | None:
 
 
 def _save(entry_key: str, kind: str, entry: Rendered) -> None:
-    """Write one entry (digests.save_entry: atomic, and a failure only costs speed)."""
+    """Write one entry (digests.save_entry: atomic, and a failure only costs speed), unless a module
+    this process runs was edited after it was loaded: its rendering is the old code's, not the key's."""
+    if not digests.loaded_code_is_current():
+        return
     digests.save_entry(folder() / f"{entry_key}.json", json.dumps(
         {"kind": kind, "parts": untrusted.portable(str(entry.value)), "reads": list(entry.reads)}))
 

@@ -120,19 +120,26 @@ class Links(HTMLParser):
                 self.links.append(attrs[key])
 
 
-def test_no_broken_internal_links(built_site):
-    """Every internal href/src in the built site resolves to a file, and every #fragment to an id."""
+SUB_PATH = "/sub/"  # a project site on a forge is served under its name, not at the host's root
+
+
+def test_no_broken_internal_links_when_served_under_a_sub_path(built_site):
+    """Every internal href/src of every page, resolved as a browser would with the site served under /sub/
+    (as a project site on a forge is), stays under /sub/, reaches a file, and every #fragment an id."""
     pages = {p: Links() for p in built_site.rglob("*.html")}
     for path, parser in pages.items():
         parser.feed(path.read_text())
     broken = []
     for path, parser in pages.items():
-        base = "/" + str(path.relative_to(built_site))
+        base = SUB_PATH + str(path.relative_to(built_site))
         for link in parser.links:
             url = urlparse(urljoin(base, link))
             if url.scheme or url.netloc:
                 continue
-            target = built_site / url.path.lstrip("/")
+            if not url.path.startswith(SUB_PATH):
+                broken.append(f"{base} -> {link} (leaves {SUB_PATH})")
+                continue
+            target = built_site / url.path[len(SUB_PATH):]
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():

@@ -4,7 +4,7 @@ import markdown
 import pytest
 import yaml
 
-from build_hooks import markers, site_data
+from build_hooks import markers, render, site_data
 from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, synthetic_doc, without_code_blocks
 
@@ -54,7 +54,7 @@ def test_a_page_shows_the_code_behind_its_facts_and_sections(data):
     assert '<details class="crossover-code"' in section and "build_hooks/views/training_step.py:" in section
     assert "measured by <code>snippets/training_step.py:" in section and '<span class="nf">crossover_table</span>' in section
     foot = html[html.index("More."):]
-    assert "Code behind the 1 fact in this page" in foot and 'href="../code/#fact-host-cpu"' in foot
+    assert "Code behind the 1 fact in this page" in foot and 'href="../code/#fact-host-cpu"' in render.site_root_links(foot, 1)
     assert '<span class="nf">host_cpu</span>' in foot and "data-search-exclude" in foot
 
 

@@ -100,3 +100,15 @@ def test_an_iqr_at_the_noise_threshold_gets_a_decimal():
 
     assert [iqr_share({"iqr": iqr, "median": 1.0}) for iqr in (0.22, 0.1016, 0.0993, 0.08)] == \
         ["22%", "10.2%", "9.9%", "8%"]
+
+
+def test_links_to_other_pages_are_made_relative_to_each_page():
+    """One rendering links home, a lesson page and a nested page right: SITE_ROOT becomes ../ per folder, and a
+    results file's text that imitates the marker (escaped, so never a whole href attribute) is left alone."""
+    from build_hooks import render
+
+    link = render.html('<a href="{}">code</a> {}', render.SITE_ROOT + "code/", 'href="' + render.SITE_ROOT)
+    assert render.site_root_links(link, 0).startswith('<a href="code/">')
+    assert render.site_root_links(link, 1).startswith('<a href="../code/">')
+    assert render.site_root_links(link, 2).startswith('<a href="../../code/">')
+    assert "href=&quot;" + render.SITE_ROOT in render.site_root_links(link, 1)

@@ -89,3 +89,31 @@ def test_a_section_comes_back_as_html(cache):
 def test_the_cache_lives_under_the_cache_dir(cache):
     """Entries sit beside the host cache (CROSSOVER_CACHE_DIR), never in the project."""
     assert view_cache.folder() == config.settings().cache_dir / "views"
+
+
+def test_a_module_edited_after_it_was_loaded_stores_no_rendering(cache, tmp_path, monkeypatch):
+    """Under `mkdocs serve`, render.py edited on disk while the old code still runs: the rendering is shown but
+    not stored under the new file's key; once the module is loaded afresh (a new build), storing resumes."""
+    import sys
+    import types
+
+    from build_hooks import digests
+
+    source = tmp_path / "edited.py"
+    source.write_text("HEADER = 'old'\n")
+    module = types.ModuleType("build_hooks._edited_probe")
+    module.__file__ = str(source)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(digests, "_loaded", {})
+    view_cache.new_build()  # the build starts: the probe is noted as loaded
+    source.write_text("HEADER = 'new'\n")
+    import os
+    os.utime(source, ns=(1, 1))  # its file is now not what was loaded
+    view_cache.rendered("fact", "x", a_view, data(), lambda: "old code's text", shared="code-new")
+    assert list(cache.glob("*.json")) == []
+    fresh = types.ModuleType(module.__name__)  # loaded afresh, as a fresh build would
+    fresh.__file__ = str(source)
+    monkeypatch.setitem(sys.modules, module.__name__, fresh)
+    view_cache._memory.clear()
+    view_cache.rendered("fact", "x", a_view, data(), lambda: "new code's text", shared="code-new")
+    assert len(list(cache.glob("*.json"))) == 1
