@@ -51,6 +51,18 @@ def recording_reads():
         _reads.reset(token)
 
 
+@contextlib.contextmanager
+def not_recording():
+    """Reads inside the block are not the rendering's inputs: a provenance line checks a machine's
+    matrix products against its peak, yet the section it sits under shows no matrix product, and
+    its "Code behind" must not say gemm_rate measured it."""
+    token = _reads.set(None)
+    try:
+        yield
+    finally:
+        _reads.reset(token)
+
+
 def _note(group: str) -> None:
     read = _reads.get()
     if read is not None:

@@ -35,3 +35,17 @@ def test_highlighting_is_kept_on_disk(tmp_path, monkeypatch):
     code_view.highlighted.cache_clear()
     assert "from-disk" in code_view.highlighted("x = 1\n")
     code_view.highlighted.cache_clear()
+
+
+def test_code_behind_names_only_the_experiments_a_section_renders():
+    """A section whose provenance line checks the machine's peak against its matrix products is still measured by
+    its own experiment alone: gemm_rate is named only where matrix products are what the section shows."""
+    from build_hooks import view_cache
+    from build_hooks.dataset import Dataset, Machine
+    from conftest import complete_doc
+
+    data = Dataset([Machine(complete_doc(), "f", "this build host")])
+    page.render_section("training_step", data)
+    assert view_cache.reads[("section", "training_step")] == ("training_step",)
+    page.render_section("gemm_rate", data)
+    assert "gemm_rate" in view_cache.reads[("section", "gemm_rate")]

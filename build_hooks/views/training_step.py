@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from build_hooks import analysis, consistency, plots, stats, untrusted
-from build_hooks.dataset import Dataset, Machine, is_gpu
+from build_hooks.dataset import Dataset, Machine, is_gpu, not_recording
 from build_hooks.page import fact, section
 from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, html, join, marks_note, measured_value,
                                 missing, more_machines, note, provenance, si, table, versus_peak)
@@ -36,7 +36,8 @@ def step_table(machine: Machine) -> Html:
     curves = {(d, w): {p.batch: p for p in analysis.step_curve(machine, d, w)} for d, w in columns}
     batches = sorted({b for curve in curves.values() for b in curve})
     head = ["batch"] + [f"{DEVICE_NAME[d]}, width {w}" for d, w in columns]
-    contradicted = {(d, b, w) for d in machine.devices(STEP) for b, w in consistency.disagreeing(machine, d)}
+    with not_recording():  # a cross-check (the ≠ mark, explained on About the data), not what this table shows
+        contradicted = {(d, b, w) for d in machine.devices(STEP) for b, w in consistency.disagreeing(machine, d)}
     rows = [[b] + [_cell(curves[c].get(b), (c[0], b, c[1]) in contradicted) for c in columns] for b in batches]
     kinds = {k for curve in curves.values() for p in curve.values() for k in stats.caveats(p.stats, p.flags)}
     return table(head, rows) + marks_note(kinds) + (_contradicted_note() if contradicted else "")

@@ -335,7 +335,8 @@
         return { lane: s.lane, x: X(last[0]) + 3, y: Y(last[1]) };
       }).sort(function (a, b) { return a.y - b.y; });
       for (var i = 1; i < ends.length; i++) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + GAP);
-      var overflow = ends.length ? ends[ends.length - 1].y - (H - m.b) : 0;
+      // The lowest letter stays inside the frame, clear of the batch labels under it.
+      var overflow = ends.length ? ends[ends.length - 1].y - (H - m.b - 6) : 0;
       if (overflow > 0) ends.forEach(function (e) { e.y = Math.max(m.t + 4, e.y - overflow); });
       ends.forEach(function (e) {
         var text = svgEl("text", { x: e.x, y: e.y + 3, "class": "race-chart__end", "data-lane": e.lane.id });
