@@ -128,9 +128,10 @@ def bounded_gpu_round_s(budget_s: float, costs: Costs) -> float:
         + BLOCK_EDGE_WAITS * (blocks + 1) * costs.sync_s
 
 
-def cpu_point_round_s(results_dir: Path) -> dict[str, float]:
+def cpu_point_round_s(results_dir: Path, with_waits: bool = False) -> dict[str, float]:
     """{experiment: seconds per CPU point and round}, the slowest committed CPU-only machine's, without
-    the time its Gate spent waiting and re-measuring (a slot's settle budget is counted on its own)."""
+    the time its Gate spent waiting and re-measuring (a slot's settle budget is counted on its own)
+    unless with_waits (a build host's run, which waits as its machine needs)."""
     slowest: dict[str, float] = {}
     for path in sorted(results_dir.glob("*.json")):
         doc = store.load(path)
@@ -140,7 +141,7 @@ def cpu_point_round_s(results_dir: Path) -> dict[str, float]:
             points = sum(1 for b in doc["benchmarks"] if b["group"] == name)
             conditions = meta.get("conditions", {})
             rounds = conditions.get("rounds") or 1
-            measuring = meta["duration_s"] - (conditions.get("waited_s") or 0.0)
+            measuring = meta["duration_s"] - (0.0 if with_waits else conditions.get("waited_s") or 0.0)
             if points:
                 slowest[name] = max(slowest.get(name, 0.0), measuring / rounds / points)
     return slowest
@@ -181,6 +182,39 @@ def forecast(gpu: str | None, costs: Costs, quick: bool, box_s: float | None,
         rounds = rounds_in_box(rounds_of(module, quick), per_round, box_s)
         lines.append(Line(name, len(cpu), len(on_gpu), rounds, rounds * per_round))
     return lines
+
+
+def host_seconds(name: str, points: int, rounds: int, paces: dict[str, float]) -> float | None:
+    """A build host's forecast for one experiment: its points and rounds at the committed pace (None for an
+    experiment no committed machine measured)."""
+    pace = paces.get(name)
+    return None if pace is None else points * rounds * pace
+
+
+class Eta:
+    """Time left in a build host's run: the forecast of what is left, scaled by how the finished experiments
+    compared with their own forecast (this machine's pace, learnt as it goes)."""
+
+    def __init__(self, forecast_s: dict[str, float | None]):
+        self.forecast_s, self.took_s = dict(forecast_s), {}
+
+    def finished(self, name: str, seconds: float) -> None:
+        self.took_s[name] = seconds
+
+    def left_s(self) -> float | None:
+        left = [n for n in self.forecast_s if n not in self.took_s]
+        paired = [(self.forecast_s[n], t) for n, t in self.took_s.items() if self.forecast_s.get(n)]
+        scale = sum(t for _, t in paired) / sum(f for f, _ in paired) if paired else 1.0
+        known = sum(self.forecast_s[n] for n in left if self.forecast_s[n] is not None)
+        unknown = sum(self.forecast_s[n] is None for n in left)
+        if unknown and not self.took_s:
+            return None  # nothing to price those by yet
+        typical = sum(self.took_s.values()) / len(self.took_s) if self.took_s else 0.0
+        return scale * known + unknown * typical
+
+    def words(self) -> str:
+        left = self.left_s()
+        return "no forecast yet" if left is None else f"about {max(1, round(left / 60))} min left"
 
 
 def another_round_fits(done: int, elapsed_s: float, box_s: float) -> bool:

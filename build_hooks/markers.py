@@ -20,7 +20,7 @@ from markdown import Extension
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
-from build_hooks import code_view, deferred, page, site_data, untrusted, view_cache
+from build_hooks import background, code_view, config, deferred, page, site_data, untrusted, view_cache
 
 FACT = re.compile(r"\{\{\s*fact:\s*([a-z0-9_]+)\s*\}\}")
 SECTION = re.compile(r"^(?P<indent>\s*)\{\{\s*section:\s*(?P<name>[a-z0-9_]+)\s*\}\}\s*$")
@@ -98,7 +98,8 @@ class _FillMarkers(Preprocessor):
         # markdown-exec renders a block's output with a copy of the page's converter and
         # marks it with _original_md: the banner and the facts' code belong to the page only.
         whole_page = not hasattr(self.md, "_original_md")
-        banner = QUICK_BANNER if data.quick and whole_page else []
+        measuring = background.banner(config.settings()) if site_data.serving else []  # never in a published build
+        banner = (QUICK_BANNER if data.quick else []) + measuring if whole_page else []
         if not any("{{" in line for line in lines):
             return banner + lines
         facts: list = []

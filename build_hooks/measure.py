@@ -32,7 +32,7 @@ try:  # a progress bar where tqdm is installed; plain lines on a bare measuring 
 except ImportError:  # pragma: no cover - exercised by the torch-and-numpy-only test
     from build_hooks.progress import LineProgress as tqdm
 
-from build_hooks import conditions, config, dataset, experiments, forecast, provenance, stats, store, untrusted
+from build_hooks import background, conditions, config, dataset, experiments, forecast, provenance, stats, store, untrusted
 from build_hooks.gate import REMEASURE_ATTEMPTS, Gate, outlying_rounds, what_moved
 
 
@@ -432,6 +432,9 @@ def run(only: list[str] | None = None, force: bool = False,
         plans = {name: modules[name].plan(experiments.supported_devices(name, available), settings.quick)
                  for name in todo}
         total = sum(len(plans[n]) * rounds_of(modules[n], settings.quick) for n in todo)
+        eta = _eta(todo, modules, plans, settings)
+        log(f"crossover: measuring {len(todo)} experiment(s) on this machine, {eta.words()}")
+        background.write(settings, 0, len(todo), eta.left_s(), path.name, todo[0])
         durations = {}
         canaries = Canaries(threads)
         # One Gate for the run: a state lasting a whole experiment is seen too.
@@ -450,8 +453,11 @@ def run(only: list[str] | None = None, force: bool = False,
                     log(untrusted.terminal(f"crossover: {exc}; going on with the next experiment"))
                     doc = _record_failure(doc, name, str(exc))
                     store.save_atomic(path, doc)
+                    _say_progress(settings, bar, todo, name, eta, path)
                     continue
                 durations[name] = time.perf_counter() - started
+                eta.finished(name, durations[name])
+                _say_progress(settings, bar, todo, name, eta, path)
                 meta = {
                     "bench_version": modules[name].BENCH_VERSION,
                     "cache_key": keys[name],
@@ -465,6 +471,22 @@ def run(only: list[str] | None = None, force: bool = False,
         _write_stamp(settings, path, doc)
     log(summary_table(doc, durations))
     return path
+
+
+def _say_progress(settings: config.Settings, bar, todo: list[str], name: str, eta: forecast.Eta, path: Path) -> None:
+    """After each experiment: the progress file a serving build reads, and a line in the terminal."""
+    done = todo.index(name) + 1
+    background.write(settings, done, len(todo), eta.left_s(), path.name, todo[done] if done < len(todo) else None)
+    if done < len(todo):
+        bar.write(f"crossover: {done} of {len(todo)} experiments done, {eta.words()}")
+
+
+def _eta(todo: list[str], modules: dict, plans: dict, settings: config.Settings) -> forecast.Eta:
+    """The run's time left, forecast from the committed machines' pace (none in quick mode, whose tiny sizes
+    no committed file measured) and corrected by this machine's own pace as experiments finish."""
+    paces = {} if settings.quick else forecast.cpu_point_round_s(settings.results_dir, with_waits=True)
+    return forecast.Eta({n: forecast.host_seconds(n, len(plans[n]), rounds_of(modules[n], settings.quick), paces)
+                         for n in todo})
 
 
 def _load_experiments(names: list[str], keep_going: bool) -> tuple[dict, dict[str, str]]:

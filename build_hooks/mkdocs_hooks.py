@@ -22,7 +22,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from build_hooks import config as crossover_config
-from build_hooks import code_on_demand, deferred, digests, measure, post_html, render, site_data, store, untrusted, view_cache
+from build_hooks import (background, code_on_demand, deferred, digests, measure, post_html, render, site_data, store,
+                         untrusted, view_cache)
 from build_hooks import page as page_api
 
 log = logging.getLogger("mkdocs.crossover")
@@ -42,6 +43,19 @@ class _NameThePage(logging.Filter):
 _page_names = _NameThePage()
 # Where markdown-exec (through MkDocs' plugin loggers) reports a failing block.
 EXEC_LOGGERS = ["mkdocs.plugins.markdown_exec._internal.formatters.base", "mkdocs.plugins.markdown_exec"]
+
+
+def on_startup(command, dirty):
+    """`mkdocs serve` answers at once and measures beside the server (background); a build measures first."""
+    site_data.serving = command == "serve"
+
+
+def on_serve(server, config, builder):
+    """Rebuild when the background measurement finishes an experiment: its progress file changes."""
+    folder = background.progress_file(crossover_config.settings()).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    server.watch(str(folder), recursive=False)
+    return server
 
 
 def on_config(config):
@@ -71,7 +85,13 @@ def _isolate_notebook_runs(config, data) -> None:
     """
     jupyter = config.plugins.get("mkdocs-jupyter")
     host = data.host
-    if jupyter is None or host is None:
+    if jupyter is None:
+        return
+    # Under `mkdocs serve` while this machine is still being measured, the notebook waits too: running it
+    # would hold up the first page and share the cores with the measurement. It runs once the host is done.
+    measuring = site_data.serving and (host is None or background.read(crossover_config.settings()) is not None)
+    jupyter.config["execute"] = not measuring
+    if host is None:
         return
     folder = crossover_config.settings().cache_dir / "notebook" / host.doc["environment_key"]
     jupyter.config["cache_dir"] = str(folder)

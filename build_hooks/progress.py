@@ -30,6 +30,9 @@ class LineProgress:
     def set_postfix_str(self, text: str, refresh: bool = True) -> None:
         pass
 
+    def write(self, text: str) -> None:
+        print(text, file=self.file, flush=True)
+
     def update(self, n: int = 1) -> None:
         self.done += n
         decile = 10 * self.done // self.total
