@@ -8,6 +8,8 @@ CROSSOVER_EXPERIMENT_BOX seconds after which an experiment starts no further rou
                          at least two rounds always run; scripts/measure-gpu sets it)
 CROSSOVER_SETTLE_BUDGET  seconds a whole run may spend waiting for the machine's usual state and
                          re-measuring (default: none; each experiment's own boxes; scripts/measure-gpu sets it)
+CROSSOVER_SMOKE=1     with CROSSOVER_QUICK=1: no canaries, settle waits or re-measuring (the tests' site builds;
+                     tests of the Gate and canaries measure without it)
 CROSSOVER_GPU_SLOT=1 measure only the experiments that fit a GPU machine's time-limited slot
                      (scripts/measure-gpu sets it; see experiments.suite)
 CROSSOVER_BLOCK_TIMEOUT  seconds one page's exec blocks and markers may take to render (default 600)
@@ -29,6 +31,7 @@ class Settings:
     results_dir: Path
     quick: bool
     gpu_slot: bool = False
+    smoke: bool = False  # quick mode without canaries, settle waits or re-measuring: the tests' site builds
 
     @property
     def mode(self) -> str:
@@ -46,6 +49,8 @@ def settings() -> Settings:
         results_dir=path("CROSSOVER_RESULTS_DIR", PROJECT_ROOT / "results"),
         quick=os.environ.get("CROSSOVER_QUICK", "0") not in {"", "0", "false", "no"},
         gpu_slot=os.environ.get("CROSSOVER_GPU_SLOT", "0") not in {"", "0", "false", "no"},
+        smoke=os.environ.get("CROSSOVER_SMOKE", "0") not in {"", "0", "false", "no"}
+        and os.environ.get("CROSSOVER_QUICK", "0") not in {"", "0", "false", "no"},
     )
 
 

@@ -112,9 +112,14 @@ def doc():
     return copy.deepcopy(synthetic_doc())
 
 
-def quick_env(cache_dir: Path, results_dir: Path | None = None) -> dict:
+def quick_env(cache_dir: Path, results_dir: Path | None = None, smoke: bool = True) -> dict:
+    """The environment of a quick-mode build or measurement. smoke (the site builds): no canaries, settle waits or
+    re-measuring, and two rounds (a one-second box), since their numbers only have to exist; tests of the Gate
+    and the canaries measure without it."""
     env = {**os.environ, "CROSSOVER_QUICK": "1", "CROSSOVER_CACHE_DIR": str(cache_dir),
            "NO_MKDOCS_2_WARNING": "1"}
+    if smoke:
+        env |= {"CROSSOVER_SMOKE": "1", "CROSSOVER_EXPERIMENT_BOX": "1"}
     if results_dir is not None:
         env["CROSSOVER_RESULTS_DIR"] = str(results_dir)
     return env

@@ -61,8 +61,7 @@ def test_prose_edit_remeasures_nothing_and_code_edit_does(tmp_path, quick_cache)
     project = copy_project(tmp_path / "project")
     shutil.copytree(quick_cache, tmp_path / "cache")
     env = quick_env(tmp_path / "cache") | {"PYTHONPATH": str(project)}
-    assert build_site(tmp_path / "s1", env, cwd=project).returncode == 0
-    first = measured_at(tmp_path / "cache")
+    first = measured_at(tmp_path / "cache")  # the session's measurement, current for this copy (same code)
     page = project / "docs" / "batch-size.md"
     page.write_text(page.read_text() + "\nAn extra sentence of prose.\n")
     result = build_site(tmp_path / "s2", env, cwd=project)
