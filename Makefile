@@ -1,10 +1,10 @@
 # Crossover: every target creates and uses .venv by itself.
-#   make serve    measure what is missing, build, serve with live reload on 127.0.0.1:8000
+#   make serve    serve with live reload on 127.0.0.1:8000 at once, measuring this machine beside it
 #   make site     measure what is missing, then build into site/ (no torch import when warm)
 #   make measured measure what is missing, nothing else
 #   make measure  re-measure this machine; ARGS="--only training_step" for one experiment
 #   make test     the whole test suite (installs Debian's chromium when run as root)
-#   make test-fast  the unit tests only (no site build, browser or Node): about half a minute
+#   make test-fast  ruff, then the unit tests only (no site build, browser or Node)
 
 PYTHON ?= python3
 VENV := .venv
@@ -71,10 +71,12 @@ chromium:
 	fi
 
 test: $(STAMP) $(NODE_TOOLS) chromium
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(ARGS)
 
-# No Node, no browser, no site build: what needs them is in the full tier (make test).
+# No Node, no browser, no site build: what needs them is in the full tier (make test). Lint first.
 test-fast: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -m "not slow" -n auto $(ARGS)
 
 screenshots: site

@@ -20,10 +20,12 @@ FOLDER = "code-behind"
 # code_view.listing writes this wrapper around one Pygments block (whose escaped text cannot
 # contain "</pre>"), so the first "</pre></div>" after it closes the block; a page may wrap a
 # fenced block in it too (batch-size.md: the timing helper, whole).
-_LISTING = re.compile(r'<div class="crossover-code__listing"(?: markdown)?>\s*(<div class="(?:language-\w+ )?highlight">.*?</pre></div>)'
+_LISTING = re.compile(r'<div class="crossover-code__listing"(?: markdown)?>\s*'
+                      r'(<div class="(?:language-\w+ )?highlight">.*?</pre></div>)'
                       r"\s*</div>", re.S)
 # A tab holding nothing but one listing (a page's "Code" tab: a snippet, included whole).
-_TAB_LISTING = re.compile(r'(<div class="tabbed-block">)\s*(<div class="(?:language-\w+ )?highlight"><pre>.*?</pre></div>)'
+_TAB_LISTING = re.compile(r'(<div class="tabbed-block">)\s*'
+                          r'(<div class="(?:language-\w+ )?highlight"><pre>.*?</pre></div>)'
                           r"\s*(</div>)", re.S)
 _PAGE = ('<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
          '<meta name="viewport" content="width=device-width, initial-scale=1">'

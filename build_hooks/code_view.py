@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import ast
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Callable
 
 from build_hooks import config, digests, experiments
 from build_hooks.render import SITE_ROOT, Html, html, join
@@ -33,7 +33,7 @@ class Source:
         return f"{self.path}:{self.line}"
 
 
-@lru_cache(maxsize=None)  # per function object: an edited view, imported again, is a new one
+@cache  # per function object: an edited view, imported again, is a new one
 def of_view(view: Callable) -> Source:
     """The source of a registered fact or section function (its decorator line included)."""
     lines, first = inspect.getsourcelines(view)
@@ -49,7 +49,7 @@ def of_measurement(group: str) -> Source | None:
     return _measure_function(path, path.stat().st_mtime_ns)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _measure_function(path: Path, mtime_ns: int) -> Source | None:
     text = path.read_text()
     for node in ast.parse(text).body:
@@ -127,5 +127,6 @@ def facts_block(facts: list[tuple[str, Callable, tuple[str, ...]]]) -> Html:
                       listing(of_view(view).code))
                  for name, view, reads in facts)
     count = len(facts)
-    return html('<details class="crossover-code crossover-code--page" data-search-exclude><summary>Code behind the {} fact{} in this '
+    return html('<details class="crossover-code crossover-code--page" data-search-exclude>'
+                "<summary>Code behind the {} fact{} in this "
                 "page's sentences</summary>{}</details>", count, "s" if count != 1 else "", items)

@@ -180,7 +180,7 @@ class Dataset:
             "format": MERGED_FORMAT,
             "description": "Every results file this site was rendered from; each entry "
                            "is one machine's file, schema crossover-results-v1.",
-            "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "generated": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "machines": [{"origin": m.origin, "source": m.source, **m.doc} for m in self.machines],
         }
         return json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n"

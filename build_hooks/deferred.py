@@ -1,7 +1,8 @@
 """Figures and code that join a page only after the search plugin has indexed it.
 
 A plot's SVG (thousands of paths and tick labels), a "Code behind this" block and a
-highlighted code block (a tag per token) are not prose anyone searches for, yet the search plugin would parse every tag of them on every
+highlighted code block (a tag per token) are not prose anyone searches for, yet the search
+plugin would parse every tag of them on every
 build (most of a warm build's time) and index their text. Under MkDocs the markers leave a
 comment in their place and the on_post_page hook puts each back; without MkDocs (another
 Python-Markdown tool, the tests) nothing is deferred and the markers inline them.

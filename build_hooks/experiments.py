@@ -10,7 +10,8 @@ defines plan() and measure(). It may declare, as plain literals:
     POINT_TIMEOUT_S = 600                  a longer budget per point than the default
     DEVICES = ["cpu", "cuda", "mps"]       the device kinds it can measure (default: CPU and CUDA)
     GPU_SLOT = False                       left out of a GPU machine's time-limited slot (the
-                                           build host measures it; see suite())
+                                           build host measures it; see suite()); the default
+                                           for an experiment whose DEVICES are the CPU alone
 
 Units are "FLOP", "B", "s", "count" (finite numbers >= 0) or "text" (a short string).
 A param is "positive" (an integer >= 1), "count" (an integer >= 0), "flag" (true or
@@ -31,7 +32,7 @@ import json
 import math
 import re
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -49,7 +50,7 @@ def source_path(name: str) -> Path:
     return SNIPPETS / f"{name}.py"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _declared(path: Path, mtime_ns: int) -> dict:
     """The literal top-level assignments of a snippet (cached per file version)."""
     declared = {}
@@ -83,13 +84,26 @@ def discover() -> list[str]:
 REGISTRY = discover()
 
 
+def refresh() -> bool:
+    """Find the experiments again, in place (a running `mkdocs serve` sees a snippet added or removed);
+    True when the list changed."""
+    found = discover()
+    changed = found != REGISTRY
+    REGISTRY[:] = found
+    return changed
+
+
 DEFAULT_DEVICES = ["cpu", "cuda"]
 
 
 def suite(gpu_slot: bool) -> list[str]:
     """The experiments a run measures: all of them, or in a GPU machine's slot (CROSSOVER_GPU_SLOT)
-    those that do not declare GPU_SLOT = False (the slot's six minutes are already spoken for)."""
-    return [name for name in REGISTRY if not gpu_slot or declared(name).get("GPU_SLOT", True)]
+    those that measure a GPU and do not declare GPU_SLOT = False (the slot's six minutes are spoken for)."""
+    return [name for name in REGISTRY if not gpu_slot or declared(name).get("GPU_SLOT", _measures_a_gpu(name))]
+
+
+def _measures_a_gpu(name: str) -> bool:
+    return any(kind != "cpu" for kind in declared(name).get("DEVICES", DEFAULT_DEVICES))
 
 
 def supported_devices(name: str, available: list[str]) -> list[str]:

@@ -12,8 +12,8 @@ A GPU run must fit the slot it is lent (scripts/measure-gpu has 9 minutes and ai
   one sizing call and then blocks sized once for the budget (snippets/benchmarking.py),
   so a call no longer than a third of the budget gives a round of at most
   budget x 7/3 plus one synchronize at each block edge. An experiment whose GPU calls
-  can be longer (whole epochs, 1 GiB copies) forecasts its own round
-  (`forecast_round_s(point, costs, quick)` in its snippet), from the stated costs;
+  can be longer (whole epochs, 1 GiB copies) has its round modelled in ROUND_MODELS, from
+  the stated costs and the sizes its snippet declares;
 - the time box: the runner stops starting rounds of an experiment once its box would
   be overrun (measure.MIN_ROUNDS_IN_BOX rounds always run), and the forecast does the same;
 - CUDA start-up, paid once by the process that checks, forecasts, measures and publishes;
@@ -79,6 +79,43 @@ def race_step_work(batch: int, width: int) -> tuple[int, int]:
 
     counts = count_work(make_step(batch, width, "cpu", foreach=True))
     return counts["ops"], counts["flops"]
+
+
+def _epoch_round_s(point: dict, costs: Costs, quick: bool) -> float:
+    """epoch_time on a GPU: the warm-up steps and the timed epochs (one a round quick, two full)."""
+    steps = -(-point["rows"] // point["batch"])
+    return (3 + steps * (1 if quick else 2)) * training_step_s(point["batch"], point["width"], costs)
+
+
+def _profile_round_s(point: dict, costs: Costs, quick: bool) -> float:
+    """step_profile: a point's share of its round's one profiler session (its start-up stated) over the
+    warm-up and profiled steps; every kind of the round reads that session."""
+    declared = experiments.declared("step_profile")
+    steps = 3 + declared["QUICK_STEPS" if quick else "STEPS"]
+    session = costs.profiler_start_s + steps * 2 * training_step_s(point["batch"], point["width"], costs)
+    return session / (len(declared["KINDS"]) + 1)
+
+
+def _transfer_round_s(point: dict, costs: Costs, quick: bool) -> float:
+    """transfer: two warm-up copies, one sizing copy and at least three timed ones, over the stated host link."""
+    from snippets.benchmarking import budget
+
+    return max(bounded_gpu_round_s(budget(quick), costs), 6 * point["bytes"] / costs.link_bytes_s)
+
+
+def _precision_round_s(point: dict, costs: Costs, quick: bool) -> float:
+    """precision: seven calls of at most the call budget, plus a share of the one-off size probe (every
+    candidate size below the budget, three calls per dtype)."""
+    budget_s = experiments.declared("precision")["CALL_BUDGET_S"].get(point["op"], 0.05)
+    probe = 3 * 3 * 2 * budget_s  # dtypes x calls x (the sizes' costs sum to under twice the last)
+    return 7 * budget_s + probe / 3
+
+
+# The experiments whose GPU calls can outlast a time_it round (whole epochs, 1 GiB copies, profiler
+# sessions, sized products): their round is modelled here from the snippet's declared sizes, so the
+# code a reader sees never depends on the forecast.
+ROUND_MODELS = {"epoch_time": _epoch_round_s, "step_profile": _profile_round_s, "transfer": _transfer_round_s,
+                "precision": _precision_round_s}
 
 
 def measure_costs(device: str) -> Costs:
@@ -174,7 +211,7 @@ def forecast(gpu: str | None, costs: Costs, quick: bool, box_s: float | None,
         if cpu and host is None:  # a new experiment: no committed CPU measurement to forecast it from
             lines.append(Line(name, len(cpu), len(on_gpu), rounds_of(module, quick), None))
             continue
-        own = getattr(module, "forecast_round_s", None)
+        own = ROUND_MODELS.get(name)
         per_round = len(cpu) * (host or 0.0) + sum(
             (own(p, costs, quick) if own else None) or
             (host if getattr(module, "HOST_BOUND", False) and host else bounded_gpu_round_s(budget(quick), costs))

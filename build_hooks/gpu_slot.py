@@ -33,12 +33,13 @@ class CheckFailed(RuntimeError):
 
 def check_software(device: str) -> str:
     """Python, torch and (for CUDA) a visible GPU: the line naming what is measured, or CheckFailed."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - runs on the GPU machine's own Python, which may be older
         raise CheckFailed(f"measuring needs Python 3.11 or newer (this is {sys.version.split()[0]})")
     import torch
 
     if tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2]) < MIN_TORCH:
-        raise CheckFailed(f"measuring needs torch {'.'.join(map(str, MIN_TORCH))} or newer (this is {torch.__version__})")
+        raise CheckFailed(f"measuring needs torch {'.'.join(map(str, MIN_TORCH))} or newer "
+                          f"(this is {torch.__version__})")
     if device == "cuda" and not torch.cuda.is_available():
         raise CheckFailed("torch sees no CUDA device (a CPU-only torch build, or no driver); "
                           "ALLOW_CPU=1 rehearses this script without one")

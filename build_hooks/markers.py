@@ -105,7 +105,8 @@ class _FillMarkers(Preprocessor):
         facts: list = []
         filled = [fill_line(line, number, data, self.md.htmlStash.store, facts)
                   for number, line in enumerate(lines, 1)]
-        foot = ["", self.md.htmlStash.store(deferred.keep(code_view.facts_block(facts)))] if facts and whole_page else []
+        foot = (["", self.md.htmlStash.store(deferred.keep(code_view.facts_block(facts)))]
+                if facts and whole_page else [])
         return banner + filled + foot
 
 

@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 try:  # a progress bar where tqdm is installed; plain lines on a bare measuring machine
@@ -32,7 +33,18 @@ try:  # a progress bar where tqdm is installed; plain lines on a bare measuring 
 except ImportError:  # pragma: no cover - exercised by the torch-and-numpy-only test
     from build_hooks.progress import LineProgress as tqdm
 
-from build_hooks import background, conditions, config, dataset, experiments, forecast, provenance, stats, store, untrusted
+from build_hooks import (
+    background,
+    conditions,
+    config,
+    dataset,
+    experiments,
+    forecast,
+    provenance,
+    stats,
+    store,
+    untrusted,
+)
 from build_hooks.gate import REMEASURE_ATTEMPTS, Gate, outlying_rounds, what_moved
 
 
@@ -90,7 +102,7 @@ def cache_path(settings: config.Settings, machine_id: str) -> Path:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def _new_document(prov: dict, env_key: str, mode: str) -> dict:
@@ -233,6 +245,70 @@ def round_order(points: int, round_number: int) -> list[int]:
     return order if round_number % 2 else order[::-1]
 
 
+@dataclass
+class PointRecord:
+    """One point of an experiment as its rounds are measured: what each round gave, the machine's
+    state around it, the all-thread canary it started under, and what the Gate re-measured."""
+
+    params: dict
+    results: list[dict] = field(default_factory=list)
+    windows: list[tuple] = field(default_factory=list)  # (before, after) snapshots of each round
+    started_under: list[float | None] = field(default_factory=list)
+    remeasured: int = 0
+    unsettled: bool = False
+
+    def round_medians(self) -> list[float]:
+        return [_sample_median(r) for r in self.results if r.get("samples")]
+
+    def spread(self) -> float:
+        medians = self.round_medians()
+        return max(medians) / min(medians) if medians else 0.0
+
+    def failed(self) -> bool:
+        return any(r.get("status", "ok") != "ok" for r in self.results)
+
+    def entry(self, name: str, threads: int) -> dict:
+        return _benchmark_entry(name, self.params, self.results, conditions.foreign_cpu_over(self.windows),
+                                self.remeasured, self.unsettled, threads, self.started_under)
+
+
+class _Rounds:
+    """Runs one experiment's points: each round of a point timed, gated and recorded in its PointRecord."""
+
+    def __init__(self, module, plan: list[dict], threads: int, quick: bool, gate: Gate | None):
+        from snippets import benchmarking  # torch is loaded by now: the timers record their calls per sample here
+
+        self.module, self.threads, self.quick, self.gate = module, threads, quick, gate
+        self.timers = benchmarking.CALLS_PER_SAMPLE
+        self.timeout = point_timeout_s(module)
+        self.records = [PointRecord(point) for point in plan]
+        self.unsteady_starts = 0
+
+    def _run(self, record: PointRecord) -> dict:
+        _no_leftover_processes(self.module.NAME)
+        before = conditions.snapshot()
+        self.timers.clear()
+        try:
+            with deadline(self.timeout), _ending_its_processes():
+                result = self.module.measure(record.params, self.threads, self.quick)
+        except Exception as exc:
+            raise MeasurementError(
+                f"experiment '{self.module.NAME}' (snippets/{self.module.NAME}.py) failed at {record.params}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        record.windows.append((before, conditions.snapshot()))
+        # One timer: its calls per sample; a snippet that timed by itself, or with several timers, says nothing.
+        return {**result, "calls_per_sample": self.timers[0] if len(self.timers) == 1 else None}
+
+    def gated(self, record: PointRecord, extra: bool = False) -> tuple[dict, float | None]:
+        """A point's round, and the all-thread canary reading it started under."""
+        if self.gate is None:
+            return self._run(record), None
+        result, steady = self.gate.measure(lambda: self._run(record), extra)
+        self.unsteady_starts += not steady
+        return result, self.gate.last
+
+
 def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar,
                         canaries=None, gate: Gate | None = None) -> tuple[list[dict], dict]:
     """Every point of one experiment, in interleaved rounds, with the conditions it ran under.
@@ -244,97 +320,75 @@ def _measure_experiment(module, plan: list[dict], threads: int, quick: bool, bar
     point's typical round (outlying_rounds) is re-measured once, in place (it stays paired
     by its index), and a point that stays unsettled is marked.
     """
-    rounds = rounds_of(module, quick)
-    timeout = point_timeout_s(module)
-    results: list[list[dict]] = [[] for _ in plan]
-    windows: list[list[tuple]] = [[] for _ in plan]  # (before, after) snapshots of each round
-    remeasured, unsettled = [0] * len(plan), [False] * len(plan)
-    started_under: list[list[float | None]] = [[] for _ in plan]  # the all-thread canary, per round
-    unsteady_starts = 0
     if canaries and gate is None:
         gate = Gate(canaries.all_threads)
     if gate is not None:
         gate.begin()
     readings = [canaries.read()] if canaries else []
     start, load_before = conditions.snapshot(), conditions.load_average()
-
-    from snippets import benchmarking  # torch is loaded by now: the timers record their calls per sample here
-
-    def run(i: int) -> dict:
-        _no_leftover_processes(module.NAME)
-        before = conditions.snapshot()
-        timers = benchmarking.CALLS_PER_SAMPLE
-        timers.clear()
-        try:
-            with deadline(timeout), _ending_its_processes():
-                result = module.measure(plan[i], threads, quick)
-        except Exception as exc:
-            raise MeasurementError(
-                f"experiment '{module.NAME}' (snippets/{module.NAME}.py) failed at {plan[i]}: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
-        windows[i].append((before, conditions.snapshot()))
-        # One timer: its calls per sample; a snippet that timed by itself, or with several timers, says nothing.
-        return {**result, "calls_per_sample": timers[0] if len(timers) == 1 else None}
-
-    def gated(i: int, extra: bool = False) -> tuple[dict, float | None]:
-        """A point's round, and the all-thread canary reading it started under."""
-        nonlocal unsteady_starts
-        if gate is None:
-            return run(i), None
-        result, steady = gate.measure(lambda: run(i), extra)
-        unsteady_starts += not steady
-        return result, gate.last
-
+    runner = _Rounds(module, plan, threads, quick, gate)
     box = config.experiment_box_s()
     began = time.perf_counter()
-    planned = rounds
-    for done in range(1, planned + 1):
-        for i in round_order(len(plan), done):
-            point = plan[i]
-            bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in point.items()), refresh=False)
-            result, reading = gated(i)
-            results[i].append(result)
-            started_under[i].append(reading)
-            bar.update()
-        if canaries:
-            readings.append(canaries.read())
-        if box is not None and done < planned and not forecast.another_round_fits(done, time.perf_counter() - began, box):
-            bar.update(len(plan) * (planned - done))  # the rounds the box left out
-            rounds = done
-            break
+    planned = rounds_of(module, quick)
+    rounds = _interleaved_rounds(runner, planned, box, began, bar, canaries, readings)
     within_box = (lambda: True) if box is None else (lambda: time.perf_counter() - began < box)
-    def spread(i: int) -> float:
-        medians = [_sample_median(x) for x in results[i] if x.get("samples")]
-        return max(medians) / min(medians) if medians else 0.0
-
-    # An outlying round is measured again in place while the box allows, worst points first.
-    for i in sorted(range(len(plan)), key=spread, reverse=True):
-        if any(r.get("status", "ok") != "ok" for r in results[i]) or rounds < 2:
-            continue
-        for _ in range(REMEASURE_ATTEMPTS):
-            for r in outlying_rounds([_sample_median(x) for x in results[i]]):
-                if (gate is None or gate.has_time()) and within_box():
-                    results[i][r], started_under[i][r] = gated(i, extra=True)
-                    remeasured[i] += 1
-        unsettled[i] = bool(outlying_rounds([_sample_median(x) for x in results[i]]))
+    _remeasure_outlying_rounds(runner, rounds, within_box)
     end = conditions.snapshot()
-    entries = [_benchmark_entry(module.NAME, point, results[i], conditions.foreign_cpu_over(windows[i]),
-                                remeasured[i], unsettled[i], threads, started_under[i])
-               for i, point in enumerate(plan)]
     measured_under = {"rounds": rounds, **({"planned_rounds": planned, "time_box_s": box} if rounds < planned else {}),
                       "canary_s": [r["one_thread"] for r in readings],
                       "load_before": load_before, "load_after": conditions.load_average(),
                       "foreign_cpu": conditions.foreign_cpu(start, end), "steal": conditions.steal(start, end)}
     if canaries:
-        measured_under["canaries"] = {kind: [r[kind] for r in readings] for kind in readings[0]}
-        measured_under["waited_s"] = round(gate.spent_s, 3)
-        if math.isfinite(gate.fastest):  # the run's so far: what the Gate calls slow is measured against it
-            measured_under["fastest_all_threads_s"] = round(gate.fastest, 9)
-        measured_under["remeasured"] = sum(remeasured)
-        measured_under["unsettled"] = sum(unsettled)
-        measured_under["unsteady_starts"] = unsteady_starts
-    return entries, measured_under
+        measured_under.update(_gate_conditions(runner, readings))
+    return [record.entry(module.NAME, threads) for record in runner.records], measured_under
+
+
+def _interleaved_rounds(runner: _Rounds, planned: int, box: float | None, began: float, bar, canaries,
+                        readings: list) -> int:
+    """Every point once per round, rounds alternating their order; the rounds the box allowed."""
+    records = runner.records
+    for done in range(1, planned + 1):
+        for i in round_order(len(records), done):
+            bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in records[i].params.items()), refresh=False)
+            result, reading = runner.gated(records[i])
+            records[i].results.append(result)
+            records[i].started_under.append(reading)
+            bar.update()
+        if canaries:
+            readings.append(canaries.read())
+        if box is not None and done < planned and not forecast.another_round_fits(done, time.perf_counter() - began,
+                                                                                  box):
+            bar.update(len(records) * (planned - done))  # the rounds the box left out
+            return done
+    return planned
+
+
+def _remeasure_outlying_rounds(runner: _Rounds, rounds: int, within_box) -> None:
+    """An outlying round is measured again in place while the box allows, worst points first; a point
+    whose rounds still disagree is marked unsettled."""
+    gate = runner.gate
+    for record in sorted(runner.records, key=PointRecord.spread, reverse=True):
+        if record.failed() or rounds < 2:
+            continue
+        for _ in range(REMEASURE_ATTEMPTS):
+            for r in outlying_rounds(record.round_medians()):
+                if (gate is None or gate.has_time()) and within_box():
+                    record.results[r], record.started_under[r] = runner.gated(record, extra=True)
+                    record.remeasured += 1
+        record.unsettled = bool(outlying_rounds(record.round_medians()))
+
+
+def _gate_conditions(runner: _Rounds, readings: list[dict]) -> dict:
+    """What the canaries read between rounds and what the Gate did, for an experiment's conditions."""
+    gate = runner.gate
+    found = {"canaries": {kind: [r[kind] for r in readings] for kind in readings[0]},
+             "waited_s": round(gate.spent_s, 3)}
+    if math.isfinite(gate.fastest):  # the run's so far: what the Gate calls slow is measured against it
+        found["fastest_all_threads_s"] = round(gate.fastest, 9)
+    found["remeasured"] = sum(r.remeasured for r in runner.records)
+    found["unsettled"] = sum(r.unsettled for r in runner.records)
+    found["unsteady_starts"] = runner.unsteady_starts
+    return found
 
 
 def _no_leftover_processes(name: str, grace_s: float = 5.0) -> None:

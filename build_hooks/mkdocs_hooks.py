@@ -21,9 +21,21 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
+from build_hooks import (
+    background,
+    code_on_demand,
+    deferred,
+    digests,
+    experiments,
+    measure,
+    post_html,
+    render,
+    site_data,
+    store,
+    untrusted,
+    view_cache,
+)
 from build_hooks import config as crossover_config
-from build_hooks import (background, code_on_demand, deferred, digests, measure, post_html, render, site_data, store,
-                         untrusted, view_cache)
 from build_hooks import page as page_api
 
 log = logging.getLogger("mkdocs.crossover")
@@ -60,7 +72,9 @@ def on_serve(server, config, builder):
 
 def on_config(config):
     deferred.enable()  # figures and code join each page after search has indexed it (on_post_page)
-    page_api.load_views()  # an edited view is imported again before this build renders
+    # A snippet added under a running serve is an experiment from this build on; an edited view is imported
+    # again before this build renders (every view, when the experiments changed).
+    page_api.load_views(everything=experiments.refresh())
     view_cache.new_build()
     for name in EXEC_LOGGERS:
         exec_logger = logging.getLogger(name)

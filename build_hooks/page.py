@@ -15,8 +15,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from build_hooks import untrusted, view_cache
 from build_hooks.dataset import Dataset
@@ -57,12 +57,13 @@ def section(fn: View) -> View:
 _loaded: dict[str, int] = {}  # view module name -> the mtime_ns of the file it was imported from
 
 
-def load_views() -> None:
+def load_views(everything: bool = False) -> None:
     """Import every module in build_hooks/views, which registers its facts and sections.
 
     A module whose file changed since it was imported is imported again (its old
     registrations dropped first), so `mkdocs serve` shows an edited view on the next rebuild.
-    A module that was deleted takes its names with it.
+    A module that was deleted takes its names with it. `everything` imports every view again
+    (the list of experiments changed, and some views register a name per experiment).
     """
     from build_hooks import views
 
@@ -75,7 +76,7 @@ def load_views() -> None:
         sys.modules.pop(name, None)
         del _loaded[name]
     for name, mtime in present.items():
-        if _loaded.get(name) == mtime:
+        if _loaded.get(name) == mtime and not everything:
             continue
         if name in _loaded:
             _forget(name)

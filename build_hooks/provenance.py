@@ -324,5 +324,5 @@ def collect(threads: int) -> dict:
         "machine_info": machine,
         "software": software_info(),
         "commit_info": git_commit(),
-        "datetime": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "datetime": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from build_hooks import config, dataset, experiments, measure, store, untrusted
 
-
 NOT_REACHED = "not measured: the run's time limit came first"
 
 
@@ -30,9 +29,8 @@ def publish(settings: config.Settings | None = None, rehearsal: bool = False, pa
     if settings.quick and not (rehearsal and settings.results_dir != config.PROJECT_ROOT / "results"):
         raise ValueError("refusing to publish quick-mode results: unset CROSSOVER_QUICK")
     if machine_id is None:
-        from snippets.benchmarking import all_threads
-
         from build_hooks import provenance
+        from snippets.benchmarking import all_threads
 
         machine_id = provenance.collect(all_threads())["machine_id"]
     source = measure.cache_path(settings, machine_id)

@@ -11,7 +11,7 @@ it. In Markdown, strings from results files go through `untrusted.placeholder`.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from markupsafe import Markup as Html
 
@@ -76,8 +76,8 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
     ratios = [a["median"] / b["median"] for a, b in pairs if stats.unpaired_ratio(a, b).verdict != 0]
     if not ratios:
         return "agree with them within the measurements' spread"
-    agree = f"agree within the spread for {len(pairs) - len(ratios)} of {len(pairs)} and differ" if len(ratios) < len(pairs) \
-        else "differ"
+    agree = (f"agree within the spread for {len(pairs) - len(ratios)} of {len(pairs)} and differ"
+             if len(ratios) < len(pairs) else "differ")
     spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
               f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
     return f"{agree} {spread}{' for the others' if len(ratios) < len(pairs) else ''}{_why(machine, groups)}"
@@ -115,7 +115,8 @@ def times_with_interval(ratio: stats.Ratio) -> str:
         which = f"the {ratio.rounds}" if ratio.kept == ratio.rounds else f"the middle {ratio.kept} of {ratio.rounds}"
         spread = f"{low} in each of {which} rounds"
     else:
-        which = f"over all {ratio.rounds}" if ratio.kept == ratio.rounds else f"in the middle {ratio.kept} of {ratio.rounds}"
+        which = (f"over all {ratio.rounds}" if ratio.kept == ratio.rounds
+                 else f"in the middle {ratio.kept} of {ratio.rounds}")
         spread = f"{low} to {high} {which} rounds"
     if ratio.paired and not ratio.low <= ratio.value <= ratio.high:
         spread += (", though the medians of all samples differ by more" if ratio.value > ratio.high

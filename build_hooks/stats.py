@@ -109,7 +109,8 @@ class Ratio:
 
     @property
     def verdict(self) -> int:
-        """+1 when a is meaningfully larger and the interval and the ratio itself lie above 1; -1 the other way; else 0."""
+        """+1 when a is meaningfully larger and the interval and the ratio itself lie above 1; -1 the
+        other way; else 0."""
         typical = compare(self.value, 1.0)
         if typical > 0 and min(self.low, self.value) > 1:
             return 1
@@ -117,7 +118,7 @@ class Ratio:
             return -1
         return 0
 
-    def inverted(self) -> "Ratio":
+    def inverted(self) -> Ratio:
         return Ratio(1 / self.value, 1 / self.high, 1 / self.low, self.paired, self.rounds, self.kept)
 
 

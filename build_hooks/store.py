@@ -266,7 +266,8 @@ def schema_problem(error) -> str:
         error.message if len(error.message) <= 2 * QUOTE_LIMIT
         else f"{quote(error.instance)} fails the schema's '{error.validator}' rule")
     # A key's complaint (propertyNames) is about its name, not its value; the top level's is about the file.
-    subject = "the name " if "propertyNames" in error.absolute_schema_path else "the file " if error.json_path == "$" else ""
+    subject = ("the name " if "propertyNames" in error.absolute_schema_path
+               else "the file " if error.json_path == "$" else "")
     return subject + what
 
 
@@ -541,7 +542,7 @@ def locked(path: Path, timeout_s: float = 3 * 3600, log=print):
         try:  # who holds the lock, for a waiter's message: helpful, not needed
             (folder / LOCK_HOLDER).write_text(json.dumps({
                 "pid": os.getpid(), "command": " ".join(sys.argv)[:200],
-                "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}))
+                "since": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}))
         except OSError:  # a full disk: no half-written holder file left behind
             (folder / LOCK_HOLDER).unlink(missing_ok=True)
         try:

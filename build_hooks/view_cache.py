@@ -24,9 +24,9 @@ import json
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from build_hooks import config, digests, untrusted
 from build_hooks.dataset import Dataset, recording_reads

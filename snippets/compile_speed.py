@@ -129,7 +129,8 @@ def compile_model(model: str, batch: int) -> float:
 
 def failed(exc: Exception) -> dict:
     """A point without a time: what went wrong, as text (the page says compilation failed here)."""
-    return {"unit": "s", "status": "failed", "extra": {"error": f"torch.compile failed: {type(exc).__name__}: {exc}"[:200]}}
+    return {"unit": "s", "status": "failed",
+            "extra": {"error": f"torch.compile failed: {type(exc).__name__}: {exc}"[:200]}}
 
 
 def plan(device_list: list[str], quick: bool) -> list[dict]:

@@ -50,14 +50,6 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
             for d in device_list for w in widths for b in batches]
 
 
-def forecast_round_s(point: dict, costs, quick: bool) -> float:
-    """A GPU round: the warm-up steps and the timed epochs, each step as build_hooks.forecast models it."""
-    from build_hooks.forecast import training_step_s
-
-    steps = -(-point["rows"] // point["batch"])
-    return (3 + steps * (1 if quick else 2)) * training_step_s(point["batch"], point["width"], costs)
-
-
 def measure(point: dict, threads: int, quick: bool) -> dict:
     """Seconds per epoch, timed whole after a short warm-up (the runner repeats it in rounds)."""
     epoch = make_epoch(point["batch"], point["width"], point["device"], point["rows"])

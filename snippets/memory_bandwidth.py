@@ -34,7 +34,8 @@ def measure(point: dict, threads: int, quick: bool) -> dict:
     n = point["bytes"] // 4
     src = torch.ones(n, device=point["device"])
     dst = torch.empty(n, device=point["device"])
-    samples = time_it(lambda: dst.copy_(src), threads=threads, device=point["device"], min_run_time=budget(quick), warmup=2)
+    samples = time_it(lambda: dst.copy_(src), threads=threads, device=point["device"],
+                      min_run_time=budget(quick), warmup=2)
     return {"unit": "s", "samples": samples, "extra": {"bytes": 2 * point["bytes"]}}
 
 

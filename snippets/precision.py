@@ -133,14 +133,6 @@ def fitted_size(op: str, device: str, threads: int) -> int:
     return chosen
 
 
-def forecast_round_s(point: dict, costs, quick: bool) -> float:
-    """A GPU round: seven calls of at most the call budget, plus a share of the one-off size probe
-    (every candidate size below the budget, three calls per dtype)."""
-    budget_s = CALL_BUDGET_S.get(point["op"], 0.05)
-    probe = 3 * 3 * 2 * budget_s  # dtypes x calls x (the sizes' costs sum to under twice the last)
-    return 7 * budget_s + probe / 3
-
-
 def _train_step(point: dict, threads: int, quick: bool) -> dict:
     device = point["device"]
     batch, width = ((QUICK["batch"], QUICK["width"]) if quick

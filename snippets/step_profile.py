@@ -108,16 +108,6 @@ def _step_of(event) -> int | None:
     return None
 
 
-def forecast_round_s(point: dict, costs, quick: bool) -> float:
-    """A point's share of its round's one profiler session (its start-up stated) over the warm-up and
-    profiled steps: every kind of the round reads that session."""
-    from build_hooks.forecast import training_step_s
-
-    steps = 3 + (QUICK_STEPS if quick else STEPS)
-    session = costs.profiler_start_s + steps * 2 * training_step_s(point["batch"], point["width"], costs)
-    return session / (len(KINDS) + 1)
-
-
 # One profiling session serves every kind of a round: {(device, batch, width, quick): (profiles, kinds read)}.
 _session: dict[tuple, tuple[list, set[str]]] = {}
 

@@ -34,13 +34,6 @@ def plan(device_list: list[str], quick: bool) -> list[dict]:
             for memory in ("pageable", "pinned") for n in sizes]
 
 
-def forecast_round_s(point: dict, costs, quick: bool) -> float:
-    """Two warm-up copies, one sizing copy and at least three timed ones, over the stated host link."""
-    from build_hooks.forecast import bounded_gpu_round_s
-
-    return max(bounded_gpu_round_s(budget(quick), costs), 6 * point["bytes"] / costs.link_bytes_s)
-
-
 def measure(point: dict, threads: int, quick: bool) -> dict:
     """Seconds per copy; bandwidth is bytes / seconds."""
     n, pinned = point["bytes"], point["memory"] == "pinned"

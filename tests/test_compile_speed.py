@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from build_hooks import experiments
 from snippets import compile_speed as cs
 

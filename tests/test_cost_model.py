@@ -8,8 +8,8 @@ from conftest import add_points, synthetic_doc
 
 
 def params(**overrides):
-    base = dict(name="fixture", op_seconds=1e-6, gemm_rates={64: 1e9, 4096: 1e11}, bandwidths={10**4: 1e11, 10**8: 1e10},
-                source="fixture")
+    base = {"name": "fixture", "op_seconds": 1e-6, "gemm_rates": {64: 1e9, 4096: 1e11},
+            "bandwidths": {10**4: 1e11, 10**8: 1e10}, "source": "fixture"}
     return cost_model.DeviceParams(**(base | overrides))
 
 

@@ -3,8 +3,8 @@
 Each test is one fault case; the closing note of the hardening issue counts them.
 """
 
-import json
 import inspect
+import json
 import os
 import shutil
 import signal

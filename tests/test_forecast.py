@@ -20,8 +20,14 @@ def test_the_full_h200_slot_is_forecast_within_six_minutes_and_the_limit_within_
     pace), and the script's own default limit is under an eight-minute window."""
     costs = forecast.dataclasses.replace(STATED, settle_s=GPU_SCRIPT_SETTLE_S)
     lines = forecast.forecast("cuda", costs, quick=False, box_s=GPU_SCRIPT_BOX_S, names=experiments.suite(gpu_slot=True))
-    assert all(line.seconds is not None for line in lines)
-    assert forecast.total_s(lines, costs) <= SLOT_TARGET_S
+    # An experiment no committed machine measured has no pace to forecast from: counted at two rounds of its box.
+    unknown = [line.name for line in lines if line.seconds is None]
+    total = forecast.total_s(lines, costs) + len(unknown) * 2 * GPU_SCRIPT_BOX_S
+    assert total <= SLOT_TARGET_S, (
+        f"the GPU slot is forecast at {total:.0f} s, over {SLOT_TARGET_S} s"
+        + (f" ({', '.join(unknown)} counted at {2 * GPU_SCRIPT_BOX_S} s each: no committed file measured them)"
+           if unknown else "") + ". Declare GPU_SLOT = False in a snippet that can wait for the build host, "
+        "or make the slot's experiments cheaper (CONTRIBUTING.md, Add an experiment)")
     assert GPU_SCRIPT_LIMIT_S < WINDOW_S
     script = open("scripts/measure-gpu").read()
     assert script.count(f'"${{BOX_S:-{GPU_SCRIPT_BOX_S}}}"') == 1

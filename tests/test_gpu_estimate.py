@@ -5,17 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import synthetic_doc
 from test_cost_model import machine_from_model
 
 from build_hooks import dataset, gpu_estimate, race
 from build_hooks.dataset import Machine
+from conftest import synthetic_doc
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def committed_machines() -> list[Machine]:
-    return [m for m in dataset.load_committed(ROOT / "results", ROOT)]
+    return list(dataset.load_committed(ROOT / "results", ROOT))
 
 
 def test_a_step_costs_the_larger_of_host_and_device_not_their_sum():

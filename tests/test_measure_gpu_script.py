@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, copy_project
-
 from build_hooks import experiments, plausibility, store
+from conftest import ROOT, copy_project
 
 KEPT = ["training_step", "epoch_time", "call_overhead"]  # and benchmarking.py, which every snippet imports
 TEST_ONLY = '''"""A test-only experiment: {what}."""

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import complete_doc
-
 from build_hooks import plausibility, stats
+from conftest import complete_doc
 
 
 def h200_doc(gemm_flops_per_s: float) -> dict:

@@ -12,9 +12,8 @@ import urllib.request
 
 import pytest
 
-from conftest import MKDOCS, ROOT, quick_env
-
 from build_hooks import experiments
+from conftest import MKDOCS, ROOT, quick_env
 
 pytestmark = pytest.mark.slow
 

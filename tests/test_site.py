@@ -7,13 +7,10 @@ import sys
 from urllib.parse import urlparse
 
 import pytest
-
-
-from build_hooks import store
 import yaml
 
+from build_hooks import store
 from conftest import ROOT, build_site, copy_project, quick_env
-
 
 
 def nav_pages(entries=None) -> list[str]:
@@ -106,8 +103,9 @@ def test_a_committed_file_with_markup_in_a_param_is_refused_by_the_build(tmp_pat
 
 def test_browser_makes_no_request_beyond_localhost(built_site):
     """Loading every page in Chromium sends no request to any host but 127.0.0.1."""
-    from scripts.screenshot import CHROMIUM, CHROMIUM_ARGS, serve
     from playwright.sync_api import sync_playwright
+
+    from scripts.screenshot import CHROMIUM, CHROMIUM_ARGS, serve
 
     server, base = serve(built_site)
     requests, errors = [], []

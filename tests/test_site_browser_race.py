@@ -7,9 +7,9 @@ from urllib.parse import urlparse
 
 import jsonschema
 import pytest
+from test_site_yours import Watched
 
 from build_hooks import store
-from test_site_yours import Watched
 
 DATA = re.compile(r'(<script type="application/json" id="race-data">)(.*?)(</script>)', re.S)
 LIBRARY = ("vendor/tfjs/", "browser-race.js")

@@ -4,9 +4,9 @@ import json
 import re
 
 import pytest
+from test_site_accessibility import contrast, ring_contrast
 
 from build_hooks import plots
-from test_site_accessibility import contrast, ring_contrast
 
 PAGE = "lab/crossover_lab/"
 

@@ -214,10 +214,12 @@ def test_finished_bars_show_each_lanes_time_on_one_scale(browser, site_url):
 
 def test_sections_with_params_that_slip_past_the_load_check_run_nothing_in_a_browser(browser):
     """Chromium loads every experiment's sections built from payload params (load check bypassed): no script runs."""
-    from build_hooks import experiments, page as page_api
+    from test_views import _poison_params, view_module
+
+    from build_hooks import experiments
+    from build_hooks import page as page_api
     from build_hooks.dataset import Dataset, Machine
     from conftest import complete_doc
-    from test_views import _poison_params, view_module
 
     tab = browser.new_page()
     errors = []

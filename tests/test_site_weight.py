@@ -4,7 +4,6 @@ listings and the race's validator arrive only when a reader asks for them."""
 import re
 
 import pytest
-
 from test_site_accessibility import pages
 
 KIB = 1024

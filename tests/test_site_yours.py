@@ -9,9 +9,9 @@ import sys
 from urllib.parse import urlparse
 
 import pytest
+from test_site_weight import first_load
 
 from conftest import ROOT
-from test_site_weight import first_load
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="/pwned.png" onerror="window.__pwned = 2">'
 

@@ -5,7 +5,18 @@ from __future__ import annotations
 from build_hooks import analysis, plots
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, Html, MissingData, figure, first_with, html, per_machine, si, table, multiple
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    MissingData,
+    figure,
+    first_with,
+    html,
+    multiple,
+    per_machine,
+    si,
+    table,
+)
 
 GROUP = "activation_memory"
 MEMORY_SIZES_GB = (8, 24, 80)  # common accelerator memory sizes for the extrapolation
@@ -47,8 +58,10 @@ def activation_memory(data: Dataset) -> Html:
         svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)",
                                   "ylabel": "memory (MiB)", "subtitle": "Counted from the autograd graph"}],
                                 title="Activations saved for backward versus weights",
-                                alt="Bytes of activations saved for backward versus batch size, with the weights for scale; the table below has the numbers.")
-        return figure(svg, "Activations are counted with saved-tensor hooks; on CUDA the allocator's peak is shown too.") + table(
+                                alt="Bytes of activations saved for backward versus batch size, with the weights for "
+                                    "scale; the table below has the numbers.")
+        return figure(svg, "Activations are counted with saved-tensor hooks; "
+                           "on CUDA the allocator's peak is shown too.") + table(
             ["device", "batch", "saved activations", "CUDA peak allocated"], rows)
     return per_machine(data, GROUP, one)
 

@@ -5,8 +5,17 @@ from __future__ import annotations
 from build_hooks import stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, first_with, marks_note_for, measured_value, per_machine, si,
-                                table, times_with_interval)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    first_with,
+    marks_note_for,
+    measured_value,
+    per_machine,
+    si,
+    table,
+    times_with_interval,
+)
 
 CHECKPOINT = "checkpointing"
 

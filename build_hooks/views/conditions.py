@@ -49,7 +49,8 @@ def measurement_conditions(data: Dataset) -> Html:
             ["experiment", "rounds", "one-core canary drift", "all-thread canary drift", "memory canary drift",
              "rounds re-measured", "points unsettled", "time added", "CPU used by other processes", "steal",
              "load average before", "points under load"], rows))
-    return join(parts, "\n") + more_machines(data) + note("A point is marked under load when other processes used more than "
+    return join(parts, "\n") + more_machines(data) + note(
+                                    "A point is marked under load when other processes used more than "
                                     f"{100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.")
 
 

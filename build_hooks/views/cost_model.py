@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, plots, stats, untrusted
+from build_hooks import analysis, cost_model, plots, untrusted
 from build_hooks import gpu_estimate as gpu_model  # the section below is named gpu_estimate
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, gpu_with, html, join,
-                                missing, note, per_machine, si, table, multiple)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    MissingData,
+    figure,
+    first_with,
+    gpu_with,
+    html,
+    join,
+    missing,
+    multiple,
+    note,
+    per_machine,
+    si,
+    table,
+)
 
 SHOWN_BATCHES = {1, 8, 64, 512}  # enough rows to see the trend in a summary table
 
@@ -72,7 +86,8 @@ def gpu_estimate(data: Dataset) -> Html:
     """Estimated step times on a GPU nobody measured here, from published figures, next to the CPU."""
     measured_gpu = gpu_with(data, analysis.STEP)
     if measured_gpu is not None:
-        return missing(f"This build measured a GPU ({measured_gpu.device_label(measured_gpu.gpu_device(analysis.STEP))}): its "
+        return missing("This build measured a GPU "
+                       f"({measured_gpu.device_label(measured_gpu.gpu_device(analysis.STEP))}): its "
                        "measured step times are on the batch-size page, so no published-figure "
                        "estimate is shown.")
     host = data.host or (data.machines[0] if data.machines else None)
@@ -233,7 +248,8 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return (f"is not needed: this build measured {untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))}, "
+        return ("is not needed: this build measured "
+                f"{untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))}, "
                 "whose steps are on the batch-size page")
     host = data.host or first_with(data, analysis.STEP)
     gpu = gpu_model.for_host(host)

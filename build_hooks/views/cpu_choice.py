@@ -7,7 +7,6 @@ from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
 from build_hooks.render import Html, MissingData, table
 
-
 # Where two close curves part moves by a doubling between runs of the same machine, so
 # the rule names the scale of the batch, not the batch itself (batch 1 is exact). The
 # scales are decimal, as a reader hears them: under ten is a few, under a hundred is tens.

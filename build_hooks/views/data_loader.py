@@ -5,7 +5,19 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, caveat, figure, first_with, mark, listing, marks_note_for, per_machine, si, table, multiple
+from build_hooks.render import (
+    Html,
+    caveat,
+    figure,
+    first_with,
+    listing,
+    mark,
+    marks_note_for,
+    multiple,
+    per_machine,
+    si,
+    table,
+)
 
 GROUP = "data_loader"
 
@@ -45,7 +57,8 @@ def data_loader(data: Dataset) -> Html:
                                   "xscale": "linear", "yscale": "linear",
                                   "xticks": sorted({w for s in series for w in s.x})}],
                                 title="Data loading with a CPU-heavy augmentation",
-                                alt="Samples per second versus number of DataLoader workers; the table below has the numbers.")
+                                alt="Samples per second versus number of DataLoader workers; "
+                                    "the table below has the numbers.")
         return (figure(svg, "Worker start-up excluded.")
                 + table(["num_workers", "host memory", "throughput"], rows) + marks_note_for(shown))
     return per_machine(data, GROUP, one)

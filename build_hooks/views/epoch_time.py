@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, experiments, gpu_estimate, race, untrusted
+from build_hooks import analysis, experiments, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact
 from build_hooks.render import MissingData, caveat, first_with, gpu_with, multiple, si

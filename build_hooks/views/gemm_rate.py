@@ -5,8 +5,20 @@ from __future__ import annotations
 from build_hooks import analysis, datasheets, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, caveat, figure, first_with, listing, mark, marks_note_for, per_machine,
-                                si, table, versus_peak)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    caveat,
+    figure,
+    first_with,
+    listing,
+    mark,
+    marks_note_for,
+    per_machine,
+    si,
+    table,
+    versus_peak,
+)
 from build_hooks.views.precision import precision_stats, product_words
 from snippets import flop_count  # plain arithmetic, no torch
 
@@ -30,12 +42,14 @@ def gemm_rate(data: Dataset) -> Html:
         peak, cpu_rates = m.cpu["fp32_peak_flops"], analysis.gemm_rates(m, "cpu")
         if peak:
             xs = sorted(cpu_rates)
-            series.append(plots.Series("CPU theoretical peak (reported clock)", xs, [peak / 1e9] * len(xs), ":", "peak"))
+            series.append(plots.Series("CPU theoretical peak (reported clock)", xs, [peak / 1e9] * len(xs),
+                                       ":", "peak"))
         svg = plots.line_panels([{"series": series, "xlabel": "matrix side n (n×n @ n×n)",
                                   "ylabel": "achieved rate (GFLOP/s)", "subtitle": "Higher is better",
                                   "yscale": "linear"}],
                                 title="Square fp32 matrix product: achieved FLOP/s",
-                                alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; the table below has the numbers.")
+                                alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; "
+                                    "the table below has the numbers.")
         caption = f"Formula: peak = {m.cpu['peak_formula']}."
         best = analysis.rate_above_peak(m)
         if best:
@@ -56,7 +70,8 @@ def flop_table(data: Dataset) -> Html:
     if machines:
         machine = machines[0]
         best = max(analysis.gemm_rates(machine, "cpu").values())
-        rates[f"at {si(best, 'FLOP/s')} (this build's CPU, all {machine.cpu['threads_used']} threads it offers: the best "
+        rates[f"at {si(best, 'FLOP/s')} (this build's CPU, "
+              f"all {machine.cpu['threads_used']} threads it offers: the best "
               "median of its square matrix products, measured)"] = best
     rows = [[f"{b}, {d}, {h}", f"{forward:.3g}", f"{backward:.3g}", f"{forward + backward:.3g}"]
             + [si(s, "s") for s in seconds]
@@ -120,7 +135,8 @@ def workload_gap(data: Dataset) -> str:
     threads = machine.cpu["threads_used"]
     sheet = datasheets.by_name("NVIDIA H200 SXM")
     mantissa, exponent = f"{flops:.1e}".split("e")
-    return (f"about {mantissa}e{int(exponent)} FLOPs. At the best median rate of this CPU's square fp32 matrix-product sweep "
+    return (f"about {mantissa}e{int(exponent)} FLOPs. "
+            "At the best median rate of this CPU's square fp32 matrix-product sweep "
             f"({si(rate, 'FLOP/s')}, on the {threads} thread{'s' if threads != 1 else ''} this build had: a server "
             "socket with many times the cores divides this time and the gaps below by about that many) "
             f"that is {_duration(flops / rate)} of pure arithmetic. Format for format, at the {sheet.name}'s plain "
@@ -128,7 +144,8 @@ def workload_gap(data: Dataset) -> str:
             f"{sheet.fp32_flops / rate:,.0f}× shorter; on its tensor cores in bf16, the format such models train in "
             f"({si(sheet.bf16_flops, 'FLOP/s')} dense), {_duration(flops / sheet.bf16_flops)}, "
             f"{sheet.bf16_flops / rate:,.0f}× shorter than this CPU in fp32 (both GPU figures published: "
-            f"{sheet.source}; both times are floors no real run reaches). {_cpu_bf16(machine)}{_bf16_elsewhere(data, machine)}")
+            f"{sheet.source}; both times are floors no real run reaches). "
+            f"{_cpu_bf16(machine)}{_bf16_elsewhere(data, machine)}")
 
 
 def _bf16_elsewhere(data: Dataset, host: Machine) -> str:

@@ -5,8 +5,20 @@ from __future__ import annotations
 from build_hooks import stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, MissingData, first_with, marks_note_for, measured_value, note,
-                                per_machine, ratio_sentence, same_configuration, si, table)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    MissingData,
+    first_with,
+    marks_note_for,
+    measured_value,
+    note,
+    per_machine,
+    ratio_sentence,
+    same_configuration,
+    si,
+    table,
+)
 
 ACCUMULATION = "grad_accumulation"
 
@@ -30,7 +42,8 @@ def grad_accumulation(data: Dataset) -> Html:
 def accumulation_summary(data: Dataset) -> str:
     """A sentence: on the CPU, the finest micro-batch split against the whole batch, in
     activations kept and time per optimiser step."""
-    points = {b["params"]["micro_batch"]: b for b in first_with(data, ACCUMULATION).measured(ACCUMULATION, device="cpu")}
+    points = {b["params"]["micro_batch"]: b
+              for b in first_with(data, ACCUMULATION).measured(ACCUMULATION, device="cpu")}
     whole, finest = points[max(points)], points[min(points)]
     if whole is finest:
         raise MissingData("gradient accumulation was measured at one micro-batch size only")

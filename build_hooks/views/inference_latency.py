@@ -5,8 +5,19 @@ from __future__ import annotations
 from build_hooks import analysis, consistency, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, caveat, first_with, listing, marks_note_for, measured_value, per_machine,
-                                si, table, times_with_interval)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    caveat,
+    first_with,
+    listing,
+    marks_note_for,
+    measured_value,
+    per_machine,
+    si,
+    table,
+    times_with_interval,
+)
 
 GROUP = "inference_latency"
 
@@ -33,9 +44,11 @@ def inference_summary(data: Dataset) -> str:
     machine = first_with(data, GROUP)
     widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
     ratio, step, forward = _step_over_forward(machine, widest)
-    text = f"one batch-1 forward pass at width {widest} took {si(forward['stats']['median'], 's')}{caveat(forward)} on this CPU"
+    text = (f"one batch-1 forward pass at width {widest} took "
+            f"{si(forward['stats']['median'], 's')}{caveat(forward)} on this CPU")
     if ratio is not None and ratio.verdict > 0:
-        text += (f", {times_with_interval(ratio)} shorter than the {si(step['stats']['median'], 's')}{caveat(step)} of a "
+        text += (f", {times_with_interval(ratio)} shorter than the "
+                 f"{si(step['stats']['median'], 's')}{caveat(step)} of a "
                  "batch-1 training step of the same model" + _epoch_disagrees(machine, widest, step["stats"]["median"]))
     elsewhere = [f"{si(step['stats']['median'], 's')} against {si(forward['stats']['median'], 's')} on "
                  f"{untrusted.placeholder(m.label)}, {times_with_interval(r)}"

@@ -68,7 +68,8 @@ def intensity_table(data: Dataset) -> Html:
     rows = []
     for batch, d in LINEAR_CASES:
         rows.append([f"Linear {d}×{d}, batch {batch}",
-                     *[f"{linear_intensity(batch, d, size):.1f} FLOP/B: {_regime(linear_intensity(batch, d, size), ridge)}"
+                     *[f"{linear_intensity(batch, d, size):.1f} FLOP/B: "
+                       f"{_regime(linear_intensity(batch, d, size), ridge)}"
                        for ridge, size, _ in roofs.values()]])
     for length, dim in ATTENTION_CASES:
         rows.append([f"attention scores QKᵀ, sequence {length}, head {dim}, unfused",

@@ -5,7 +5,16 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, first_with, marks_note_for, measured_value, per_machine, si, table, times_with_interval
+from build_hooks.render import (
+    Html,
+    first_with,
+    marks_note_for,
+    measured_value,
+    per_machine,
+    si,
+    table,
+    times_with_interval,
+)
 from build_hooks.views.data_loader import useful_workers
 
 OVERLAP = "loader_overlap"

@@ -5,8 +5,18 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, figure, first_with, marks_note_for, measured_value, per_machine, si,
-                                ratio_sentence, table)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    figure,
+    first_with,
+    marks_note_for,
+    measured_value,
+    per_machine,
+    ratio_sentence,
+    si,
+    table,
+)
 
 GROUP = "matmul_shapes"
 
@@ -29,8 +39,10 @@ def matmul_shapes(data: Dataset) -> Html:
         svg = plots.line_panels([{"series": series, "xlabel": "matrix side s (each product s×s @ s×s)",
                                   "ylabel": "time for the whole budget (ms)", "subtitle": "Lower is better"}],
                                 title="The same FLOPs as many small or few large products",
-                                alt="Time to spend a fixed FLOP budget versus matrix side; the table below has the numbers.")
-        scaled = [b for b in shown if b["extra_info"].get("products_timed", b["params"]["calls"]) < b["params"]["calls"]]
+                                alt="Time to spend a fixed FLOP budget versus matrix side; "
+                                    "the table below has the numbers.")
+        scaled = [b for b in shown
+                  if b["extra_info"].get("products_timed", b["params"]["calls"]) < b["params"]["calls"]]
         note = (f" Where a budget is more than {min(b['extra_info']['products_timed'] for b in scaled):,} products "
                 f"(side {', '.join(sorted({str(b['params']['side']) for b in scaled}, key=int))}), that many were "
                 "timed back to back and the time scaled to the whole budget." if scaled else "")

@@ -5,7 +5,19 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, Html, MissingData, caveat, figure, first_with, mark, marks_note_for, per_machine, si, table
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    MissingData,
+    caveat,
+    figure,
+    first_with,
+    mark,
+    marks_note_for,
+    per_machine,
+    si,
+    table,
+)
 
 GROUP = "memory_bandwidth"
 
@@ -28,7 +40,8 @@ def memory_bandwidth(data: Dataset) -> Html:
                                   "ylabel": "copy bandwidth (GB/s)", "subtitle": "Higher is better",
                                   "yscale": "linear"}],
                                 title="Tensor copy bandwidth by size",
-                                alt="Copy bandwidth versus the memory the copy occupies; the table below has the numbers.")
+                                alt="Copy bandwidth versus the memory the copy occupies; "
+                                    "the table below has the numbers.")
         return (figure(svg, "Each point is one tensor copied into another of the same size: "
                             "bytes read plus bytes written, per second.")
                 + table(["device", "memory occupied", "bandwidth"], rows)

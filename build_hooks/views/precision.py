@@ -5,8 +5,20 @@ from __future__ import annotations
 from build_hooks import analysis, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, marks_note_for, measured_value,
-                                join, per_machine, ratio_sentence, si, table)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    MissingData,
+    figure,
+    first_with,
+    join,
+    marks_note_for,
+    measured_value,
+    per_machine,
+    ratio_sentence,
+    si,
+    table,
+)
 
 GROUP = "precision"
 DTYPES = ["fp64", "fp32", "bf16", "fp16"]
@@ -30,7 +42,8 @@ def precision(data: Dataset) -> Html:
             svg = plots.bars([op.replace("_", " ") for op in ops], series,
                              title=f"{DEVICE_NAME[device]}: time per operation by precision",
                              ylabel="time per operation (log scale)", log=True, unit="s",
-                             alt=f"Time of a matrix product, a training step and numpy's product in each precision on the {DEVICE_NAME[device]}; the table below has the numbers.")
+                             alt=f"Time of a matrix product, a training step and numpy's product in each precision "
+                                 f"on the {DEVICE_NAME[device]}; the table below has the numbers.")
             points = [b for op in ops for b in m.measured(GROUP, device=device, op=op)]
             rows = [[b["params"]["op"].replace("_", " "), b["params"]["dtype"],
                      measured_value(b["stats"], b["extra_info"], "s"), _size(b)] for b in points]
@@ -66,7 +79,8 @@ def product_words(machine: Machine) -> str:
 def _bf16_versus_fp32(took: dict[str, dict], what: str) -> str:
     what += f" ({si(took['fp32']['median'], 's')} in fp32, {si(took['bf16']['median'], 's')} in bf16)"
     return ratio_sentence(stats.paired_ratio(took["fp32"], took["bf16"]),
-                          f"{what} ran {{}} faster in bf16 than in fp32", f"{what} ran {{}} slower in bf16 than in fp32",
+                          f"{what} ran {{}} faster in bf16 than in fp32",
+                          f"{what} ran {{}} slower in bf16 than in fp32",
                           f"{what} took the same time in bf16 and fp32 within the measurements' spread")
 
 
@@ -93,7 +107,8 @@ def precision_cpu_elsewhere(data: Dataset) -> str:
     """bf16 against fp32 for a CPU matrix product on every other machine in the data (the
     instruction set decides), or that no other machine measured it."""
     others = data.with_experiment(GROUP)[1:]
-    parts = [f"on {untrusted.placeholder(m.label)}, {_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), product_words(m))}"
+    parts = [f"on {untrusted.placeholder(m.label)}, "
+             f"{_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), product_words(m))}"
              for m in others if {"fp32", "bf16"} <= set(precision_stats(m, "cpu", "matmul"))]
     if not parts:
         return "No other machine in this build's data measured bf16 against fp32 on its CPU."

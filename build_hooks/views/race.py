@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import gate, gpu_estimate, plots, race, stats, untrusted
+from build_hooks import gate, gpu_estimate, plots, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import Html, figure, listing, missing, multiple, si
@@ -185,7 +185,8 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
     if not beaten:
         return ""
     where = "; ".join(f"{untrusted.placeholder(label)} at " + ", ".join(
-        f"width {w}, batch{'es' if len(bs) > 1 else ''} {listing([str(b) for b in sorted(bs)])}" for w, bs in sorted(by.items()))
+        f"width {w}, batch{'es' if len(bs) > 1 else ''} {listing([str(b) for b in sorted(bs)])}"
+        for w, bs in sorted(by.items()))
         for label, by in beaten.items())
     return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
             f"sooner than the estimated GPU by more than both its own spread and the estimate's band: "
@@ -208,7 +209,8 @@ def _why_the_host_is_slower(data: Dataset) -> str:
                if (meta.get("conditions") or {}).get("foreign_cpu") is not None]
     if not own or not others:
         return ""
-    text = (f"The estimate's cost per operation is this host's {si(own, 's')}, fitted to its measured steps (Predicting "
+    text = (f"The estimate's cost per operation is this host's {si(own, 's')}, "
+            "fitted to its measured steps (Predicting "
             "a step); fitted the same way, it is "
             + listing([f"{si(t, 's')} on {untrusted.placeholder(m.label)}" for m, t in others]))
     if foreign:

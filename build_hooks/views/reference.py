@@ -5,8 +5,21 @@ from __future__ import annotations
 from build_hooks import analysis, cost_model, experiments, gate, gpu_estimate
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
-from build_hooks.render import (Html, html, iqr_share, join, marks_note_for, more_machines, measured_value, missing, note, provenance, si,
-                                table, why_no_transfer)
+from build_hooks.render import (
+    Html,
+    html,
+    iqr_share,
+    join,
+    marks_note_for,
+    measured_value,
+    missing,
+    more_machines,
+    note,
+    provenance,
+    si,
+    table,
+    why_no_transfer,
+)
 
 
 @section

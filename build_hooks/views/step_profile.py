@@ -5,8 +5,18 @@ from __future__ import annotations
 from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, first_with, html, join, marks_note_for, measured_value, per_machine,
-                                si, table)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    first_with,
+    html,
+    join,
+    marks_note_for,
+    measured_value,
+    per_machine,
+    si,
+    table,
+)
 
 PROFILE = "step_profile"
 
@@ -28,7 +38,8 @@ def step_profile(data: Dataset) -> Html:
                 for row, b in zip(rows, points):
                     row.insert(2, _kernel_time(b["extra_info"]))
             parts.append(table(head, rows,
-                               caption=f"{DEVICE_NAME[device]}: one training step (batch {points[0]['params']['batch']}, "
+                               caption=f"{DEVICE_NAME[device]}: one training step "
+                                       f"(batch {points[0]['params']['batch']}, "
                                        f"width {points[0]['params']['width']}), by torch.profiler; host time is "
                                        "what the CPU spends in each kind (on a GPU: issuing it)")
                          + marks_note_for(points))

@@ -5,8 +5,17 @@ from __future__ import annotations
 from build_hooks import analysis, consistency, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import (Html, first_with, listing, medians_table, multiple, note, ratio_sentence,
-                                same_configuration, si)
+from build_hooks.render import (
+    Html,
+    first_with,
+    listing,
+    medians_table,
+    multiple,
+    note,
+    ratio_sentence,
+    same_configuration,
+    si,
+)
 
 GROUP = "threads"
 
@@ -66,7 +75,8 @@ def _open_question(batches: list[tuple], most: int) -> str:
     """The batches where the all-thread point is rejected and one thread does not beat its
     trusted stand-in: the experiment's points may come from different states, so nothing is concluded."""
     names = listing([str(batch) for batch, *_ in batches])
-    pairs = listing([f"{si(theirs['median'], 's')} against {si(twin['median'], 's')}" for _, _, theirs, twin in batches])
+    pairs = listing([f"{si(theirs['median'], 's')} against {si(twin['median'], 's')}"
+                     for _, _, theirs, twin in batches])
     ones = listing([si(one["median"], "s") for _, one, _, _ in batches])
     plural = len(batches) > 1
     return (f"at batch {names} the {most}-thread point{'s' if plural else ''} disagree{'' if plural else 's'} with "
@@ -86,7 +96,8 @@ def _trusted_twins(machine) -> dict[int, dict]:
     twins = {}
     for point in machine.measured(GROUP, threads=most):
         batch, width = point["params"]["batch"], point["params"]["width"]
-        twin = machine.measured(analysis.STEP, device="cpu", batch=batch, width=width) if (batch, width) in rejected else []
+        twin = (machine.measured(analysis.STEP, device="cpu", batch=batch, width=width)
+                if (batch, width) in rejected else [])
         if twin and twin[0]["stats"]["median"] < point["stats"]["median"]:
             twins[batch] = twin[0]["stats"]
     return twins
@@ -101,7 +112,8 @@ def one_thread_wins(data: Dataset) -> str:
         took = {(b["params"]["batch"], b["params"]["threads"]): b for b in machine.measured(GROUP)}
         most = max(t for _, t in took)
         batches = [batch for batch in sorted({b for b, _ in took})
-                   if most > 1 and stats.paired_ratio(took[(batch, 1)]["stats"], took[(batch, most)]["stats"]).verdict < 0]
+                   if most > 1 and stats.paired_ratio(took[(batch, 1)]["stats"],
+                                                      took[(batch, most)]["stats"]).verdict < 0]
         rejected = _rejected_all_thread_points(machine)
         trusted = [b for b in batches if (b, took[(b, most)]["params"]["width"]) not in rejected]
         # Where the all-thread point is rejected, the training step's measurement of the same

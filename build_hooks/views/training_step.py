@@ -5,8 +5,24 @@ from __future__ import annotations
 from build_hooks import analysis, consistency, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu, not_recording
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, MissingData, figure, first_with, html, join, marks_note, measured_value,
-                                missing, more_machines, note, provenance, si, table, versus_peak)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    MissingData,
+    figure,
+    first_with,
+    html,
+    join,
+    marks_note,
+    measured_value,
+    missing,
+    more_machines,
+    note,
+    provenance,
+    si,
+    table,
+    versus_peak,
+)
 
 STEP = analysis.STEP
 

@@ -5,7 +5,18 @@ from __future__ import annotations
 from build_hooks import analysis, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, MissingData, figure, gpu_with, missing, more_machines, per_machine, si, table, why_no_transfer
+from build_hooks.render import (
+    Html,
+    MissingData,
+    figure,
+    gpu_with,
+    missing,
+    more_machines,
+    per_machine,
+    si,
+    table,
+    why_no_transfer,
+)
 from snippets import transfer_arithmetic as arithmetic  # plain arithmetic, no torch
 
 GROUP = "transfer"
@@ -29,7 +40,8 @@ def transfer(data: Dataset) -> Html:
         svg = plots.line_panels([{"series": series, "xlabel": "copy size (bytes)",
                                   "ylabel": "bandwidth (GB/s)", "subtitle": "Higher is better"}],
                                 title="Host↔device copy bandwidth",
-                                alt="Copy bandwidth versus size, pinned and pageable, both directions; the table below has the numbers.")
+                                alt="Copy bandwidth versus size, pinned and pageable, both directions; "
+                                    "the table below has the numbers.")
         return figure(svg, "Pinned host memory lets the GPU copy directly.") + table(
             ["direction", "host memory", "size", "bandwidth"], rows)
     return per_machine(data, GROUP, one)

@@ -8,9 +8,24 @@ import math
 from build_hooks import analysis, cost_model, experiments, gpu_estimate, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import (DEVICE_NAME, Html, MissingData, caveat, figure, first_with, html, join, listing,
-                                marks_note_for, measured_value, missing, multiple, note, per_machine, ratio_sentence,
-                                si, table, times_with_interval)
+from build_hooks.render import (
+    DEVICE_NAME,
+    Html,
+    MissingData,
+    caveat,
+    figure,
+    first_with,
+    html,
+    join,
+    listing,
+    marks_note_for,
+    measured_value,
+    missing,
+    per_machine,
+    ratio_sentence,
+    si,
+    table,
+)
 from build_hooks.views.regimes import REGIME_WORDS
 
 STEP, COMPILE, PROFILE = "transformer_block", "compile_speed", "transformer_profile"
@@ -148,7 +163,8 @@ def transformer_steps(data: Dataset) -> Html:
                            regime_words(found[0]) if found else ""]
                     if estimate is not None:
                         step = estimate.step(b["params"]["batch"], d_model)
-                        row.append(html("{} <small>(estimate, {} to {}; bounded by {})</small>", si(step["seconds"], "s"),
+                        row.append(html("{} <small>(estimate, {} to {}; bounded by {})</small>",
+                                        si(step["seconds"], "s"),
                                         *(si(x, "s") for x in gpu_estimate.band(step["seconds"], step["floor"])),
                                         estimate.bounded_by(b["params"]["batch"], d_model)))
                     elif gpu_device is None:
@@ -268,7 +284,7 @@ def transformer_crossover(data: Dataset) -> str:
         return NOT_MEASURED
     machine = first_with(data, STEP)
     parts, kind = [], "estimate"
-    for (d_model, seq), points in curves(machine, "cpu").items():
+    for (d_model, seq), _points in curves(machine, "cpu").items():
         batch, kind, verdicts = crossover(machine, d_model, seq)
         if not verdicts:
             continue
@@ -332,10 +348,12 @@ def compile_speed(data: Dataset) -> Html:
             for batch, eager, fast, ratio in _paired(steps):
                 shown += [eager, fast]
                 saved = eager["stats"]["median"] - fast["stats"]["median"]
-                repay = f"{math.ceil(compiled['stats']['median'] / saved):,}" if ratio.verdict > 0 else "no measured saving"
+                repay = (f"{math.ceil(compiled['stats']['median'] / saved):,}" if ratio.verdict > 0
+                         else "no measured saving")
                 rows.append([model, batch, measured_value(eager["stats"], eager["extra_info"], "s"),
                              measured_value(fast["stats"], fast["extra_info"], "s"),
-                             ratio_sentence(ratio, "{} faster compiled", "{} slower compiled", "same within the spread"),
+                             ratio_sentence(ratio, "{} faster compiled", "{} slower compiled",
+                                            "same within the spread"),
                              repay])
         if not compiles:
             return missing("torch.compile was not measured on this machine.")
@@ -345,7 +363,8 @@ def compile_speed(data: Dataset) -> Html:
                 + table(["model", "batch", "eager step", "compiled step", "compiled against eager",
                          "steps to repay the compile"], rows,
                         caption="Steps after compilation; the ratio is of the two medians, its interval from the "
-                                "paired rounds. Steps to repay (at least) divide the compile time, taken at the compile "
+                                "paired rounds. Steps to repay (at least) divide the compile time, "
+                                "taken at the compile "
                                 "table's batch, by the time saved per step at this row's batch; a first step at a "
                                 "new batch size can compile again (once, for dynamic shapes), which they do not count")
                 + marks_note_for(shown))
@@ -371,11 +390,14 @@ def compile_summary(data: Dataset) -> str:
         if error is not None:
             sentences.append(f"on {name}, torch.compile failed here ({untrusted.placeholder(error)})")
             continue
-        per_batch = [f"at batch {batch} {ratio_sentence(ratio, 'compiled steps were {} faster', 'compiled steps were {} slower', 'compiled and eager steps took the same time within the spread')} "
+        per_batch = [f"at batch {batch} "
+                     + ratio_sentence(ratio, "compiled steps were {} faster", "compiled steps were {} slower",
+                                      "compiled and eager steps took the same time within the spread") + " "
                      f"({si(eager['stats']['median'], 's')} eager, {si(fast['stats']['median'], 's')} compiled)"
                      for batch, eager, fast, ratio in _paired(steps)]
         sentences.append(f"compiling {name} took {si(compiled['stats']['median'], 's')}, timed as its first step at "
-                         f"batch {compiled['params']['batch']} from an empty cache{caveat(compiled)}; " + ("; ".join(per_batch) or "no compiled steps were measured"))
+                         f"batch {compiled['params']['batch']} from an empty cache{caveat(compiled)}; "
+                         + ("; ".join(per_batch) or "no compiled steps were measured"))
     return ". ".join(s[0].upper() + s[1:] for s in sentences)
 
 

@@ -384,7 +384,7 @@ identity = json.dumps([brand, platform.machine(), THREADS, gpu and gpu["name"]] 
 # The same id the project's own measuring gives this machine (build_hooks/provenance.py).
 slug = re.sub(r"[^a-z0-9]+", "-", (gpu["name"] if gpu else brand).lower()).strip("-")[:40]
 machine_id = f"{slug or 'machine'}-{hashlib.sha256(identity.encode()).hexdigest()[:10]}"
-now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 benchmarks = [entry("epoch_time", {"device": d, "batch": b, "width": w, "rows": ROWS}, t,
                     {"steps": -(-ROWS // b)}) for (d, w, b), t in samples.items()] + [entry(*e) for e in extra]
 groups = sorted({b["group"] for b in benchmarks})

@@ -1,0 +1,76 @@
+"""CONTRIBUTING.md's "Add an experiment", followed literally with a toy experiment, leaves the fast tier green."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import copy_project
+
+pytestmark = pytest.mark.slow  # it runs the whole fast tier again, in a copy of the project
+
+SNIPPET = '''"""How long does sorting a vector take? A toy experiment, written from CONTRIBUTING.md."""
+
+import torch
+
+try:
+    from snippets.benchmarking import budget, time_it
+except ImportError:
+    from benchmarking import budget, time_it
+
+NAME = "toy_sort"
+BENCH_VERSION = 1
+PARAMS = {"n": "positive"}
+EXTRA_INFO = {"bytes": "B"}
+DEVICES = ["cpu"]
+
+
+def plan(devices, quick):
+    return [{"device": d, "n": n} for d in devices for n in ([1024] if quick else [1024, 2**20])]
+
+
+def measure(point, threads, quick):
+    x = torch.rand(point["n"], device=point["device"])
+    samples = time_it(lambda: torch.sort(x), threads=threads, min_run_time=budget(quick), device=point["device"])
+    return {"unit": "s", "samples": samples, "extra": {"bytes": x.numel() * x.element_size()}}
+
+
+if __name__ == "__main__":
+    print(measure({"device": "cpu", "n": 2**20}, torch.get_num_threads(), quick=False))
+'''
+
+VIEW = '''"""The toy experiment's view, written from CONTRIBUTING.md."""
+
+from build_hooks.page import fact, section
+from build_hooks.render import MissingData, medians_table
+
+
+@section
+def toy_sort(data):
+    """The toy experiment's medians, per machine."""
+    return medians_table(data, "toy_sort", [("device", "device"), ("n", "elements")])
+
+
+@fact
+def toy_sort_machines(data) -> str:
+    """How many machines sorted."""
+    machines = data.with_experiment("toy_sort")
+    if not machines:
+        raise MissingData("no machine has measured toy_sort")
+    return f"{len(machines)} machine{'s' if len(machines) != 1 else ''} sorted"
+'''
+
+
+def test_the_guides_three_files_give_a_green_fast_tier(tmp_path):
+    """A snippet, a view and a page's markers, as the guide says: the copy's fast tier passes, unchanged tests and all."""
+    project = copy_project(tmp_path / "project")
+    (project / "snippets" / "toy_sort.py").write_text(SNIPPET)
+    (project / "build_hooks" / "views" / "toy_sort.py").write_text(VIEW)
+    page = project / "docs" / "pitfalls.md"
+    page.write_text(page.read_text() + "\n## Sorting, a toy\n\nIn this build {{ fact: toy_sort_machines }}.\n\n"
+                    "{{ section: toy_sort }}\n")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-m", "not slow", "-q", "-x", "-n", "2",
+                             "-p", "no:cacheprovider"], cwd=project, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
