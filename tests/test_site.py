@@ -101,30 +101,20 @@ def test_a_committed_file_with_markup_in_a_param_is_refused_by_the_build(tmp_pat
     assert ".params.micro_batch)" in result.stderr
 
 
-def test_browser_makes_no_request_beyond_localhost(built_site):
+def test_browser_makes_no_request_beyond_localhost(browser, site_url):
     """Loading every page in Chromium sends no request to any host but 127.0.0.1."""
-    from playwright.sync_api import sync_playwright
-
-    from scripts.screenshot import CHROMIUM, CHROMIUM_ARGS, serve
-
-    server, base = serve(built_site)
     requests, errors = [], []
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page()
-            page.on("request", lambda r: requests.append(r.url))
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            for path in PAGES:
-                page.goto(base + path, wait_until="networkidle")
-            page.locator("label[title='Switch to dark mode']:visible").click()
-            assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
-            page.keyboard.press("/")  # open search: its worker and index load locally too
-            page.keyboard.type("batch")
-            page.wait_for_selector(".md-search-result__item", timeout=90_000)  # the index builds in a worker
-            browser.close()
-    finally:
-        server.shutdown()
+    page = browser.new_page()
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    for path in PAGES:
+        page.goto(site_url + path, wait_until="networkidle")
+    page.locator("label[title='Switch to dark mode']:visible").click()
+    assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+    page.keyboard.press("/")  # open search: its worker and index load locally too
+    page.keyboard.type("batch")
+    page.wait_for_selector(".md-search-result__item", timeout=90_000)  # the index builds in a worker
+    page.close()
     foreign = [u for u in requests if urlparse(u).scheme not in {"data", "blob"}
                and urlparse(u).hostname != "127.0.0.1"]
     assert requests and foreign == [] and errors == []
