@@ -1,13 +1,15 @@
-"""CONTRIBUTING.md's "Add an experiment", followed literally with a toy experiment, leaves the fast tier green."""
+"""CONTRIBUTING.md's "Add an experiment", followed literally with a toy experiment: measured, shown, fast tier green."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from conftest import copy_project
+from conftest import build_site, copy_project, quick_env
 
 pytestmark = pytest.mark.slow  # it runs the whole fast tier again, in a copy of the project
 
@@ -63,14 +65,27 @@ def toy_sort_machines(data) -> str:
 '''
 
 
-def test_the_guides_three_files_give_a_green_fast_tier(tmp_path):
-    """A snippet, a view and a page's markers, as the guide says: the copy's fast tier passes, unchanged tests and all."""
+def test_the_guides_three_files_are_measured_shown_and_keep_the_fast_tier_green(tmp_path, quick_cache):
+    """A snippet, a view and a page's markers, as the guide says: the build measures the toy and shows it (its raw
+    table joins All measurements by itself), nothing else is measured again, and the copy's fast tier passes."""
     project = copy_project(tmp_path / "project")
     (project / "snippets" / "toy_sort.py").write_text(SNIPPET)
     (project / "build_hooks" / "views" / "toy_sort.py").write_text(VIEW)
     page = project / "docs" / "pitfalls.md"
     page.write_text(page.read_text() + "\n## Sorting, a toy\n\nIn this build {{ fact: toy_sort_machines }}.\n\n"
                     "{{ section: toy_sort }}\n")
+    cache = tmp_path / "cache"
+    shutil.copytree(quick_cache, cache)
+    before = json.loads(next(cache.glob("*.quick.json")).read_text())["experiments"]
+    result = build_site(tmp_path / "site", quick_env(cache, project / "results"), cwd=project)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "1 machine sorted" in (tmp_path / "site" / "pitfalls" / "index.html").read_text()
+    assert "elements" in (tmp_path / "site" / "pitfalls" / "index.html").read_text()
+    raw = (tmp_path / "site" / "measurements" / "index.html").read_text()
+    assert 'id="toy-sort"' in raw and 'href="#toy-sort"' in raw  # its raw table, in the page's contents
+    after = json.loads(next(cache.glob("*.quick.json")).read_text())["experiments"]
+    assert {n: m["measured_at"] for n, m in after.items() if n != "toy_sort"} == {
+        n: m["measured_at"] for n, m in before.items()} and "toy_sort" in after
     result = subprocess.run([sys.executable, "-m", "pytest", "-m", "not slow", "-q", "-x", "-n", "2",
                              "-p", "no:cacheprovider"], cwd=project, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

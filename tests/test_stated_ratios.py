@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from build_hooks import dataset, markers, render, site_data, stats, untrusted
+from build_hooks import dataset, experiments, markers, render, site_data, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, complete_doc
 
@@ -58,9 +58,17 @@ def test_every_stated_ratio_is_its_tables_ratio(name, data, monkeypatch):
         monkeypatch.setattr(stats, maker, recording)
     monkeypatch.setattr(site_data, "_current", data)
     checked = 0
+    # A new experiment is in no committed file until a machine publishes it: a page showing it renders
+    # only with the host's own measurement, so that page is left out of the committed variant.
+    unpublished = set(experiments.REGISTRY) - {g for m in data.machines for g in m.doc["experiments"]}
     for path in sorted((ROOT / "docs").glob("*.md")):
         made.clear()
-        text = untrusted.restore(markers.fill(path.read_text(), data))
+        try:
+            text = untrusted.restore(markers.fill(path.read_text(), data))
+        except markers.MarkerError as exc:
+            if unpublished and isinstance(exc.__cause__, render.MissingData):
+                continue
+            raise
         times = table_times(text)
         prose = html.unescape(re.sub(r"<[^>]+>", "", text))
         for stated in STATED.finditer(prose):
