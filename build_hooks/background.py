@@ -25,6 +25,7 @@ from pathlib import Path
 from build_hooks import config, digests
 
 _process: subprocess.Popen | None = None
+OWN_CTRL_C_S = 5   # Ctrl-C in a terminal reaches the measurer too: it is given this long to end by itself
 STOP_GRACE_S = 20  # a measurer told to stop saves what finished and ends; after this it is killed
 
 
@@ -99,7 +100,11 @@ def stop() -> None:
     """End the measuring process this server started: asked first (it saves what finished), then forced."""
     if _process is None or _process.poll() is not None:
         return
-    _process.send_signal(signal.SIGINT)
+    try:  # a second SIGINT while it saves would interrupt its own clean exit
+        _process.wait(OWN_CTRL_C_S)
+        return
+    except subprocess.TimeoutExpired:
+        _process.send_signal(signal.SIGINT)
     try:
         _process.wait(STOP_GRACE_S)
     except subprocess.TimeoutExpired:

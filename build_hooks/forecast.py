@@ -225,6 +225,8 @@ def host_seconds(name: str, points: int, rounds: int, paces: dict[str, float]) -
     """A build host's forecast for one experiment: its points and rounds at the committed pace (None for an
     experiment no committed machine measured)."""
     pace = paces.get(name)
+    if not points:
+        return 0.0  # nothing to measure on this machine (copies to a GPU it does not have)
     return None if pace is None else points * rounds * pace
 
 
@@ -244,10 +246,13 @@ class Eta:
         scale = sum(t for _, t in paired) / sum(f for f, _ in paired) if paired else 1.0
         known = sum(self.forecast_s[n] for n in left if self.forecast_s[n] is not None)
         unknown = sum(self.forecast_s[n] is None for n in left)
-        if unknown and not self.took_s:
-            return None  # nothing to price those by yet
-        typical = sum(self.took_s.values()) / len(self.took_s) if self.took_s else 0.0
-        return scale * known + unknown * typical
+        # An experiment no committed machine measured is priced like a typical one: this run's so far,
+        # else the forecast's own.
+        priced = list(self.took_s.values()) or [f for f in self.forecast_s.values() if f is not None]
+        if unknown and not priced:
+            return None  # nothing to price it by
+        typical = sum(priced) / len(priced) if priced else 0.0
+        return scale * known + unknown * (typical if self.took_s else scale * typical)
 
     def words(self) -> str:
         left = self.left_s()

@@ -75,3 +75,13 @@ def test_the_timer_bound_covers_a_third_of_the_budget():
     """A time_it round on a GPU is at most budget x 7/3 plus the waits at block edges."""
     bound = forecast.bounded_gpu_round_s(0.1, STATED)
     assert math.isclose(bound, 0.1 * 7 / 3 + 2 * 41 * 5e-6)
+
+
+def test_the_eta_learns_this_machines_pace_and_prices_an_unknown_experiment():
+    """Forecast 10 s + 10 s + unknown: 20 s and a typical 10 s left at first; after the first took 20 s (twice its
+    forecast), what is left is scaled by two and the unknown one priced at this run's own typical experiment."""
+    eta = forecast.Eta({"a": 10.0, "b": 10.0, "new": None})
+    assert eta.left_s() == 30.0
+    eta.finished("a", 20.0)
+    assert eta.left_s() == 2 * 10.0 + 20.0
+    assert forecast.Eta({"only": None}).left_s() is None and "no forecast" in forecast.Eta({"only": None}).words()
