@@ -31,6 +31,7 @@ import argparse
 import dataclasses
 import functools
 import math
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,11 +166,12 @@ def bounded_gpu_round_s(budget_s: float, costs: Costs) -> float:
         + BLOCK_EDGE_WAITS * (blocks + 1) * costs.sync_s
 
 
-def cpu_point_round_s(results_dir: Path, with_waits: bool = False) -> dict[str, float]:
-    """{experiment: seconds per CPU point and round}, the slowest committed CPU-only machine's, without
-    the time its Gate spent waiting and re-measuring (a slot's settle budget is counted on its own)
-    unless with_waits (a build host's run, which waits as its machine needs)."""
-    slowest: dict[str, float] = {}
+def cpu_point_round_s(results_dir: Path, typical: bool = False) -> dict[str, float]:
+    """{experiment: seconds per CPU point and round} of the committed CPU-only machines, without the time
+    their Gates spent waiting and re-measuring (a slot's settle budget is counted on its own): the slowest
+    machine's (a GPU slot's forecast, which must not run over), or with typical the median machine's (a
+    build host's ETA, which should be close, and corrects itself as experiments finish)."""
+    paces: dict[str, list[float]] = {}
     for path in sorted(results_dir.glob("*.json")):
         doc = store.load(path)
         for name, meta in doc["experiments"].items():
@@ -178,10 +180,10 @@ def cpu_point_round_s(results_dir: Path, with_waits: bool = False) -> dict[str, 
             points = sum(1 for b in doc["benchmarks"] if b["group"] == name)
             conditions = meta.get("conditions", {})
             rounds = conditions.get("rounds") or 1
-            measuring = meta["duration_s"] - (0.0 if with_waits else conditions.get("waited_s") or 0.0)
+            measuring = meta["duration_s"] - (conditions.get("waited_s") or 0.0)
             if points:
-                slowest[name] = max(slowest.get(name, 0.0), measuring / rounds / points)
-    return slowest
+                paces.setdefault(name, []).append(measuring / rounds / points)
+    return {name: statistics.median(found) if typical else max(found) for name, found in paces.items()}
 
 
 @dataclass(frozen=True)

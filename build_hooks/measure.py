@@ -537,9 +537,9 @@ def _say_progress(settings: config.Settings, bar, todo: list[str], name: str, et
 
 
 def _eta(todo: list[str], modules: dict, plans: dict, settings: config.Settings) -> forecast.Eta:
-    """The run's time left, forecast from the committed machines' pace (none in quick mode, whose tiny sizes
-    no committed file measured) and corrected by this machine's own pace as experiments finish."""
-    paces = {} if settings.quick else forecast.cpu_point_round_s(settings.results_dir, with_waits=True)
+    """The run's time left, forecast from the median committed machine's pace (none in quick mode, whose tiny
+    sizes no committed file measured) and corrected by this machine's own pace as experiments finish."""
+    paces = {} if settings.quick else forecast.cpu_point_round_s(settings.results_dir, typical=True)
     return forecast.Eta({n: forecast.host_seconds(n, len(plans[n]), rounds_of(modules[n], settings.quick), paces)
                          for n in todo})
 
