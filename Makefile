@@ -70,9 +70,13 @@ chromium:
 		exit 1; \
 	fi
 
+# The unit tests on every core, then the slow tier (site builds, browser, real measurements) in one
+# process, since those share one site build and one browser and time things. Exit 5 is "no test
+# selected" (ARGS="-k store" picks from one tier only).
 test: $(STAMP) $(NODE_TOOLS) chromium
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/python -m pytest -m "not slow" -n auto $(ARGS) || [ $$? -eq 5 ]
+	$(BIN)/python -m pytest -m slow $(ARGS) || [ $$? -eq 5 ]
 
 # No Node, no browser, no site build: what needs them is in the full tier (make test). Lint first.
 test-fast: $(STAMP)

@@ -54,24 +54,30 @@ def measure_until(seconds: float, log=print) -> bool:
     the interrupted experiment is measured again on the next run); a Ctrl-C of the reader's
     own still ends the whole run.
     """
-    reached = threading.Event()
+    reached, finished, lock = threading.Event(), threading.Event(), threading.Lock()
 
     def stop() -> None:
-        reached.set()
-        # A real signal, not _thread.interrupt_main(): it also wakes a main thread blocked in a system
-        # call (a sleep, a wait for a worker), which a flag alone would leave until the call returned.
-        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        with lock:
+            if finished.is_set():  # measuring ended as the limit came: nothing to interrupt
+                return
+            reached.set()
+            # A real signal, not _thread.interrupt_main(): it also wakes a main thread blocked in a system
+            # call (a sleep, a wait for a worker), which a flag alone would leave until the call returned.
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
     timer = threading.Timer(seconds, stop)
     timer.daemon = True
     timer.start()
     try:
-        measure.run(log=log, keep_going=True)
-    except KeyboardInterrupt:
+        try:
+            measure.run(log=log, keep_going=True)
+        finally:
+            with lock:
+                finished.set()
+            timer.cancel()
+    except KeyboardInterrupt:  # the limit's, which may land as measuring ends; a reader's Ctrl-C ends the run
         if not reached.is_set():
             raise
-    finally:
-        timer.cancel()
     return reached.is_set()
 
 
