@@ -1,7 +1,12 @@
-"""Formatting primitives every view shares: numbers, tables, figures, provenance.
+"""What every view shares: formatting primitives (numbers, tables, figures, marks) and the few
+sentences every page words the same way (the provenance line, ratios with their interval,
+"more machines", a machine's table per experiment), which read the dataset they are given.
 
-Only formatting: no experiment knows about this module's internals and nothing here
-measures. HTML is built so that the safe path is the only one: `table`, `figure`,
+Nothing here measures, and no experiment's view knows another's internals: the shared
+sentences live here so one page cannot word them differently from the next. (They are
+prose, not formatting: a module of verdict templates is where they belong.)
+
+HTML is built so that the safe path is the only one: `table`, `figure`,
 `missing` and `html` escape every value they are given unless it is `Html` (markupsafe's
 Markup, made only by these helpers and by `esc`), attribute values included, so a
 results file's `1" onfocus="…` or `<img onerror>` is shown as text wherever a view puts
