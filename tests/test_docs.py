@@ -5,6 +5,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
+import pytest
 import yaml
 
 from conftest import ROOT
@@ -150,3 +151,24 @@ def test_no_broken_internal_links_when_served_under_a_sub_path(built_site):
             elif url.fragment and target.suffix == ".html" and url.fragment not in pages.get(target, Links()).ids:
                 broken.append(f"{base} -> {link} (no such id)")
     assert broken == []
+
+
+GENERAL_TRUTHS = {  # page: (what a page must no longer say, what it says instead)
+    "batch-size.md": ("PyTorch's name for an NVIDIA GPU", "ROCm builds"),
+    "cheatsheet.md": ("non_blocking=True)`?\n3.", "second CUDA stream"),
+    "limits.md": ("activations, not weights", "what grows with the batch is activations"),
+    "mixed-precision.md": ("32-bit\nmaster copy of the weights", "there is no separate copy"),
+    "worked-examples.md": ("so does\n  decoding", "Decoding images is CPU work too"),
+    "recap.md": ("Why does a small network's GPU step time", "Why can a small network's GPU step time"),
+}
+
+
+@pytest.mark.parametrize("page", sorted(GENERAL_TRUTHS))
+def test_general_truths_say_only_what_holds(page):
+    """A general sentence holds on any hardware: CUDA is not only NVIDIA's in PyTorch, pinned copies overlap only on a
+    second stream, weights dominate large models, autocast keeps no master copy, decoding is no synchronisation."""
+    wrong, right = GENERAL_TRUTHS[page]
+    text = (ROOT / "docs" / page).read_text()
+    assert wrong not in text and right in text
+    if page == "batch-size.md":  # the GPU's flat time is said of a GPU, before the CPU-only chart
+        assert "On a GPU, multiplying 256 inputs" in text
