@@ -16,6 +16,7 @@ committed; 130 interrupted (finished experiments are kept in the cache).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import signal
 import sys
 import threading
@@ -88,7 +89,7 @@ def run(device: str, limit_s: float, box_s: float | None, quick: bool, started: 
 
     say(check_software(device))
     costs = forecast.measure_costs(device)  # imports torch and starts CUDA: once, for the whole run
-    costs = forecast.dataclasses.replace(costs, settle_s=config.settle_budget_s() or 0.0)
+    costs = dataclasses.replace(costs, settle_s=config.settle_budget_s() or 0.0)
     lines = forecast.forecast(None if device == "cpu" else device, costs, quick, box_s,
                               names=experiments.suite(gpu_slot=True))
     log(forecast.table(lines, costs))

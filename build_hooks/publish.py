@@ -17,8 +17,7 @@ from build_hooks import config, dataset, experiments, measure, store, untrusted
 NOT_REACHED = "not measured: the run's time limit came first"
 
 
-def publish(settings: config.Settings | None = None, rehearsal: bool = False, partial: bool = False,
-            machine_id: str | None = None) -> Path:
+def publish(settings: config.Settings | None = None, rehearsal: bool = False, partial: bool = False) -> Path:
     """Write this machine's measurement of its suite (all experiments, or a GPU slot's) to results/.
 
     partial (a GPU machine's run): what finished is published, and every experiment of the
@@ -28,11 +27,10 @@ def publish(settings: config.Settings | None = None, rehearsal: bool = False, pa
     settings = settings or config.settings()
     if settings.quick and not (rehearsal and settings.results_dir != config.PROJECT_ROOT / "results"):
         raise ValueError("refusing to publish quick-mode results: unset CROSSOVER_QUICK")
-    if machine_id is None:
-        from build_hooks import provenance
-        from snippets.benchmarking import all_threads
+    from build_hooks import provenance
+    from snippets.benchmarking import all_threads
 
-        machine_id = provenance.collect(all_threads())["machine_id"]
+    machine_id = provenance.collect(all_threads())["machine_id"]
     source = measure.cache_path(settings, machine_id)
     if not source.exists():
         raise FileNotFoundError(f"{source} does not exist: run `make measure` first")

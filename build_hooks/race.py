@@ -100,7 +100,7 @@ def estimate_lane(index: int, machine: Machine) -> dict | None:
         seconds = estimate.epoch(batch, width, rows)
         q1, q3 = estimate.epoch_band(batch, width, rows)
         epochs.setdefault(str(width), {})[str(batch)] = {
-            "seconds": seconds, "q1": q1, "q3": q3, "steps": -(-rows // batch), "rows": rows,
+            "seconds": seconds, "q1": q1, "q3": q3, "steps": estimate.steps(batch, rows), "rows": rows,
             "regime": _regime_of(estimate.step(batch, width)["seconds"] / estimate.step(1, width)["seconds"]),
         }
     if not epochs:
