@@ -28,6 +28,7 @@ from build_hooks import (
     digests,
     experiments,
     measure,
+    notebook_run,
     post_html,
     render,
     site_data,
@@ -111,6 +112,19 @@ def _isolate_notebook_runs(config, data) -> None:
     jupyter.config["cache_dir"] = str(folder)
     # The notebook writes its results file here instead of next to the page source.
     os.environ["CROSSOVER_LAB_OUTPUT"] = str(folder / "results")
+
+
+def on_pre_page(page, config, files):
+    """The lab notebook is executed in a child process of its own before mkdocs-jupyter renders it from
+    the cache (notebook_run says why)."""
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is None or not jupyter.config["execute"] or not jupyter.should_include(page.file):
+        return page
+    try:
+        notebook_run.fill(jupyter.config, page.file.abs_src_path, block_timeout(), log=log.info)
+    except notebook_run.NotebookError as exc:
+        raise PluginError(untrusted.terminal(f"crossover: {exc}")) from exc
+    return page
 
 
 def on_files(files, config):

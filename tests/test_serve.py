@@ -53,7 +53,7 @@ def test_serve_answers_at_once_and_this_machine_joins_while_it_is_measured(brows
     log = (tmp_path / "serve.log").open("w")
     began = time.monotonic()
     server = subprocess.Popen([*MKDOCS, "serve", "--livereload", "--dev-addr", f"127.0.0.1:{port}"], cwd=ROOT,
-                              env=quick_env(cache), stdout=log, stderr=subprocess.STDOUT,
+                              env={**quick_env(cache), "PYTHONFAULTHANDLER": "1"}, stdout=log, stderr=subprocess.STDOUT,
                               start_new_session=True,  # its own process group, as a terminal gives it
                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
@@ -77,8 +77,10 @@ def test_serve_answers_at_once_and_this_machine_joins_while_it_is_measured(brows
         try:
             server.wait(90)
         except subprocess.TimeoutExpired:
+            server.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack into the log
+            time.sleep(2)
             os.killpg(server.pid, signal.SIGKILL)
-            raise
+            pytest.fail("serve outlived Ctrl-C by 90 s:\n" + (tmp_path / "serve.log").read_text()[-6000:])
     assert wait_for(lambda: not _group_alive(server.pid), 30), "a process of the server's group outlived Ctrl-C"
     kept = json.loads(next(cache.glob("*.quick.json")).read_text())
     assert "epoch_time" in kept["experiments"]
