@@ -132,14 +132,15 @@ def on_files(files, config):
                                 content=site_data.current().to_json()))
     # The build's own schema, for the race's "Add your machine" to validate a reader's file with.
     files.append(File.generated(config, "data/results.schema.json", content=store.SCHEMA_PATH.read_text()))
-    files.append(File.generated(config, "lab/crossover_lab.ipynb", content=_notebook_download(config)))
+    notebook = os.path.join(config["docs_dir"], "lab", "crossover_lab.py")
+    if os.path.exists(notebook):  # a one-page test site has none
+        files.append(File.generated(config, "lab/crossover_lab.ipynb", content=_notebook_download(notebook)))
     return files
 
 
-def _notebook_download(config) -> str:
+def _notebook_download(source: str) -> str:
     """The lab notebook as .ipynb (readers expect one for Jupyter or Colab), from its jupytext source,
     converted once per version of the source (jupytext's import alone is a fifth of a warm build)."""
-    source = os.path.join(config["docs_dir"], "lab", "crossover_lab.py")
     with open(source, encoding="utf-8") as handle:
         text = handle.read()
     cached = crossover_config.settings().cache_dir / "notebook" / f"{digests.digest(text.encode())}.ipynb"

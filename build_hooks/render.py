@@ -94,7 +94,7 @@ def _why(machine: Machine | None, groups: list[str]) -> str:
         return ": the same step, timed at another moment"
     moved = canary_moves(machine, list(groups))
     if moved:
-        return f"; over these experiments {' and '.join(moved)} (see About the data)"
+        return f". Over these experiments, {' and '.join(moved)} (see About the data)"
     return (": the same step, timed at another moment, while the canaries stayed within "
             f"{100 * (CANARY_MOVED - 1):.0f}% (see About the data)")
 
@@ -166,14 +166,14 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None) ->
     share = f"{100 * rate / peak:.0f}%"
     clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
     text = (f"above this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')} ({share} of it)" if rate > peak
-            else f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}, computed from the {clock} "
-                 "clock its operating system reports (cores that boost above it have a higher true peak, so the "
-                 "share reached is at most this)")
+            else f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "
+                 f"the {clock} clock its operating system reports. Cores that boost above it have a higher true "
+                 "peak, so the share reached is at most this")
     if fast_end is not None and fast_end > peak:
-        text += (f"; at the fast end of their spread this machine's matrix products reached "
-                 f"{si(fast_end, 'FLOP/s')}, above that peak, so its cores ran faster than the "
+        text += (f". At the fast end of their spread, this machine's matrix products reached "
+                 f"{si(fast_end, 'FLOP/s')}, above that peak. So its cores ran faster than the "
                  f"{si(cpu['clock_hz'], 'Hz')} clock the operating system reports (boost clocks, or a host "
-                 "that changed state), the true peak is higher, and the percentage overstates the share reached")
+                 "that changed state). The true peak is higher, and the percentage overstates the share reached")
     return text
 
 
@@ -319,17 +319,18 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
     if commit["dirty"]:
         commit_text += " (modified)"
     return html(
-        '<p class="crossover-provenance">Measured on <strong>{}</strong>, {} threads at {} (fp32 peak {} = {}{}); '
-        "{}. Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}</p>",
-        cpu["brand"], cpu["threads_used"], clock, peak, cpu["peak_formula"], _peak_beaten(machine), gpu_text,
+        '<p class="crossover-provenance">Measured on <strong>{}</strong>, {} threads at {}; {}. '
+        "Its fp32 peak is {} = {}.{} "
+        "Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}</p>",
+        cpu["brand"], cpu["threads_used"], clock, gpu_text, peak, cpu["peak_formula"], _peak_beaten(machine),
         sw["python"], sw["torch"],
         sw["blas"], sw["numpy"], sw["float32_matmul_precision"], machine.doc["datetime"][:10], commit_text,
         machine.origin, machine.source, version_note(machine, host))
 
 
 def _peak_beaten(machine: Machine) -> str:
-    """"; a floor: ..." when the machine's own matrix products beat the peak computed from its
-    reported clock (its cores ran faster than that clock), else nothing."""
+    """" That is a floor, not a ceiling: ..." when the machine's own matrix products beat the peak
+    computed from its reported clock (its cores ran faster than that clock), else nothing."""
     from build_hooks import analysis  # views' helper; imported here to keep render's imports light
     from build_hooks.dataset import not_recording
 
@@ -337,8 +338,8 @@ def _peak_beaten(machine: Machine) -> str:
         best = analysis.rate_above_peak(machine)
     if not best:
         return ""
-    return (f"; a floor, not a ceiling: its square matrix-product sweep reached {si(best, 'FLOP/s')}, "
-            "so its cores ran above the reported clock")
+    return (f" That is a floor, not a ceiling: its square matrix-product sweep reached {si(best, 'FLOP/s')}. "
+            "So its cores ran above the reported clock.")
 
 
 def _gpu_stack(machine: Machine) -> str:

@@ -62,7 +62,7 @@ def test_race_cpu_choice_facts_and_tables_give_one_answer_for_the_same_verdicts(
         assert race.race_data(data)["machines"][0]["crossover"] == {"32": expected}
         rule, summary = page.render_section("cpu_choice_table", data), page.render_fact("crossover_summary", data)
         if expected is None:
-            assert "not ahead by batch 512" in rule and "width 32: never" in summary
+            assert "not ahead by batch 512" in rule and "Width 32: never" in summary
         else:
             assert (scale_of(expected) in rule or f"from batch {expected}" in rule) and \
-                f"width 32: from batch {expected}" in summary
+                f"Width 32: from batch {expected}" in summary

@@ -191,7 +191,7 @@ def test_loader_overlap_claim_follows_the_data():
                 for w, t in ((0, zero), (1, zero), (2, two))]
     faster = page.render_fact("loader_overlap_summary", dataset(loader_overlap=overlap(1.0, 0.6)))
     same = page.render_fact("loader_overlap_summary", dataset(loader_overlap=overlap(1.0, 0.99)))
-    assert "with 2 workers" in faster and "faster: the workers prepared" in faster
+    assert "with 2 workers" in faster and "faster. The workers prepared" in faster
     assert "no number of workers made it faster" in same and "prepared the next" not in same
 
 

@@ -115,8 +115,8 @@ def test_step_growth_against_tokens_follows_the_data():
     """The step sentence reports the measured growth of the step time against the growth in tokens."""
     flat = page.render_fact("transformer_step_summary", dataset(transformer_block=steps({1: 1e-3, 8: 1.02e-3})))
     linear = page.render_fact("transformer_step_summary", dataset(transformer_block=steps({1: 1e-3, 8: 8e-3})))
-    assert "multiplied the tokens by 8 and left the step time the same within the spread" in flat
-    assert "multiplied the tokens by 8 and the step time by 8.0×" in linear
+    assert "multiplied the tokens by 8. It left the step time the same within the spread" in flat
+    assert "multiplied the tokens by 8. It multiplied the step time by 8.0×" in linear
 
 
 def test_size_fact_states_six_n_and_the_attention_share_from_the_formula():
@@ -139,10 +139,10 @@ def test_profile_summary_names_each_models_largest_kind():
     two = text(page.render_fact("transformer_profile_summary",
                                 dataset(transformer_profile=profile("optimiser update", "normalisation"))))
     assert "in the MLP's step matrix products took the largest share, 62%" in one
-    assert "in the transformer's step attention took the largest share, 62%" in one
+    assert "In the transformer's step attention took the largest share, 62%" in one
     assert "in the MLP's step optimiser update took the largest share" in two
-    assert "in the transformer's step normalisation took the largest share" in two
-    assert "of the transformer's, attention 62% and normalisation 12%" in one
+    assert "In the transformer's step normalisation took the largest share" in two
+    assert "Of the transformer's step, attention 62% and normalisation 12%" in one
 
 
 def test_sections_render_tables_and_a_labelled_estimate_in_the_plot():

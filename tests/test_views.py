@@ -251,12 +251,12 @@ def test_the_small_network_epoch_is_set_against_the_estimate_when_no_gpu_was_mea
         if bench["group"] == "training_step":
             bench["extra_info"].update(ops=40, bytes=10**6)
     text = page.render_fact("small_network_epoch", Dataset([Machine(doc, "f", "t")]))
-    assert "took 500 ms" in text and "the race's estimated" in text
+    assert "took 500 ms" in text and "The race's estimated" in text
     assert ("level with it within the estimate's stated band" in text) != ("beyond the estimate's" in text)
     with_gpu = synthetic_doc(gpu="Fixture GPU", step_times=steps | {("cuda", 32, 64): 1e-3},
                              epoch_times={("cpu", 32, 64): 0.5, ("cuda", 32, 64): 0.1})
     measured = page.render_fact("small_network_epoch", Dataset([Machine(with_gpu, "f", "t")]))
-    assert "100 ms on" in measured and "estimated" not in measured
+    assert "it took 100 ms" in measured and "estimated" not in measured
 
 
 def test_an_unfinished_experiment_is_shown_as_not_measured_with_why():

@@ -12,6 +12,7 @@ from build_hooks.render import (
     figure,
     first_with,
     html,
+    listing,
     multiple,
     per_machine,
     si,
@@ -83,7 +84,7 @@ def memory_summary(data: Dataset) -> str:
     sizes, batch, weights = cpu_sizes(data)
     ratio = sizes[batch] / weights
     relation = f"{multiple(ratio)} the weights" if ratio >= 1 else f"{multiple(1 / ratio)} smaller than the weights"
-    return (f"the network's weights take {si(weights, 'B')}; the activations saved for "
+    return (f"the network's weights take {si(weights, 'B')}. The activations saved for "
             f"backward take {si(sizes[min(sizes)], 'B')} at batch {min(sizes)} and "
             f"{si(sizes[batch], 'B')} at batch {batch}, {relation}")
 
@@ -96,11 +97,11 @@ def memory_limits(data: Dataset) -> str:
     if line is None or line[1] <= 0:
         raise MissingData("not enough activation-memory points for a fit")
     fixed, per_sample = line
-    limits = ", ".join(f"{gb} GB at about batch {int((gb * 1e9 - fixed) // per_sample):,}"
-                       for gb in MEMORY_SIZES_GB)
-    return (f"each sample adds {si(per_sample, 'B')} of saved activations, so a straight-line "
-            f"extrapolation of the measured points (an estimate, ignoring weights, gradients, "
-            f"optimiser state and framework overhead) fills {limits}")
+    limits = listing([f"{gb} GB at about batch {int((gb * 1e9 - fixed) // per_sample):,}"
+                      for gb in MEMORY_SIZES_GB])
+    return (f"each sample adds {si(per_sample, 'B')} of saved activations. A straight-line "
+            f"extrapolation of the measured points fills {limits}. That is an estimate, ignoring weights, "
+            "gradients, optimiser state and framework overhead")
 
 
 @fact
@@ -113,5 +114,5 @@ def training_memory(data: Dataset) -> str:
     return (f"its weights take {si(weights, 'B')}, so gradients add {si(weights, 'B')} and Adam's two moments "
             f"{si(2 * weights, 'B')}: {si(state, 'B')} of training state, 16 bytes per parameter. At batch "
             f"{batch} the measured activations add {si(sizes[batch], 'B')}, {100 * sizes[batch] / total:.0f}% of "
-            f"the {si(total, 'B')} these four parts add up to (the backward pass's own gradients of "
-            "activations and its temporaries come on top, so a step's true peak is higher)")
+            f"the {si(total, 'B')} these four parts add up to. The backward pass's own gradients of "
+            "activations and its temporaries come on top, so a step's true peak is higher")

@@ -30,5 +30,5 @@ def _cheapest_product(machine) -> str:
         return ""
     small = min(points, key=lambda b: b["params"]["side"])
     side, per_call = small["params"]["side"], small["stats"]["median"] / small["params"]["calls"]
-    return (f"; the fixed cost depends on the operation: {side}×{side} matrix products, timed back to back "
+    return (f". The fixed cost depends on the operation: {side}×{side} matrix products, timed back to back "
             f"in the next section, took {si(per_call, 's')} each")

@@ -142,24 +142,25 @@ def consistency_checks(data: Dataset) -> Html:
     if not parts:
         return missing("No machine in this build timed a configuration in two experiments.")
     return join(parts, "\n") + more_machines(data) + note(
-        "Ratios are the training step's time over the other experiment's view of the same step (for the "
-        "matrix products: the step's FLOP rate over the fastest square product's). Agreement means within "
-        f"{consistency.TOLERANCE:g}× either way, except that an epoch, which also slices batches, runs "
-        f"Python's loop and reads fresh rows, may cost up to {consistency.EPOCH_EXTRA_LIMIT:g}× the step alone, "
-        f"while a step alone more than {consistency.TOLERANCE:g}× slower than its share of an epoch, or faster "
-        "than the fastest matrix product allows, is a contradiction. A disagreeing step is marked in the "
+        "Ratios are the training step's time over the other experiment's view of the same step. For the "
+        "matrix products, the ratio is the step's FLOP rate over the fastest square product's. Agreement means within "
+        f"{consistency.TOLERANCE:g}× either way, except for epochs. An epoch also slices batches, runs "
+        f"Python's loop and reads fresh rows, so it may cost up to {consistency.EPOCH_EXTRA_LIMIT:g}× the step "
+        f"alone. But a step alone more than {consistency.TOLERANCE:g}× slower than its share of an epoch is a "
+        "contradiction. So is a step alone faster than the fastest matrix product allows. A disagreeing step "
+        "is marked in the "
         "training-step table on Why batch size matters and kept out of the cost model's fit.")
 
 
 @fact
 def gate_rule(data: Dataset) -> str:
     """The rule every experiment follows when the machine changes state (settings, not measurements)."""
-    return (f"before each point the all-thread canary is read; a reading more than "
+    return (f"before each point the all-thread canary is read. A reading more than "
             f"{gate.SLOW_STATE_RATIO:g}× the fastest of the run means a slow state, and the point waits up to "
             f"{gate.WAIT_FOR_STEADY_S:g} s for it to pass. After the rounds, a round more than "
-            f"{gate.ROUND_SPREAD_LIMIT:g}× slower than the point's fastest round (a slow state only adds time) "
-            f"is measured again in place, up to {gate.REMEASURE_ATTEMPTS} times, so it stays paired by its "
-            f"index, worst points first. Waiting may add {100 * gate.WAIT_TIME_SHARE:.0f}% to an experiment's "
-            f"time and re-measuring {100 * gate.EXTRA_TIME_SHARE:.0f}% (at least {gate.MIN_EXTRA_S:g} s "
-            "each; both are checked before a wait or a round starts, so the last one can run past its box); "
-            "a point whose rounds still disagree is marked §")
+            f"{gate.ROUND_SPREAD_LIMIT:g}× slower than the point's fastest round is measured again, up to "
+            f"{gate.REMEASURE_ATTEMPTS} times, worst points first. (A slow state only adds time.) It is measured "
+            f"again in place, so it stays paired by its index. Waiting may add {100 * gate.WAIT_TIME_SHARE:.0f}% "
+            f"to an experiment's time and re-measuring {100 * gate.EXTRA_TIME_SHARE:.0f}%, at least "
+            f"{gate.MIN_EXTRA_S:g} s each. Both limits are checked before a wait or a round starts, so the last "
+            "one can run past its box. A point whose rounds still disagree is marked §")

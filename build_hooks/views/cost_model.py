@@ -131,7 +131,7 @@ def cost_model_error(data: Dataset) -> str:
 
     text = f"raw, {describe(raw, 'measured CPU steps')}"
     if fitted is not None:
-        text += (f"; fitted on {len(fitted.fitted.trained_on)} steps, "
+        text += (f". Fitted on {len(fitted.fitted.trained_on)} steps, "
                  f"{describe(fitted, 'held-out steps the fit never saw')}")
     return text
 
@@ -162,10 +162,10 @@ def cost_model_parameters_reading(data: Dataset) -> str:
     text = (f"the fit charges {si(fitted.params.op_seconds, 's')} per operation of a real step, against "
             f"{si(tiny, 's')} for one bare tiny addition")
     if fitted.compute_factor > 0:
-        text += (f"; it runs the step's matrix products at {multiple(1 / fitted.compute_factor)} the rate of "
+        text += (f". It runs the step's matrix products at {multiple(1 / fitted.compute_factor)} the rate of "
                  "square products of the same size")
     if fitted.memory_factor > 0:
-        text += (f", and moves its bytes at {multiple(1 / fitted.memory_factor)} the bandwidth of a copy "
+        text += (f". It moves its bytes at {multiple(1 / fitted.memory_factor)} the bandwidth of a copy "
                  "of the same footprint")
     return text
 
@@ -174,9 +174,9 @@ def cost_model_parameters_reading(data: Dataset) -> str:
 def gpu_estimate_model(data: Dataset) -> str:
     """The estimate's assumptions and stated uncertainty, from the code that uses them."""
     sheet = gpu_model.SHEET
-    return (f"It runs on the {sheet.name}'s published figures ({si(sheet.fp32_flops, 'FLOP/s')} FP32, "
-            f"{si(sheet.memory_bytes_s, 'B/s')} memory; {sheet.source}) and two assumptions of this model, not "
-            f"datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
+    return (f"It runs on the {sheet.name}'s published figures: {si(sheet.fp32_flops, 'FLOP/s')} FP32 and "
+            f"{si(sheet.memory_bytes_s, 'B/s')} memory. Their source: {sheet.source}. It adds two assumptions of "
+            f"this model, not datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
             f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Nothing has checked it against a measured "
             f"GPU yet, so its band is stated: a real step may take {gpu_model.BAND_WORDS}. "
             "Every comparison with it counts a lead only beyond that band")
@@ -190,7 +190,7 @@ def cost_model_ops_constant(data: Dataset) -> str:
     if not counts:
         raise MissingData("no counted CPU steps")
     if len(counts) == 1:
-        return (f"Every step measured here issues the same {counts[0]} operations, so the fit cannot tell a cost "
+        return (f"Every step measured here issues the same {counts[0]} operations. So the fit cannot tell a cost "
                 "per operation from a cost per step: t_op is its per-step constant (the step's Python included) "
                 f"divided by {counts[0]}")
     return (f"The steps measured here issue from {counts[0]} to {counts[-1]} operations, which is what lets the fit "
@@ -211,11 +211,11 @@ def gpu_estimate_op_check(data: Dataset) -> str:
     fastest, batch, width = min(steps)
     relation = "above" if op > fastest else "below"
     return (f"the cost per operation the estimate charges, {si(op, 's')}, is {relation} the time per operation of "
-            f"this host's fastest whole CPU step ({si(fastest, 's')} at batch {batch}, width {width}, arithmetic "
-            "included). A GPU host also makes a launch call for every operation, which a CPU step never makes, so "
-            "issuing a small step for a GPU can take longer than the CPU's whole step; the model charges that call "
-            "nothing on the host beyond the fitted cost, and the fit was not made to capture it, which is one reason "
-            "the estimate is stated as uncertain")
+            f"this host's fastest whole CPU step. That step takes {si(fastest, 's')} per operation, at batch {batch}, "
+            f"width {width}, arithmetic included. A GPU host also makes a launch call for every kernel, which a "
+            f"CPU step never makes. The estimate charges each launch a published {si(gpu_model.LAUNCH_HOST_S, 's')} "
+            "on the host. So issuing a small step for a GPU can take longer than the CPU's whole step. That launch "
+            "cost was not measured here, which is one reason the estimate is stated as uncertain")
 
 
 @fact
@@ -232,14 +232,16 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
     busiest = max(steps, key=lambda size: steps[size]["device"] / steps[size]["host"])
     share = steps[busiest]["device"] / steps[busiest]["host"]
     if len(bound) == len(steps):
-        return (f"at every one of the {len(steps)} sizes it covers the estimate is bounded by the host: its step is "
-                "the step's operations times this host's per-operation cost, whatever the batch, and the "
-                f"{gpu.name}'s datasheet figures change none of its numbers (the modelled GPU work is at most "
-                f"{100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}). For this "
-                "small network the estimate says what this host's issuing costs, and any GPU fast enough to keep "
+        return (f"at every one of the {len(steps)} sizes it covers the estimate is bounded by the host. Its step is "
+                "the host's issuing time: the step's operations at this host's cost each, plus a launch per kernel. "
+                "The "
+                f"{gpu.name}'s datasheet figures change none of its numbers: the modelled GPU work is at most "
+                f"{100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}. For this "
+                "small network the estimate says what this host's issuing costs. Any GPU fast enough to keep "
                 "up would get the same lane")
-    return (f"at {len(bound)} of the {len(steps)} sizes it covers the estimate is bounded by the host (the step's "
-            "operations times this host's per-operation cost, which no datasheet figure changes); at the others "
+    return (f"at {len(bound)} of the {len(steps)} sizes it covers the estimate is bounded by the host (its "
+            "operations at this host's cost each, plus a launch per kernel: no datasheet figure changes that). At "
+            "the others, "
             f"the modelled GPU work, from the {gpu.name}'s datasheet, is longer")
 
 
@@ -262,8 +264,8 @@ def gpu_estimate_reading(data: Dataset) -> str:
         low, high = gpu_model.band(step["seconds"], step["floor"])
         return f"{si(low, 's')} to {si(high, 's')}"
 
-    parts = [f"at batch {batch}, {si(step['seconds'], 's')} estimated ({within(step)} "
-             f"within its stated band; bounded by "
-             f"{gpu.bounded_by(batch, widest)}) against {si(cpu, 's')} measured on this CPU"
+    parts = [f"at batch {batch}, {si(step['seconds'], 's')} estimated against {si(cpu, 's')} measured on this CPU. "
+             f"There its stated band is {within(step)}, and it is bounded by {gpu.bounded_by(batch, widest)}"
              for batch, cpu, step in (shown[0], shown[-1])]
-    return f"at width {widest}: " + "; ".join(dict.fromkeys(parts))
+    parts = list(dict.fromkeys(parts))
+    return f"at width {widest}: " + ". ".join([parts[0]] + ["A" + part[1:] for part in parts[1:]])

@@ -33,19 +33,20 @@ def cpu_choice_rule(data: Dataset) -> str:
     """What the rule's table compares: the race's GPU lane, measured or estimated (with the
     estimate's caveats), against each CPU lane, leads counted only beyond the spread."""
     gpu, cpus = _lanes(data)
-    text = (f"the table gives, for each of {len(cpus)} CPU{'s' if len(cpus) != 1 else ''}, the batch from which "
+    text = (f"the table gives the batch from which "
             f"the {untrusted.placeholder(gpu['label'])}{' (estimated)' if gpu['estimate'] else ''} finishes an "
-            "epoch first beyond the spread and stays ahead, comparing epochs as the race does")
+            f"epoch first beyond the spread and stays ahead. It gives one for each of {len(cpus)} "
+            f"CPU{'s' if len(cpus) != 1 else ''}, comparing epochs as the race does")
     if not gpu["estimate"]:
         return text
     bound, raced = race.host_bound_sizes(data, gpu)
     everywhere = bound == raced
-    paced = ("which for this network sets its time at every size raced (Predicting a step shows why), so each "
+    paced = ("For this network, that pace sets its time at every size raced (Predicting a step shows why). So each "
              "row says where that CPU's epoch outgrows this host's issuing" if everywhere else
-             "which sets its time wherever the host is the bound (Predicting a step shows where)")
+             "That pace sets its time wherever the host is the bound (Predicting a step shows where)")
     return (text + f". That GPU is an estimate, not a measurement: unvalidated, with a stated band "
-            f"{gpu_estimate.BAND_WORDS}. It issues its operations at this host's pace, {paced}; a faster "
-            "host would move the GPU's batches down, and the rows of the other CPUs set them against a GPU "
+            f"{gpu_estimate.BAND_WORDS}. It issues its operations at this host's pace. {paced}. A faster "
+            "host would move the GPU's batches down. The rows of the other CPUs set them against a GPU "
             "driven by this host, not by their own")
 
 

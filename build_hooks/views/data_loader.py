@@ -97,8 +97,8 @@ def loader_summary(data: Dataset) -> str:
     if 1 in seconds:
         # A general truth, not a measured claim: one worker against none sits within this VM's
         # run-to-run noise (1.02x to 1.17x in three idle runs), so its direction is left to the table.
-        text += (". A single worker does the same work as the main process, on one core, and adds the cost "
-                 "of sending batches between processes: on its own it can only help by overlapping with training")
+        text += (". A single worker does the same work as the main process, on one core. It also adds the cost "
+                 "of sending batches between processes. On its own, it can only help by overlapping with training")
     text += ". " + _beat_alone(seconds)
     return text + "."
 

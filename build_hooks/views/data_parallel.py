@@ -26,8 +26,8 @@ def ddp_summary(data: Dataset) -> str:
     ratio = stats.paired_ratio(points["one_process"], points["ddp"])
     verdict = ratio_sentence(ratio, "{} faster than", "{} slower than", "within the measurements' spread of")
     gap = f", {si(ddp - one, 's')} more per step" if ratio.verdict < 0 else ""
-    return (f"one process with every thread took {si(one, 's')} per step; two DDP processes "
-            f"sharing the same cores took {si(ddp, 's')}, {verdict} the single process{gap}. "
+    return (f"one process with every thread took {si(one, 's')} per step. Two DDP processes "
+            f"sharing the same cores took {si(ddp, 's')}, {verdict} the single process's {si(one, 's')}{gap}. "
             f"The all-reduce of one model's gradients alone took {si(reduce, 's')}, "
             f"{100 * reduce / ddp:.0f}% of a DDP step ({_share_range(points['all_reduce'], points['ddp'])} "
             "between the quartiles)")

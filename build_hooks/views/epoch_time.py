@@ -30,7 +30,7 @@ def small_network_epoch(data: Dataset) -> str:
     if gpu is not None:
         took = analysis.medians(gpu, GROUP, "batch", device=gpu.gpu_device(GROUP), width=SMALL_WIDTH)
         if batch in took:
-            text += f" and {si(took[batch], 's')} on {untrusted.placeholder(gpu.label)}"
+            text += f". On {untrusted.placeholder(gpu.label)}, it took {si(took[batch], 's')}"
         return text
     return text + _against_the_estimate(data, machine.id, batch)
 
@@ -49,5 +49,5 @@ def _against_the_estimate(data: Dataset, machine_id: str, batch: int) -> str:
     apart = multiple(ratio)
     how = ("level with it within the estimate's stated band"
            if verdict == 0 else f"{apart} {'faster' if verdict > 0 else 'slower'}, beyond the estimate's stated band")
-    return (f"; the race's estimated {untrusted.placeholder(estimate['label'])}, issuing its operations from this "
+    return (f". The race's estimated {untrusted.placeholder(estimate['label'])}, issuing its operations from this "
             f"host, comes to {si(theirs['seconds'], 's')}: {how}")

@@ -53,8 +53,8 @@ def gemm_rate(data: Dataset) -> Html:
         caption = f"Formula: peak = {m.cpu['peak_formula']}."
         best = analysis.rate_above_peak(m)
         if best:
-            caption += (f" The best median rate, {si(best, 'FLOP/s')}, is above this peak: the cores ran faster "
-                        "than the clock the operating system reports, so the line is a floor on the true peak, "
+            caption += (f" The best median rate, {si(best, 'FLOP/s')}, is above this peak. The cores ran faster "
+                        "than the clock the operating system reports. So the line is a floor on the true peak, "
                         "not a ceiling.")
         return (figure(svg, caption)
                 + table(["device", "n", "achieved"], rows) + marks_note_for(list(shown)))
@@ -116,7 +116,8 @@ def cpus_above_computed_peak(data: Dataset) -> str:
                          f"{si(machine.cpu['fp32_peak_flops'], 'FLOP/s')}")
     if not above:
         return "no machine in this build's data had a median matrix-product rate above its computed peak"
-    return "; ".join(above)
+    # One machine per sentence: "on A ... . On B ...".
+    return ". ".join([above[0]] + ["O" + part[1:] for part in above[1:]])
 
 
 # A worked workload (not measured): a 100-million-parameter language model trained on two
@@ -137,14 +138,15 @@ def workload_gap(data: Dataset) -> str:
     mantissa, exponent = f"{flops:.1e}".split("e")
     return (f"about {mantissa}e{int(exponent)} FLOPs. "
             "At the best median rate of this CPU's square fp32 matrix-product sweep "
-            f"({si(rate, 'FLOP/s')}, on the {threads} thread{'s' if threads != 1 else ''} this build had: a server "
-            "socket with many times the cores divides this time and the gaps below by about that many) "
-            f"that is {_duration(flops / rate)} of pure arithmetic. Format for format, at the {sheet.name}'s plain "
+            f"({si(rate, 'FLOP/s')}), that is {_duration(flops / rate)} of pure arithmetic. "
+            f"That rate is on the {threads} thread{'s' if threads != 1 else ''} this build had. A server "
+            "socket with many times the cores divides this time and the gaps below by about that many. "
+            f"Format for format, at the {sheet.name}'s plain "
             f"FP32 peak ({si(sheet.fp32_flops, 'FLOP/s')}) it is {_duration(flops / sheet.fp32_flops)}, "
-            f"{sheet.fp32_flops / rate:,.0f}× shorter; on its tensor cores in bf16, the format such models train in "
-            f"({si(sheet.bf16_flops, 'FLOP/s')} dense), {_duration(flops / sheet.bf16_flops)}, "
-            f"{sheet.bf16_flops / rate:,.0f}× shorter than this CPU in fp32 (both GPU figures published: "
-            f"{sheet.source}; both times are floors no real run reaches). "
+            f"{sheet.fp32_flops / rate:,.0f}× shorter. On its tensor cores in bf16, the format such models train in "
+            f"({si(sheet.bf16_flops, 'FLOP/s')} dense), it is {_duration(flops / sheet.bf16_flops)}, "
+            f"{sheet.bf16_flops / rate:,.0f}× shorter than this CPU in fp32. Both GPU figures are published: "
+            f"{sheet.source}. Both times are floors no real run reaches. "
             f"{_cpu_bf16(machine)}{_bf16_elsewhere(data, machine)}")
 
 
@@ -158,8 +160,8 @@ def _bf16_elsewhere(data: Dataset, host: Machine) -> str:
             faster.append(f"{took['fp32']['median'] / took['bf16']['median']:.1f}× on {untrusted.placeholder(m.label)}")
     if not faster:
         return ""
-    return (" CPUs with native bf16 support narrow it instead: in this build's data bf16 matrix products ran "
-            f"faster than fp32 by {listing(faster)} (each at its own matrix size: Mixed precision).")
+    return (" CPUs with native bf16 support narrow it instead. In this build's data, bf16 matrix products ran "
+            f"faster than fp32 by {listing(faster)}. Each was timed at its own matrix size (Mixed precision).")
 
 
 def _cpu_bf16(machine: Machine) -> str:
@@ -172,12 +174,12 @@ def _cpu_bf16(machine: Machine) -> str:
     ratio = took["fp32"]["median"] / took["bf16"]["median"]
     if verdict > 0:
         return (f"On this CPU bf16 narrows the gap too: {product} ran {ratio:.1f}× faster in bf16 than in fp32 "
-                "(Mixed precision), so bf16 against bf16 the gap is smaller by about that factor.")
+                "(Mixed precision). So bf16 against bf16, the gap is smaller by about that factor.")
     if verdict < 0:
         return (f"On this CPU bf16 widens the gap: {product} ran {1 / ratio:.1f}× slower in bf16 than in fp32 "
-                "(Mixed precision says why), so in bf16 on both it is wider still.")
-    return (f"On this CPU bf16 changed nothing ({product} took the same time in bf16 and fp32 within "
-            "the spread, Mixed precision), so bf16 against bf16 the gap is about the same.")
+                "(Mixed precision says why). So in bf16 on both, it is wider still.")
+    return (f"On this CPU bf16 changed nothing: {product} took the same time in bf16 and fp32 within "
+            "the spread (Mixed precision). So bf16 against bf16, the gap is about the same.")
 
 
 def _duration(seconds: float) -> str:

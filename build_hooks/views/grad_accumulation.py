@@ -54,7 +54,7 @@ def accumulation_summary(data: Dataset) -> str:
     return (f"splitting an effective batch of {whole['params']['effective_batch']} into "
             f"{finest['extra_info']['micro_batches']} micro-batches of {finest['params']['micro_batch']} cut the "
             f"activations kept at once from {si(whole['extra_info']['activation_bytes'], 'B')} to "
-            f"{si(finest['extra_info']['activation_bytes'], 'B')} ({memory:.0f}× less) and {time}")
+            f"{si(finest['extra_info']['activation_bytes'], 'B')} ({memory:.0f}× less). It {time}")
 
 
 def _twin_note(machine: Machine) -> Html:

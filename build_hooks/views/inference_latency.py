@@ -10,7 +10,6 @@ from build_hooks.render import (
     Html,
     caveat,
     first_with,
-    listing,
     marks_note_for,
     measured_value,
     per_machine,
@@ -50,13 +49,13 @@ def inference_summary(data: Dataset) -> str:
         text += (f", {times_with_interval(ratio)} shorter than the "
                  f"{si(step['stats']['median'], 's')}{caveat(step)} of a "
                  "batch-1 training step of the same model" + _epoch_disagrees(machine, widest, step["stats"]["median"]))
-    elsewhere = [f"{si(step['stats']['median'], 's')} against {si(forward['stats']['median'], 's')} on "
-                 f"{untrusted.placeholder(m.label)}, {times_with_interval(r)}"
+    elsewhere = [f"On {untrusted.placeholder(m.label)}, the batch-1 step took {si(step['stats']['median'], 's')} "
+                 f"against {si(forward['stats']['median'], 's')} for the forward pass, {times_with_interval(r)}."
                  for m in data.with_experiment(GROUP) if m is not machine
                  for r, step, forward in [_step_over_forward(m, widest)] if r is not None]
-    if elsewhere:
-        text += ("; at that width the other CPUs in this build's data took, for the batch-1 step against the "
-                 "forward pass, " + listing(elsewhere) + ": how much a forward pass saves depends on the CPU")
+    if elsewhere:  # one machine per sentence
+        text += (". At that width, the other CPUs in this build's data were timed too. " + " ".join(elsewhere)
+                 + " How much a forward pass saves depends on the CPU")
     return text
 
 
@@ -76,6 +75,6 @@ def _epoch_disagrees(machine, width: int, step_s: float) -> str:
     for check in consistency.checks(machine):
         if check.kind == "epoch" and (check.batch, check.width) == (1, width) and not check.agrees:
             # check.ratio is the step's median over its epoch share, so the share is this:
-            return (f"; that step time disagrees with its share of a measured epoch, {si(step_s / check.ratio, 's')} "
+            return (f". That step time disagrees with its share of a measured epoch, {si(step_s / check.ratio, 's')} "
                     "(About the data), so the ratio is rough")
     return ""

@@ -90,14 +90,16 @@ def ridge_points(data: Dataset) -> str:
         best = max(params.gemm_rates.values())
         footprint = max(params.bandwidths)  # source and destination together
         parts.append(f"this CPU's best matrix product, {si(best, 'FLOP/s')}, over the bandwidth of its largest "
-                     f"measured copy (a {si(footprint / 2, 'B')} buffer into another, {si(footprint, 'B')} in all), "
-                     f"{si(params.bandwidth, 'B/s')}, puts its ridge "
+                     f"measured copy, {si(params.bandwidth, 'B/s')}, puts its ridge "
                      f"at {_ridge(_cpu_ridge(params))} FLOP per byte (measured)")
+        parts.append(f"that copy is a {si(footprint / 2, 'B')} buffer into another, {si(footprint, 'B')} in all")
     parts.append(f"the {SHEET.name}'s {si(SHEET.fp32_flops, 'FLOP/s')} fp32 over {si(SHEET.memory_bytes_s, 'B/s')} "
-                 f"puts its ridge at {_ridge(SHEET.fp32_flops / SHEET.memory_bytes_s)}, and its "
-                 f"{si(SHEET.bf16_flops, 'FLOP/s')} of dense bf16 at {_ridge(SHEET.bf16_flops / SHEET.memory_bytes_s)} "
-                 f"(published: {SHEET.source})")
-    return "; ".join(parts)
+                 f"puts its ridge at {_ridge(SHEET.fp32_flops / SHEET.memory_bytes_s)}")
+    parts.append(f"its {si(SHEET.bf16_flops, 'FLOP/s')} of dense bf16 puts it at "
+                 f"{_ridge(SHEET.bf16_flops / SHEET.memory_bytes_s)}")
+    parts.append(f"both H200 figures are published: {SHEET.source}")
+    # One roof per sentence; the first follows the page's "The ridge points:".
+    return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]])
 
 
 @fact
@@ -109,5 +111,6 @@ def linear_crossing(data: Dataset) -> str:
         for d in (512, 4096):
             batch = crossing_batch(d, ridge, size)
             crossings.append(f"width {d} from batch {batch}" if batch else f"width {d} at no batch")
-        parts.append(f"under {name} ({how}), {' and '.join(crossings)}")
-    return "; ".join(parts)
+        parts.append(f"{name} ({how}), " + ("" if not parts else "it does so for ") + " and ".join(crossings))
+    # One roof per sentence: the first follows the page's "So a layer turns compute-bound".
+    return ". ".join([f"under {parts[0]}"] + [f"Under {part}" for part in parts[1:]])

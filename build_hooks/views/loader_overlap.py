@@ -45,11 +45,11 @@ def loader_overlap_summary(data: Dataset) -> str:
     if best:
         ratio = stats.paired_ratio(seconds[0], seconds[best])
         return (text + f" and {si(seconds[best]['median'], 's')} with {best} worker{'s' if best != 1 else ''}, "
-                f"{times_with_interval(ratio)} faster: the workers prepared the next batches while the main "
+                f"{times_with_interval(ratio)} faster. The workers prepared the next batches while the main "
                 "process trained")
     text += "; no number of workers made it faster beyond the measurements' spread"
     free = machine.cpu.get("cores_available", 0) - machine.measured(OVERLAP)[0]["extra_info"]["training_threads"]
     if free >= 1:
-        text += (f", although training left {free} core{'s' if free != 1 else ''} free for the workers: "
-                 "here, preparing batches in another process cost about as much as the overlap saved")
+        text += (f". Yet training left {free} core{'s' if free != 1 else ''} free for the workers. "
+                 "Here, preparing batches in another process cost about as much as the overlap saved")
     return text

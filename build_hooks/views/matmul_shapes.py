@@ -65,4 +65,5 @@ def shapes_summary(data: Dataset) -> str:
         parts.append(f"on the {DEVICE_NAME[device]}, spending it as {small}×{small} products took "
                      f"{si(points[small]['median'], 's')} and as {large}×{large} products "
                      f"{si(points[large]['median'], 's')}: {verdict}")
-    return "; ".join(parts)
+    # One device per sentence; the first follows the page's "Measured here:".
+    return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]])

@@ -42,7 +42,7 @@ def memory_bandwidth(data: Dataset) -> Html:
                                 title="Tensor copy bandwidth by size",
                                 alt="Copy bandwidth versus the memory the copy occupies; "
                                     "the table below has the numbers.")
-        return (figure(svg, "Each point is one tensor copied into another of the same size: "
+        return (figure(svg, "Each point is one tensor copied into another of the same size. Its rate counts "
                             "bytes read plus bytes written, per second.")
                 + table(["device", "memory occupied", "bandwidth"], rows)
                 + marks_note_for(m.measured(GROUP)))
@@ -63,6 +63,6 @@ def cache_versus_memory(data: Dataset) -> str:
         return (f"on this build the largest copy ({si(largest, 'B')}) moved {si(curve[largest], 'B/s')}, "
                 f"about as fast as the fastest smaller one: no cache made a difference here")
     return (f"on this build copies occupying {si(fastest, 'B')} moved {si(curve[fastest], 'B/s')}"
-            f"{caveat(point[fastest])}, "
-            f"and the largest, {si(largest, 'B')}, {si(curve[largest], 'B/s')}: "
+            f"{caveat(point[fastest])}. "
+            f"The largest, {si(largest, 'B')}, moved {si(curve[largest], 'B/s')}: "
             f"{curve[fastest] / curve[largest]:.1f}× slower once the data no longer fits in a cache")

@@ -91,8 +91,8 @@ def precision_cpu_summary(data: Dataset) -> str:
     machine = first_with(data, GROUP)
     matmul = precision_stats(machine, "cpu", "matmul")
     step = precision_stats(machine, "cpu", "train_step")
-    return (f"On this CPU, {_bf16_versus_fp32(matmul, product_words(machine))} and "
-            f"{_bf16_versus_fp32(step, 'the mixed-precision training step' + _step_size(machine))}.")
+    return (f"On this CPU, {_bf16_versus_fp32(matmul, product_words(machine))}. "
+            f"{_bf16_versus_fp32(step, 'The mixed-precision training step' + _step_size(machine))}.")
 
 
 def _step_size(machine: Machine) -> str:
@@ -107,12 +107,12 @@ def precision_cpu_elsewhere(data: Dataset) -> str:
     """bf16 against fp32 for a CPU matrix product on every other machine in the data (the
     instruction set decides), or that no other machine measured it."""
     others = data.with_experiment(GROUP)[1:]
-    parts = [f"on {untrusted.placeholder(m.label)}, "
-             f"{_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), product_words(m))}"
+    parts = [f"On {untrusted.placeholder(m.label)}, "
+             f"{_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), product_words(m))}."
              for m in others if {"fp32", "bf16"} <= set(precision_stats(m, "cpu", "matmul"))]
     if not parts:
         return "No other machine in this build's data measured bf16 against fp32 on its CPU."
-    return "On the other machines in this build's data: " + "; ".join(parts) + "."
+    return "Other machines in this build's data measured it too. " + " ".join(parts)
 
 
 GENERIC_KERNEL_RATIO = 3.0  # converting formats costs a few times at most; beyond, a slow kernel runs
@@ -134,14 +134,13 @@ def precision_cpu_explanation(data: Dataset) -> str:
                 "matrix instructions the arithmetic still runs at fp32 speed, and only the memory "
                 "saving remains.")
     if matmul["bf16"] / matmul["fp32"] >= GENERIC_KERNEL_RATIO:
-        return ("A slowdown this large is not the cost of converting formats (that costs a few "
-                "times at most): without the instructions a tuned bf16 kernel needs (on x86, oneDNN's bf16 "
-                "kernels need AVX-512, or AVX2 with its newer 16-bit extensions (oneDNN's avx2_vnni_2 level), and "
-                "AVX-512 BF16 or AMX make them fast) there is no tuned bf16 "
-                "matrix kernel for this CPU, so a generic one runs while fp32 uses the tuned BLAS. On this CPU only "
-                "the memory saving remains.")
+        return ("A slowdown this large is not the cost of converting formats, which costs a few "
+                "times at most. Without the instructions a tuned bf16 kernel needs, there is no tuned bf16 "
+                "matrix kernel for this CPU. So a generic one runs, while fp32 uses the tuned BLAS. On x86, oneDNN's "
+                "bf16 kernels need AVX-512, or AVX2 with its newer 16-bit extensions (oneDNN's avx2_vnni_2 level). "
+                "AVX-512 BF16 or AMX make them fast. On this CPU only the memory saving remains.")
     return ("A CPU without native 16-bit matrix instructions converts bf16 to fp32 to multiply "
-            "and back to store, so the 16-bit path does extra work for no arithmetic gain; only "
+            "and back to store. So the 16-bit path does extra work for no arithmetic gain. Only "
             "the memory saving remains.")
 
 
@@ -165,5 +164,5 @@ def numpy_fp16(data: Dataset) -> str:
     ratio = stats.paired_ratio(points["fp16"], points["fp32"])
     verdict = ratio_sentence(ratio, "{} slower than float32", "{} faster than float32",
                              "the same as float32 within the measurements' spread")
-    return (f"numpy's float64 product took {si(took['fp64'], 's')}, float32 {si(took['fp32'], 's')} "
-            f"and float16 {si(took['fp16'], 's')}: {verdict}")
+    return (f"numpy's float64 product took {si(took['fp64'], 's')}. Float16 took {si(took['fp16'], 's')} "
+            f"against float32's {si(took['fp32'], 's')}: {verdict}")

@@ -45,8 +45,8 @@ def race_chart_static(data: Dataset) -> Html:
                             title=f"One epoch per lane at width {width}",
                             alt=f"Epoch time against batch size at width {width} for every lane of the race, "
                                 "log scales; the tables below have the numbers.", size=(4.4, 3.4), legend_columns=1)
-    return figure(svg, f"The race's epochs at width {width}, drawn when the site was built (solid: CPU, "
-                       "dashed: GPU, dotted: an estimate, not a measurement). The tables below give every width.")
+    return figure(svg, f"The race's epochs at width {width}, drawn when the site was built. Solid: CPU; "
+                       "dashed: GPU; dotted: an estimate, not a measurement. The tables below give every width.")
 
 
 def _lane_name(lane: dict) -> str:
@@ -79,9 +79,11 @@ def _verdict(data: Dataset, which: str) -> str:
                 and (not same_host or pair[1]["machine_id"] == gpu[1]["machine_id"])), None)
     contenders = sorted([cpu, gpu], key=lambda pair: pair[0]["seconds"]) if cpu and gpu else timed
     (first, winner), (second, runner_up) = contenders[0], contenders[1]
-    if cpu and gpu:
-        where += (", the estimated GPU against the CPU of the host it is modelled on" if same_host
-                  else ", the fastest CPU lane against the fastest GPU lane")
+    if cpu and gpu:  # who meets whom, in a sentence of its own
+        where += (", the race sets the estimated GPU against the CPU of the host it is modelled on. " if same_host
+                  else ", the race sets the fastest CPU lane against the fastest GPU lane. ")
+    else:
+        where += ", "
     fast, slow = first["seconds"], second["seconds"]
     if race.versus(second, first)[0] == 0:
         # An estimate's band is stated, far wider than a measured spread: a tie with it may lie well
@@ -91,14 +93,14 @@ def _verdict(data: Dataset, which: str) -> str:
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.
         (one, one_lane), (other, other_lane) = sorted(((first, winner), (second, runner_up)),
                                                       key=lambda pair: pair[1]["label"])
-        return (f"{where}, {_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
-                f"{_lane_name(other_lane)} {si(other['seconds'], 's')}: {multiple(slow / fast)} apart, a gap inside "
-                f"{within}, too close to name a winner")
-    uncertain = (f"; the estimate's band is {gpu_estimate.BAND_WORDS}, and the lead "
+        return (f"{where}{_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
+                f"{_lane_name(other_lane)} {si(other['seconds'], 's')}. They are {multiple(slow / fast)} apart, a gap "
+                f"inside {within}, too close to name a winner")
+    uncertain = (f". The estimate's band is {gpu_estimate.BAND_WORDS}, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
     others = _against_other_cpus(lanes, gpu[1], width, batch) if same_host else ""
-    return (f"{where}, {_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
-            f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}{uncertain}){others}")
+    return (f"{where}{_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
+            f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}){uncertain}{others}")
 
 
 def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: str) -> str:
@@ -117,8 +119,9 @@ def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: st
         parts.append(f"{untrusted.placeholder(lane['label'])} took {si(theirs['seconds'], 's')} ({how})")
     if not parts:
         return ""
-    return ("; of the other CPUs in this build's data, which the estimate is not modelled on, "
-            + listing(parts))
+    # One CPU per sentence, after a sentence that says whom "it" is.
+    return (". The other CPUs in this build's data, which the estimate is not modelled on, are set against it too. "
+            + ". ".join(parts))
 
 
 @fact
@@ -142,12 +145,12 @@ def race_estimate_flat(data: Dataset) -> str:
         return "Every GPU lane here is measured, so where its step time starts to grow is measured too"
     bound, raced = race.host_bound_sizes(data, estimate)
     if bound == raced:
-        return (f"For the estimated GPU this is the model's doing, not a finding: at every one of the {raced} "
+        return (f"For the estimated GPU this is the model's doing, not a finding. At every one of the {raced} "
                 "sizes raced, issuing a step's operations on this host takes longer than the modelled GPU needs "
-                "to run them, so its step time is flat by construction, its datasheet figures change none of its "
-                "times, and its epoch keeps halving")
+                "to run them. So its step time is flat by construction, and its datasheet figures change none of "
+                "its times. Its epoch keeps halving")
     return (f"For the estimated GPU, issuing a step's operations on this host outlasts the modelled GPU's work at "
-            f"{bound} of the {raced} sizes raced; there its step time is flat by construction, and only the "
+            f"{bound} of the {raced} sizes raced. There its step time is flat by construction. Only the "
             "other sizes' growth comes from the model's arithmetic and memory terms")
 
 
@@ -189,9 +192,10 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
         for w, bs in sorted(by.items()))
         for label, by in beaten.items())
     return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
-            f"sooner than the estimated GPU by more than both its own spread and the estimate's band: "
-            f"its slower quartile is under {gpu_estimate.FASTER:g}× the estimate ({where}). The estimate issues "
-            "its operations at this build host's per-operation cost, and a faster host would drive the same GPU "
+            f"sooner than the estimated GPU. It leads by more than both its own spread and the estimate's band. "
+            f"Its slower quartile is under {gpu_estimate.FASTER:g}× the estimate. That holds for {where}. The "
+            "estimate issues "
+            "its operations at this build host's per-operation cost. A faster host would drive the same GPU "
             "faster. " + _why_the_host_is_slower(data))
 
 
@@ -211,15 +215,15 @@ def _why_the_host_is_slower(data: Dataset) -> str:
         return ""
     text = (f"The estimate's cost per operation is this host's {si(own, 's')}, "
             "fitted to its measured steps (Predicting "
-            "a step); fitted the same way, it is "
+            "a step). Fitted the same way, it is "
             + listing([f"{si(t, 's')} on {untrusted.placeholder(m.label)}" for m, t in others]))
     if foreign:
-        text += (f"; other processes on it used at most {100 * max(foreign):.1f}% of its CPU during any experiment, "
-                 "so no other work on this machine explains the gap (its load average counts the measurement's own "
-                 "threads)")
+        text += (f". Other processes on this host used at most {100 * max(foreign):.1f}% of its CPU during any "
+                 "experiment. So no other work on this machine explains the gap (its load average counts the "
+                 "measurement's own threads)")
     slow = gate.slow_start_share(host.doc)
     if slow is not None:
-        text += (f". A virtual machine can also be slowed from outside: this host's all-thread canary read more than "
+        text += (f". A virtual machine can also be slowed from outside. This host's all-thread canary read more than "
                  f"{gate.SLOW_STATE_RATIO:g}× its fastest as {100 * slow:.0f}% of its rounds began (About the data)")
     return text
 
@@ -230,9 +234,9 @@ def race_lanes_kind(data: Dataset) -> str:
     lanes = race.race_data(data)["lanes"]
     if any(lane["estimate"] for lane in lanes):
         return ("The CPU lanes replay the measured epochs in this build's data (this host's and those of the "
-                "machines whose files are committed); this build measured no GPU, so the "
+                "machines whose files are committed). This build measured no GPU. So the "
                 "GPU lane is an unvalidated estimate from its datasheet and this host's own per-operation "
-                f"cost, with a stated band {gpu_estimate.BAND_WORDS}, and labelled as one everywhere"
+                f"cost. It has a stated band {gpu_estimate.BAND_WORDS}, and is labelled as one everywhere"
                 + _estimate_trails(data, lanes))
     if not lanes:
         return "No epoch times were measured in this build"

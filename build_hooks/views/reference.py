@@ -124,8 +124,8 @@ def _measurements_of(group: str):
         for machine in machines_with:
             meta = machine.experiment(group)
             parts.append(html("<h3>{}</h3>", machine.label))
-            parts.append(note(f"bench_version {meta['bench_version']}, measured {meta['measured_at'][:16]} "
-                              f"in {meta['duration_s']:.1f} s."))
+            parts.append(note(f"Measured {meta['measured_at'][:16]} in {meta['duration_s']:.1f} s, "
+                              f"bench_version {meta['bench_version']}."))
             parts.append(experiment_table(machine, group))
             parts.append(marks_note_for(machine.measured(group)))
         short = [m for m in data.machines if group in m.unfinished]

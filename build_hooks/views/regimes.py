@@ -83,8 +83,8 @@ def regimes_summary(data: Dataset) -> str:
             else " and ".join(REGIME_WORDS[r] for r in ranked[:2]))
     fitted = cost_model.model(machine, "cpu").trained_on
     which = "fitted to this machine's steps" if fitted else "raw (too few steps to fit it)"
-    return (f"{lead} {what} ({shares} of {len(steps)}; the regime is the largest term of the cost model, "
-            f"{which}, as Predicting a step explains)")
+    return (f"{lead} {what} ({shares} of {len(steps)}). The regime is the largest term of the cost model, "
+            f"{which}, as Predicting a step explains")
 
 
 @fact
@@ -105,4 +105,5 @@ def regimes_by_width(data: Dataset) -> str:
                              + ", then ".join(REGIME_WORDS[r] for r in path[1:]) + " as the batch grows")
     if not sentences:
         raise MissingData("no classified training steps")
-    return "; ".join(sentences)
+    # One width per sentence; the first follows the page's "By width,".
+    return ". ".join([sentences[0]] + [sentence[:1].upper() + sentence[1:] for sentence in sentences[1:]])

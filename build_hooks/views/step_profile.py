@@ -71,9 +71,9 @@ def profile_summary(data: Dataset) -> str:
     profiled = {key: sum(b["stats"][key] for b in points) for key in ("median", "q1", "q3")}
     if step and stats.unpaired_ratio(profiled, step[0]["stats"]).verdict < 0:
         text += (f", {100 * total / step[0]['stats']['median']:.0f}% of the "
-                 f"{si(step[0]['stats']['median'], 's')} the training-step experiment measured for the same step "
-                 "(the rest is Python and the bookkeeping between operations)")
-    text += (f"; {untrusted.placeholder(top['params']['kind'])} took the largest share, "
+                 f"{si(step[0]['stats']['median'], 's')} the training-step experiment measured for the same step. "
+                 "The rest is Python and the bookkeeping between operations")
+    text += (f". By kind, {untrusted.placeholder(top['params']['kind'])} took the largest share, "
              f"{100 * top['stats']['median'] / total:.0f}%")
     if busiest is not top:
         text += (f", while {untrusted.placeholder(busiest['params']['kind'])} made the most calls, "

@@ -27,23 +27,27 @@ def sync_summary(data: Dataset) -> str:
         every, once = points["every_step"], points["on_device"]
         ratio = stats.paired_ratio(every, once)
         diff = every["median"] - once["median"]
-        where = (f"on the {DEVICE_NAME[device]}" if is_gpu(device) else
-                 "on the CPU, the control (its operations finish before the next one starts, so there is "
-                 "no queue for a read to drain)")
+        where = f"on the {DEVICE_NAME[device]}," if is_gpu(device) else "on the CPU, the control,"
+        control = ([] if is_gpu(device) else
+                   ["the CPU's operations finish before the next one starts, so there is no queue for a read to drain"])
         both = f"{si(every['median'], 's')} against {si(once['median'], 's')} per step"
         if ratio.verdict == 0:
-            parts.append(f"{where}, reading the loss every step took about the same time as keeping it "
-                         f"on the device ({both}; {stats.SAME_MEANS})")
+            parts.append(f"{where} reading the loss every step took about the same time as keeping it "
+                         f"on the device ({both})")
+            parts += control + [stats.SAME_MEANS]
         else:
-            parts.append(f"{where}, reading the loss every step {'cost' if diff > 0 else 'saved'} "
+            parts.append(f"{where} reading the loss every step {'cost' if diff > 0 else 'saved'} "
                          f"{si(abs(diff), 's')} per step ({both}, {times_with_interval(ratio)} the time of "
-                         "keeping it on the device)"
-                         + ("" if is_gpu(device) else ": with nothing queued, that is the read's own work (a "
-                            "Python number made from a tensor) or the machine changing state between the two, "
-                            "not a wait"))
+                         "keeping it on the device)")
+            parts += control
+            if not is_gpu(device):
+                parts.append("with nothing queued, that is the read's own work (a Python number made from a "
+                             "tensor) or the machine changing state between the two, not a wait")
     if not machine.gpu_device(GROUP):
-        parts.append("no GPU was measured, so the wait this pitfall is about was not measured here")
-    return "; ".join(parts) + "." + _controls_elsewhere(data, machine)
+        parts.append("no measurement here ran on a GPU, so the wait this pitfall is about was not measured")
+    # One idea per sentence: the first follows the page's "Measured here:", the others start capitalised.
+    return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]]) + "." + _controls_elsewhere(
+        data, machine)
 
 
 def _controls_elsewhere(data: Dataset, host) -> str:
@@ -60,5 +64,5 @@ def _controls_elsewhere(data: Dataset, host) -> str:
                        f"{si(points['on_device']['median'], 's')}, {times_with_interval(ratio)})")
     if not off:
         return ""
-    return (" On " + listing(off) + " the CPU's two ways differed beyond the spread; with no queue to drain, that "
-            "can only be the machine changing state between them, so it says nothing about synchronisation.")
+    return (" On " + listing(off) + " the CPU's two ways differed beyond the spread. With no queue to drain, that "
+            "can only be the machine changing state between them. So it says nothing about synchronisation.")

@@ -68,7 +68,12 @@ def threads_summary(data: Dataset) -> str:
             continue
         parts.append(f"at batch {batch} ({si(one['median'], 's')} a step with one thread, "
                      f"{si(theirs['median'], 's')} with {most}), {verdict}")
-    return "; ".join(parts + ([_open_question(open_batches, most)] if open_batches else [])) + "."
+    return _sentences(parts + ([_open_question(open_batches, most)] if open_batches else [])) + "."
+
+
+def _sentences(parts: list[str]) -> str:
+    """Clauses as sentences: the first as it is (it follows the page's colon), the others capitalised."""
+    return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]])
 
 
 def _open_question(batches: list[tuple], most: int) -> str:
@@ -81,10 +86,10 @@ def _open_question(batches: list[tuple], most: int) -> str:
     plural = len(batches) > 1
     return (f"at batch {names} the {most}-thread point{'s' if plural else ''} disagree{'' if plural else 's'} with "
             f"the training-step experiment's faster measurement{'s' if plural else ''} of the same configuration "
-            f"({pairs}; About the data): the machine changed state during this experiment, so its points may come "
-            f"from different states and it cannot say which is faster there. One thread ({ones}) would count only "
-            "by beating the training step's time, the likelier one since interference only slows a run, and "
-            f"{'it does not' if not plural else 'it does not at any of them'}")
+            f"({pairs}; About the data). The machine changed state during this experiment. Its points may come "
+            f"from different states, so it cannot say which is faster there. One thread ({ones}) would count only "
+            "by beating the training step's time, the likelier one since interference only slows a run. "
+            f"{'One thread does not beat it' if not plural else 'One thread does not beat it at any of them'}")
 
 
 def _trusted_twins(machine) -> dict[int, dict]:
@@ -130,13 +135,15 @@ def one_thread_wins(data: Dataset) -> str:
         uncounted = [str(b) for b in batches if b not in trusted and b not in by_twin]
         if uncounted:
             doubted.append(f"on {name} at batch {listing(uncounted)}")
-    text = ("one thread beat all of them beyond the measurements' spread " + "; ".join(found) if found else
+    # One place per sentence: the first follows the page's "Across this build's data,".
+    text = (". ".join(["one thread beat all of them beyond the measurements' spread " + found[0]]
+                      + [f"It also did {where}" for where in found[1:]]) if found else
             "on no machine in this build's data did one thread beat all of them in a comparison the consistency "
             "checks trust")
     if doubted:
-        text += ("; the threads experiment also has one thread ahead by its paired rounds " + listing(doubted)
-                 + ", but there its all-thread point disagrees with the same configuration in the training-step "
-                 "experiment, so the machine changed state while it ran, and the win is not counted")
+        text += (". The threads experiment also has one thread ahead by its paired rounds " + listing(doubted)
+                 + ". But there its all-thread point disagrees with the same configuration in the training-step "
+                 "experiment. So the machine changed state while it ran, and the win is not counted")
     return text
 
 

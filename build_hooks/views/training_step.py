@@ -41,9 +41,9 @@ CONTRADICTED_TITLE = "another experiment timed this configuration differently"
 
 
 def _contradicted_note() -> Html:
-    return note(f"{CONTRADICTED} another experiment's view of the same configuration contradicts this step "
-                "(see About the data): one of the two was taken in another state of the machine, so this "
-                "point is kept out of the cost model's fit.")
+    return note(f"A {CONTRADICTED} marks a step that another experiment's view of the same configuration "
+                "contradicts (see About the data). One of the two was taken in another state of the machine. So "
+                "this point is kept out of the cost model's fit.")
 
 
 def step_table(machine: Machine) -> Html:
@@ -147,8 +147,8 @@ def cpu_best_step_rate(data: Dataset) -> str:
     batch, width_reached = max(tied or [(point.batch, width)], key=lambda bw: (bw[1], bw[0]))
     if (batch, width_reached) == (point.batch, width):
         return f"{si(point.flops_per_s, 'FLOP/s')} (batch {batch}, width {width})"
-    return (f"{si(point.flops_per_s, 'FLOP/s')} (the best median, at batch {point.batch} and width {width}; batch "
-            f"{batch} at width {width_reached} is the largest step that reaches this rate within the spread)")
+    return (f"{si(point.flops_per_s, 'FLOP/s')} (best median: batch {point.batch}, width {width}; largest step "
+            f"reaching it within the spread: batch {batch}, width {width_reached})")
 
 
 @fact
@@ -174,8 +174,9 @@ def crossover_summary(data: Dataset) -> str:
         for width in analysis.widths(machine):
             batch = analysis.crossover_batch(machine, width)
             parts.append(f"width {width}: " + (f"from batch {batch}" if batch else "never, in the measured range"))
+        by_width = "; ".join(parts)  # a sentence of its own, after the one that says what it lists
         sentences.append(f"On {untrusted.placeholder(machine.label)} the GPU step is faster than the CPU step, beyond "
-                         "the spread and at every larger batch, for " + "; ".join(parts) + ".")
+                         f"the spread and at every larger batch, as follows. {by_width[:1].upper()}{by_width[1:]}.")
     hidden = sum(1 for m in data.with_experiment(STEP) if m.gpu_device(STEP))  - len(sentences)
     if hidden:
         sentences.append(f"{hidden} more GPU machine{'s are' if hidden != 1 else ' is'} in the gallery.")

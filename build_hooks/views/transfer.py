@@ -77,5 +77,5 @@ def transfer_summary(data: Dataset) -> str:
     size = max(pinned)
     return (f"On {untrusted.placeholder(gpu.label)}, copying {si(size, 'B')} to the GPU reached "
             f"{si(pinned[size], 'B/s')} from pinned memory and {si(pageable[size], 'B/s')} from "
-            f"pageable memory; a {si(min(pinned), 'B')} copy reached only "
+            f"pageable memory. A {si(min(pinned), 'B')} copy reached only "
             f"{si(pinned[min(pinned)], 'B/s')}, because every copy has a fixed cost.")

@@ -195,12 +195,12 @@ def transformer_steps(data: Dataset) -> Html:
         caption = (f"{MODEL['LAYERS']} blocks, {MODEL['HEADS']} heads, vocabulary {MODEL['VOCAB']}; FLOPs counted "
                    "analytically (6N per token plus attention); the matmul rate is gemm_rate's at the equivalent "
                    "square size of the block's widest product")
-        roof = (f"; dotted in the right panel: this CPU's best square matrix product, {si(best, 'FLOP/s')} "
-                "(gemm_rate, measured)") if best else ""
-        lanes = ("dashed: a GPU, measured" if gpu_device else
-                 f"dotted in the left panel: the H200 model (an estimate, with a stated band "
-                 f"{gpu_estimate.BAND_WORDS})")
-        parts = figure(svg, f"Solid: CPU, measured; {lanes}{roof}. Ringed points are noisy, too few or taken "
+        roof = (f" Dotted in the right panel: this CPU's best square matrix product, {si(best, 'FLOP/s')} "
+                "(gemm_rate, measured).") if best else ""
+        lanes = ("Dashed: a GPU, measured." if gpu_device else
+                 f"Dotted in the left panel: the H200 model (an estimate, with a stated band "
+                 f"{gpu_estimate.BAND_WORDS}).")
+        parts = figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
                             "under load.") + table(head, rows, caption=caption) + marks_note_for(shown)
         return parts
     return per_machine(data, STEP, one)
@@ -219,11 +219,16 @@ def transformer_size(data: Dataset) -> str:
         n, extra = matmul_params(d_model), b["extra_info"]
         attention = extra["flops"] / (6 * n * extra["tokens"]) - 1  # what the attention term adds to 6N
         parts.append(f"at d_model {d_model}, {extra['params']:,} parameters, N = {n:,} of them in matrix products, "
-                     f"so 6N = {si(6 * n, 'FLOP')} per token; at sequence {seq} the attention term adds "
+                     f"so 6N = {si(6 * n, 'FLOP')} per token. At sequence {seq} the attention term adds "
                      f"{100 * attention:.0f}% to that ({si(extra['flops'] / extra['tokens'], 'FLOP')} per token)")
     if not parts:
         raise MissingData("no CPU transformer steps")
-    return "; ".join(parts)
+    return _sentences(parts)
+
+
+def _sentences(parts: list[str]) -> str:
+    """Clauses as sentences: the first as it is (it continues the page's sentence), the others capitalised."""
+    return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]])
 
 
 @fact
@@ -240,16 +245,16 @@ def transformer_step_summary(data: Dataset) -> str:
             continue
         grew = stats.paired_ratio(large["stats"], small["stats"])
         tokens = lambda b: b["extra_info"]["tokens"] / b["stats"]["median"]  # noqa: E731
-        time = ratio_sentence(grew, "the step time by {}", "divided the step time by {}",
+        time = ratio_sentence(grew, "multiplied the step time by {}", "divided the step time by {}",
                               "left the step time the same within the spread")
         parts.append(f"at d_model {d_model}, going from batch {small['params']['batch']} to "
                      f"{large['params']['batch']} multiplied the tokens by "
-                     f"{large['params']['batch'] // small['params']['batch']} and {time}, from "
-                     f"{si(small['stats']['median'], 's')} to {si(large['stats']['median'], 's')}, so "
+                     f"{large['params']['batch'] // small['params']['batch']}. It {time}, from "
+                     f"{si(small['stats']['median'], 's')} to {si(large['stats']['median'], 's')}. So "
                      f"throughput went from {si(tokens(small), 'tokens/s')} to {si(tokens(large), 'tokens/s')}")
     if not parts:
         raise MissingData("fewer than two CPU batches of the transformer")
-    return "; ".join(parts)
+    return _sentences(parts)
 
 
 @fact
@@ -269,11 +274,11 @@ def transformer_regimes(data: Dataset) -> str:
         ladder = (f"every batch is {regime_words(path[0])}" if len(path) == 1 else
                   f"batch {found[0][0]} is {regime_words(path[0])}, then "
                   + ", then ".join(regime_words(r) for r in path[1:]) + " as the batch grows")
-        parts.append(f"at d_model {d_model} {ladder}, reaching {100 * min(shares):.0f}% to {100 * max(shares):.0f}% "
-                     "of the matrix-product rate this CPU measured at the same size")
+        parts.append(f"at d_model {d_model} {ladder}. It reaches {100 * min(shares):.0f}% to "
+                     f"{100 * max(shares):.0f}% of the matrix-product rate this CPU measured at the same size")
     if not parts:
         raise MissingData("no CPU transformer steps")
-    return "; ".join(parts)
+    return _sentences(parts)
 
 
 @fact
@@ -290,19 +295,22 @@ def transformer_crossover(data: Dataset) -> str:
             continue
         largest = max(verdicts)
         if batch is not None:
-            parts.append(f"from batch {batch} at d_model {d_model}")
+            parts.append((d_model, f"from batch {batch}", ""))
         elif verdicts[largest] < 0:
-            parts.append(f"at no batch measured at d_model {d_model} (at batch {largest} the CPU is faster)")
+            parts.append((d_model, "at no batch measured", f" (at batch {largest} the CPU is faster)"))
         else:
-            parts.append(f"at no batch measured at d_model {d_model} (at batch {largest} the two are level "
-                         "within the spread)")
+            parts.append((d_model, "at no batch measured", f" (at batch {largest} the two are level "
+                                                           "within the spread)"))
     if not parts:
         raise MissingData("no CPU transformer steps to compare")
+    # The first size ends the sentence the page opens; each further size is a sentence of its own.
+    first = "".join(f"{where} at d_model {d_model}{why}" for d_model, where, why in parts[:1])
+    more = "".join(f". At d_model {d_model} that holds {where}{why}" for d_model, where, why in parts[1:])
     if kind == "measured":
         return (f"the measured {untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))} is faster "
-                f"than this CPU beyond both spreads {listing(parts)}")
+                f"than this CPU beyond both spreads {first}{more}")
     return (f"the {gpu_estimate.SHEET.name} ESTIMATE (a model, not a measurement) would be faster than this CPU "
-            f"beyond its stated band {listing(parts)}")
+            f"beyond its stated band {first}{more}")
 
 
 def _compile_points(machine: Machine, model: str) -> tuple[dict | None, dict[int, dict[str, dict]]]:
@@ -396,8 +404,8 @@ def compile_summary(data: Dataset) -> str:
                      f"({si(eager['stats']['median'], 's')} eager, {si(fast['stats']['median'], 's')} compiled)"
                      for batch, eager, fast, ratio in _paired(steps)]
         sentences.append(f"compiling {name} took {si(compiled['stats']['median'], 's')}, timed as its first step at "
-                         f"batch {compiled['params']['batch']} from an empty cache{caveat(compiled)}; "
-                         + ("; ".join(per_batch) or "no compiled steps were measured"))
+                         f"batch {compiled['params']['batch']} from an empty cache{caveat(compiled)}. "
+                         + (". ".join(b[0].upper() + b[1:] for b in per_batch) or "No compiled steps were measured"))
     return ". ".join(s[0].upper() + s[1:] for s in sentences)
 
 
@@ -461,9 +469,9 @@ def transformer_profile_summary(data: Dataset) -> str:
                      f"{100 * share[top]:.0f}%")
     own = [f"{untrusted.placeholder(kind)} {100 * shares['transformer'][kind]:.0f}%"
            for kind in ("attention", "normalisation") if kind in shares["transformer"]]
-    text = "; ".join(parts)
+    text = _sentences(parts)
     if own:
-        text += f"; of the transformer's, {listing(own)}"
+        text += f". Of the transformer's step, {listing(own)}"
     return text
 
 
@@ -479,6 +487,6 @@ def transformer_conditions(data: Dataset) -> str:
     if not flagged:
         return "Every point below was measured on a quiet machine, within this site's noise rules."
     loaded = sum(1 for b in flagged if b["extra_info"].get("under_load") or b["extra_info"].get("unsettled"))
-    return (f"{len(flagged)} of the {len(points)} points below carry a caveat mark ({loaded} of them measured "
-            "while other processes used the CPU or the machine changed state): read their numbers as rough, "
-            "and a re-measurement on an idle machine replaces them.")
+    return (f"Of the {len(points)} points below, {len(flagged)} carry a caveat mark ({loaded} of them measured "
+            "while other processes used the CPU or the machine changed state). Read their numbers as rough. "
+            "A re-measurement on an idle machine replaces them.")

@@ -12,23 +12,29 @@
 # # Lab: find your own crossover
 #
 # This notebook measures **your** machine the way the site measures its own, in a shorter
-# form (fewer repeats, and no waiting for a steady machine): the time to
-# train one epoch of a 512→H→10 MLP on a fixed dataset, for every batch size and layer
-# width the [race](../../race/) offers, on the CPU and on any GPU torch can use here
-# (NVIDIA's through CUDA, Apple's through MPS). It marks where the GPU starts to win,
-# checks the host→device bus (on CUDA) and fp32 against bf16 (on the CPU and CUDA), and
-# writes a results file in the project's schema that you can add to the race in your browser.
+# form: fewer repeats, and no waiting for a steady machine. It does four things:
+#
+# - It times one epoch of a 512→H→10 MLP on a fixed dataset, for every batch size and
+#   layer width the [race](../../race/) offers. It runs on the CPU and on any GPU torch can
+#   use here (NVIDIA's through CUDA, Apple's through MPS).
+# - It marks where the GPU starts to win.
+# - It checks the host→device bus (on CUDA) and fp32 against bf16 (on the CPU and CUDA).
+# - It writes a results file in the project's schema. You can add that file to the race in
+#   your browser.
 #
 # It needs only `torch`, `numpy` and `matplotlib` (`pip install torch numpy matplotlib`).
-# It is written for Python 3.10 to 3.13 and torch 2.4 or newer; the project's tests run it
-# with Python 3.11 and torch 2.13 and check that Python 3.10 to 3.13 accept its syntax. How
-# long it runs depends on the machine (the progress line says how long is left). The page
-# you are reading was produced by running it on the machine that built the site, in a run of
-# its own: on a virtual machine its times can differ from the site's tables for the same
-# configuration by a factor of two or more, and the site's tables are the ones measured for
-# the record. Download it as a notebook
-# for Jupyter or Colab ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain
-# Python script (the `.py` button above).
+# It is written for Python 3.10 to 3.13 and torch 2.4 or newer. The project's tests run it
+# with Python 3.11 and torch 2.13, and check that Python 3.10 to 3.13 accept its syntax.
+# How long it runs depends on the machine; the progress line says how long is left.
+#
+# The page you are reading was produced by running it on the machine that built the site,
+# in a run of its own. On a virtual machine, its times can differ from the site's tables
+# for the same configuration by a factor of two or more. The site's tables are the ones
+# measured for the record.
+#
+# Download it as a notebook for Jupyter or Colab
+# ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain Python script (the `.py`
+# button above).
 
 # %%
 import datetime
@@ -114,10 +120,10 @@ print(f"devices: {DEVICES}, CPU threads: {THREADS}, torch {torch.__version__}, P
 # ## Timing one epoch
 #
 # The dataset is created on the device, as it would sit after a one-off copy. GPU work is
-# asynchronous, so the clock stops only after waiting for the device to finish
+# asynchronous. So the clock stops only after waiting for the device to finish
 # (`torch.cuda.synchronize()` or `torch.mps.synchronize()`). Each point is timed once per
-# round and the rounds are interleaved, so a machine that speeds up or slows down while
-# it runs shows up as spread instead of as a false difference between points.
+# round, and the rounds are interleaved. So a machine that speeds up or slows down while
+# it runs shows up as spread, not as a false difference between points.
 
 # %%
 def synchronize(device: str) -> None:
@@ -174,8 +180,9 @@ for w in WIDTHS:
 # %% [markdown]
 # ## Where is the crossover?
 #
-# The crossover is the smallest batch from which the GPU finishes the epoch first, in
-# every round and by at least 10%, at that batch and every larger one. Without a GPU there is none to find: the plot shows the CPU alone.
+# The crossover is the smallest batch from which the GPU finishes the epoch first. It must
+# do so in every round and by at least 10%, at that batch and every larger one. Without a
+# GPU there is none to find: the plot shows the CPU alone.
 
 # %%
 def gpu_ahead(width: int, batch: int) -> bool:
@@ -317,7 +324,7 @@ for d in [d for d in DEVICES if d != "mps"]:  # torch's benchmark Timer does not
 #
 # The file follows the project's `results.schema.json` (the layout of pytest-benchmark's
 # JSON). Add it to the race in your browser ("Add your machine"). It holds only the epochs
-# and the precision check, so it is not a file for the project's `results/` folder: that
+# and the precision check. So it is not a file for the project's `results/` folder. That
 # folder takes the complete files `make measure` writes, published with
 # `python -m build_hooks.publish`, which checks them first.
 
