@@ -151,25 +151,32 @@ def why_no_transfer(machine: Machine) -> str:
     return "its GPU's copies were not measured"
 
 
-def versus_peak(rate: float, machine: Machine, fast_end: float | None = None) -> str:
+def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, explain: bool = True) -> str:
     """A rate as a percentage of the CPU's theoretical peak, "above" only when it is above.
 
     `fast_end` is the machine's best matrix-product rate at the fast end of its spread: when
     even that exceeds the peak computed from the reported clock, the cores ran faster than
     that clock (boost, or a host that changed state), so the true peak is higher and the
-    percentage overstates the fraction reached; the sentence says so.
+    percentage overstates the fraction reached; the sentence says so. With explain=False the
+    caveat is one clause: its explanation lives on the page that states it once (why-gpu).
     """
     cpu = machine.cpu
     peak = cpu["fp32_peak_flops"]
     if not peak:
         return "(this machine does not expose its clock, so no peak can be computed)"
     share = f"{100 * rate / peak:.0f}%"
-    clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
-    text = (f"above this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')} ({share} of it)" if rate > peak
-            else f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "
-                 f"the {clock} clock its operating system reports. Cores that boost above it have a higher true "
-                 "peak, so the share reached is at most this")
-    if fast_end is not None and fast_end > peak:
+    overstated = fast_end is not None and fast_end > peak
+    if rate > peak:
+        text = f"above this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')} ({share} of it)"
+    elif not explain:
+        return (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}, "
+                + ("an overstatement, since its cores beat that peak" if overstated else "at most"))
+    else:
+        clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
+        text = (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "
+                f"the {clock} clock its operating system reports. Cores that boost above it have a higher true "
+                "peak, so the share reached is at most this")
+    if overstated and explain:
         text += (f". At the fast end of their spread, this machine's matrix products reached "
                  f"{si(fast_end, 'FLOP/s')}, above that peak. So its cores ran faster than the "
                  f"{si(cpu['clock_hz'], 'Hz')} clock the operating system reports (boost clocks, or a host "

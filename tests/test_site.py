@@ -175,3 +175,16 @@ def test_warm_build_renders_without_importing_torch(tmp_path, quick_cache):
     assert result.returncode == 0 and "torch imported" not in result.stderr, result.stderr[-3000:]
 
 
+
+
+def test_no_page_scrolls_sideways_on_a_375_px_phone(browser, site_url):
+    """At 375 px no page is wider than the screen: long code lines scroll inside their block (the cheat sheet's did not)."""
+    page = browser.new_page(viewport={"width": 375, "height": 800}, is_mobile=True)
+    wide = {}
+    for path in PAGES:
+        page.goto(site_url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > 375:
+            wide[path] = width
+    page.close()
+    assert not wide, f"pages wider than a 375 px phone: {wide}"

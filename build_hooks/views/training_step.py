@@ -159,7 +159,7 @@ def cpu_best_step_fraction_of_peak(data: Dataset) -> str:
     best = analysis.best_rate(machine, "cpu")
     if best is None:
         raise MissingData("no CPU training-step rate")
-    return versus_peak(best[0].flops_per_s, machine, analysis.gemm_rate_fast_end(machine))
+    return versus_peak(best[0].flops_per_s, machine, analysis.gemm_rate_fast_end(machine), explain=False)
 
 
 @fact
