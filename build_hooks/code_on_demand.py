@@ -51,7 +51,7 @@ def extract(html: str, site_dir: Path, root: str) -> str:
             target.write_text(_PAGE.format(listing), encoding="utf-8")
         href = f"{root}{FOLDER}/{name}"
         return (f'<div class="crossover-code__listing" data-listing="{href}"><p><a href="{href}">'
-                "Open the source listing</a> (it appears here when opened, where scripts run)</p></div>")
+                "Open the source listing</a> (it appears here when opened, where scripts run).</p></div>")
 
     html, moved_count = _LISTING.subn(moved, html)
     html, tabs_moved = _TAB_LISTING.subn(lambda m: m.group(1) + holder(m.group(2)) + m.group(3), html)

@@ -63,11 +63,12 @@ class Estimate:
 
     @property
     def source(self) -> str:
-        host = (f"per operation this host's own {self.host_op_s * 1e6:.1f} µs" if self.host_measured
-                else "this host's per-operation cost was not measured, so only the launches are charged")
-        return (f"{self.sheet.source}; {host}; per kernel launch {LAUNCH_HOST_S * 1e6:g} µs ({LAUNCH_SOURCE}); "
-                f"assumed {LAUNCH_S * 1e6:g} µs per kernel on the device and {TILE}×{TILE} output tiles; "
-                f"unvalidated, stated band {BAND_WORDS}")
+        # Short sentences, one input each: a caption readers scan, not a clause list.
+        host = (f"Per operation: this host's own {self.host_op_s * 1e6:.1f} µs" if self.host_measured
+                else "This host's per-operation cost was not measured, so only the launches are charged")
+        return (f"{self.sheet.source}. {host}. Per kernel launch on the host: {LAUNCH_HOST_S * 1e6:g} µs "
+                f"({LAUNCH_SOURCE}). Assumed: {LAUNCH_S * 1e6:g} µs per kernel on the device, {TILE}×{TILE} "
+                f"output tiles. Unvalidated; stated band {BAND_WORDS}")
 
     def achievable_rate(self, batch: int, width: int) -> float:
         """The datasheet rate times the share of SMs the step's widest product can occupy; a step

@@ -64,7 +64,7 @@ def test_the_race_lane_carries_the_stated_asymmetric_band():
             assert point["q1"] == pytest.approx(max(point["seconds"] * gpu_estimate.FASTER, floor))
             assert point["q3"] == pytest.approx(point["seconds"] * gpu_estimate.SLOWER)
             assert point["seconds"] / point["q1"] < point["q3"] / point["seconds"]  # lopsided, as the risk is
-    assert "unvalidated" in lane["source"] and "PETSc" in lane["source"]
+    assert "Unvalidated" in lane["source"] and "PETSc" in lane["source"]
     assert lane["band"] == [gpu_estimate.FASTER, gpu_estimate.SLOWER]
 
 

@@ -126,3 +126,19 @@ def test_focus_rings_are_visible_at_three_to_one(browser, site_url, scheme):
             weak[f"{path} {focus}"] = round(ratio, 2)
     page.close()
     assert not weak, weak
+
+
+def test_a_secondary_button_under_the_pointer_keeps_its_text_readable_in_dark_mode(browser, site_url):
+    """Hovered in the dark scheme, a secondary button's text contrasts 4.5:1 with the amber the theme fills it with."""
+    import re
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    page.goto(site_url + "race/")
+    button = page.locator("#race-reset")
+    button.hover()
+    page.wait_for_timeout(400)  # the theme's colour transition
+    colours = button.evaluate("b => [getComputedStyle(b).color, getComputedStyle(b).backgroundColor]")
+    page.close()
+    text, fill = ([float(c) for c in re.findall(r"[\d.]+", colour)] for colour in colours)
+    assert len(fill) < 4 or fill[3] > 0.9, colours  # an opaque fill, or the check compares against nothing
+    assert contrast(text, fill) >= 4.5, colours
