@@ -52,6 +52,37 @@ def versus(a: dict, b: dict) -> tuple[int, float]:
             max(a["seconds"], b["seconds"]) / min(a["seconds"], b["seconds"]))
 
 
+def matchup(race: dict, width: str, batch: str) -> dict | None:
+    """The race's one pairing at a size, as a value: the fastest GPU lane against the fastest CPU lane (an
+    estimated GPU against the CPU of the host it is modelled on), and who leads beyond both spreads (an
+    estimate's spread is its stated band). None when one kind has no point there.
+
+    leader is "GPU", "CPU" or "level"; ratio is the slower epoch over the faster."""
+    timed = sorted(((lane["epochs"][width][batch], lane) for lane in race["lanes"]
+                    if batch in lane["epochs"].get(width, {})), key=lambda pair: pair[0]["seconds"])
+    gpu = next((pair for pair in timed if pair[1]["kind"] == "GPU"), None)
+    if gpu is None:
+        return None
+    cpu = next((pair for pair in timed if pair[1]["kind"] == "CPU"
+                and (not gpu[1]["estimate"] or pair[1]["machine_id"] == gpu[1]["machine_id"])), None)
+    if cpu is None:
+        return None
+    ahead, ratio = versus(gpu[0], cpu[0])
+    return {"leader": "GPU" if ahead < 0 else "CPU" if ahead > 0 else "level", "ratio": ratio,
+            "gpu": gpu[1], "cpu": cpu[1], "estimate": gpu[1]["estimate"]}
+
+
+def verdicts(race: dict) -> dict[tuple[int, int], dict]:
+    """Every (width, batch) the race can pair a CPU and a GPU at, with its matchup."""
+    found = {}
+    for width in race["widths"]:
+        for batch in race["batches"]:
+            pairing = matchup(race, str(width), str(batch))
+            if pairing is not None:
+                found[(width, batch)] = pairing
+    return found
+
+
 def _lane(index: int, machine: Machine, device: str) -> dict:
     epochs: dict[str, dict[str, dict]] = {}
     for bench in machine.measured(EPOCH, device=device):

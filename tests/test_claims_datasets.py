@@ -80,6 +80,25 @@ def test_race_guide_names_the_winner_the_data_shows(case, smallest, largest):
     """The race guide's computed sentences name the device that finished first at batch 1 and 256."""
     race = rendered(case)["race.md"]
     first_at = {line.split("at batch ")[1].split(" ")[0]: line for line in race.split("\n")
-                if "finishes first" in line}
+                if "finishes first" in line and "at batch " in line}  # not the verdict grid's count
     assert smallest in first_at["1"].split("finishes first")[0].split("width 32,")[1]
     assert largest in first_at["256"].split("finishes first")[0].split("width 32,")[1]
+
+
+@pytest.mark.parametrize("case, summary, leaders", [
+    ("gpu slower everywhere", "A CPU finishes first at all", {"CPU"}),
+    ("gpu faster everywhere", "A GPU finishes first at all", {"GPU"}),
+    ("crossover at 64", "Of the", {"CPU", "GPU"}),
+])
+def test_the_verdict_grid_and_its_sentence_follow_the_data(case, summary, leaders):
+    """The home page's verdict grid names the leader the epochs show at each setting, and its sentence counts them."""
+    from build_hooks import race
+
+    data = dataset_for(case)
+    found = race.verdicts(race.race_data(data))
+    assert {pairing["leader"] for pairing in found.values()} == leaders
+    if case == "crossover at 64":  # the GPU's flat 5 ms step against the CPU's 0.1 ms a sample
+        assert found[(32, 1)]["leader"] == "CPU" and found[(32, 256)]["leader"] == "GPU"
+    home = rendered(case)["index.md"]
+    assert summary in home and "verdict-grid" in home
+    assert "race/?batch=256&amp;width=32" in home  # each cell opens the race at its setting

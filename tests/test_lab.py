@@ -36,8 +36,9 @@ def test_notebook_executes_in_quick_mode_and_writes_a_valid_results_file(tmp_pat
     assert doc["mode"] == "quick" and "epoch_time" in doc["experiments"]
     from build_hooks import provenance
     assert doc["machine_id"] == provenance.machine_id(doc["machine_info"])  # one machine, one id
-    epoch = {b["params"]["batch"]: b["stats"]["median"] for b in doc["benchmarks"] if b["group"] == "epoch_time"}
-    assert epoch[1] > 2 * epoch[16]  # 512 one-sample steps against 32 steps: the loop really is rows / batch
+    # What an epoch is, not how long it took (a timing ratio depends on the machine and its load): rows / batch steps.
+    epochs = [b for b in doc["benchmarks"] if b["group"] == "epoch_time"]
+    assert epochs and all(b["extra_info"]["steps"] == -(-b["params"]["rows"] // b["params"]["batch"]) for b in epochs)
     every = [o for c in notebook.cells for o in c.get("outputs", [])]
     outputs = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in every)
     assert "per epoch" in outputs and f"Your results file is {files[0].name}" in outputs

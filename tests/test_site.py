@@ -188,3 +188,24 @@ def test_no_page_scrolls_sideways_on_a_375_px_phone(browser, site_url):
             wide[path] = width
     page.close()
     assert not wide, f"pages wider than a 375 px phone: {wide}"
+
+
+FIRST_SCREEN = [  # page, what a reader must see on the first screen, the viewport
+    ("", "#verdict-grid", (1366, 768)), ("", "article a[href^='race/']", (1366, 768)),
+    ("race/", "#race-start", (1366, 768)), ("race/", "#race-start", (375, 667)),
+    ("batch-size/", "article figure", (1366, 768)), ("why-gpu/", "article figure", (1366, 768)),
+]
+
+
+@pytest.mark.parametrize("path, what, viewport", FIRST_SCREEN)
+def test_each_page_opens_with_its_answer(browser, site_url, path, what, viewport):
+    """The first screen holds the page's key table, figure or control, as published (the tests' quick-mode warning,
+    which a published site never shows, is taken out before measuring)."""
+    width, height = viewport
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(site_url + path)
+    page.evaluate("document.querySelectorAll('.crossover-quick').forEach(e => e.remove())")
+    page.wait_for_selector(what, state="visible")
+    top = page.locator(what).first.evaluate("e => e.getBoundingClientRect().top + scrollY")
+    page.close()
+    assert top < height, f"{what} on {path or 'home'} starts at {top:.0f} px, below the first {height} px"

@@ -369,3 +369,20 @@ def test_the_chart_caption_is_read_once(browser, site_url):
     assert name and caption and caption not in name and len(name) < len(caption)
     assert errors == []
     page.close()
+
+
+def test_a_verdict_cell_on_home_opens_the_race_at_its_setting(browser, site_url):
+    """Following a cell of home's verdict grid sets the race's batch and width from the link; a bad value is ignored."""
+    page = browser.new_page()
+    page.goto(site_url)
+    cell = page.locator("#verdict-grid a.verdict").last
+    href = cell.get_attribute("href")
+    batch, width = re.search(r"race/\?batch=(\d+)&width=(\d+)", href).groups()
+    cell.click()
+    page.wait_for_selector("#race:not([hidden])")
+    assert page.locator("#race-batch-value").text_content() == batch
+    assert page.locator("#race-width").input_value() == width
+    page.goto(site_url + "race/?batch=3&width=<b>")  # neither exists: the defaults stay
+    page.wait_for_selector("#race:not([hidden])")
+    assert page.locator("#race-batch-value").text_content() != "3"
+    page.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import gate, gpu_estimate, plots, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
-from build_hooks.render import Html, figure, listing, missing, multiple, si
+from build_hooks.render import SITE_ROOT, Html, figure, html, listing, missing, multiple, note, si, table
 
 PREFERRED_WIDTH = 32  # the small network the lessons use, when it was measured
 
@@ -47,6 +47,65 @@ def race_chart_static(data: Dataset) -> Html:
                                 "log scales; the tables below have the numbers.", size=(4.4, 3.4), legend_columns=1)
     return figure(svg, f"The race's epochs at width {width}, drawn when the site was built. Solid: CPU; "
                        "dashed: GPU; dotted: an estimate, not a measurement. The tables below give every width.")
+
+
+@section
+def verdict_grid(data: Dataset) -> Html:
+    """The race's verdict at every width and batch, as a grid of links: which device finishes an epoch first
+    (race.matchup: CPU, GPU or level) and by how much; each cell opens the race at that setting."""
+    race_data = race.race_data(data)
+    found = race.verdicts(race_data)
+    if not found:
+        return missing("No CPU and GPU pair has epoch times at the same setting yet, so there is no verdict.")
+    batches = [b for b in race_data["batches"] if any((w, b) in found for w in race_data["widths"])]
+    rows = []
+    for width in race_data["widths"]:
+        if any((width, b) in found for b in batches):
+            rows.append([html("width {}", width)] + [_verdict_cell(found.get((width, b)), width, b) for b in batches])
+    estimates = sorted({pair["gpu"]["label"] for pair in found.values() if pair["estimate"]})
+    caption = "Who finishes one epoch first, by hidden width and batch size. Each cell opens the race there."
+    notes = [note("Level: the gap is inside the measurements' spread, or inside an estimate's stated band "
+                  f"({gpu_estimate.BAND_WORDS}).")]
+    if estimates:
+        notes.append(note(html("The GPU here is {}: an estimate, not a measurement.", listing(estimates))))
+    return table(["hidden width"] + [f"batch {b}" for b in batches], rows, caption=caption,
+                 table_id="verdict-grid") + Html("").join(notes)
+
+
+def _verdict_cell(pairing: dict | None, width: int, batch: int) -> Html:
+    if pairing is None:
+        return html("not raced")
+    leader = pairing["leader"]
+    text = html("{}<br><small>{}</small>", leader, multiple(pairing["ratio"])) if leader != "level" else html("level")
+    label = (f"{leader} first at width {width}, batch {batch}" if leader != "level"
+             else f"level at width {width}, batch {batch}")
+    return html('<a class="verdict verdict--{}" href="{}race/?batch={}&amp;width={}" aria-label="{}">{}</a>',
+                leader.lower(), Html(SITE_ROOT), batch, width, label, text)
+
+
+@fact
+def race_verdict_summary(data: Dataset) -> str:
+    """One sentence: at how many of the raced settings the GPU leads, the CPU leads, or neither does."""
+    found = race.verdicts(race.race_data(data))
+    if not found:
+        raise MissingData("no CPU and GPU pair at the same setting")
+    count = {leader: sum(p["leader"] == leader for p in found.values()) for leader in ("GPU", "CPU", "level")}
+    labels = {p["gpu"]["label"] for p in found.values()}
+    estimated = all(p["estimate"] for p in found.values())
+    gpu = (f"the estimated {untrusted.placeholder(next(iter(labels)))}" if estimated and len(labels) == 1
+           else "a GPU")
+    n = len(found)
+    every = "the one setting" if n == 1 else f"all {n} settings"
+    if count["level"] == n:
+        return f"At {every} raced, the CPU and the GPU are too close to call"
+    for leader, who in (("GPU", gpu), ("CPU", "a CPU")):
+        if count[leader] == n:
+            return f"{who[:1].upper()}{who[1:]} finishes first at {every} raced"
+    parts = [text for k, text in ((count["GPU"], f"{gpu} finishes first at {count['GPU']}"),
+                                  (count["CPU"], f"a CPU at {count['CPU']}"),
+                                  (count["level"], f"{count['level']} {'is' if count['level'] == 1 else 'are'} "
+                                                   "too close to call")) if k]
+    return f"Of the {n} settings raced, " + ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _lane_name(lane: dict) -> str:

@@ -73,6 +73,16 @@
     }
     fillMachines();
 
+    // A link such as race/?batch=64&width=512 (the verdict grid's cells) opens the race at that setting;
+    // a value the race does not have is ignored.
+    function fromLink() {
+      var params = new URLSearchParams(location.search);
+      var b = data.batches.indexOf(Number(params.get("batch")));
+      if (params.get("batch") !== null && b >= 0) batchInput.value = String(b);
+      var w = params.get("width");
+      if (w !== null && data.widths.map(String).indexOf(w) >= 0) widthSelect.value = w;
+    }
+
     function batch() { return data.batches[Number(batchInput.value)]; }
     function width() { return widthSelect.value; }
     function activeLanes() {
@@ -395,6 +405,7 @@
       });
     });
     var initialWidth = widthSelect.value;
+    fromLink();
     root.hidden = false;
     update();
 
