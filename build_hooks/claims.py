@@ -18,7 +18,7 @@ from pathlib import Path
 from build_hooks import page, store, untrusted
 from build_hooks.dataset import Dataset, Machine
 
-MEASURED = re.compile(r"\d[\d,]*(?:\.\d+)?\s?(?:[kMGTmµn]?(?:FLOP/s|B/s|samples/s|tokens/s|s|B|Hz)\b|×|%"
+MEASURED = re.compile(r"\d[\d,]*(?:\.\d+)?\s?(?:[kMGTmµn]?(?:FLOP/s|FLOP|B/s|samples/s|tokens/s|s|B|Hz)\b|×|%"
                       r"|(?:years|days|hours|minutes)\b)")
 TAG = re.compile(r"<[^>]+>")
 

@@ -277,3 +277,20 @@ def test_an_unfinished_experiment_is_shown_as_not_measured_with_why():
     assert "not measured (why)" in machines and "grad_accumulation: failed: &lt;b&gt;RuntimeError" in machines
     listing = page.render_section("measurements_grad_accumulation", data)
     assert "Not measured on NVIDIA H200" in listing and "&lt;b&gt;RuntimeError&lt;/b&gt;" in listing
+
+
+def test_the_break_even_work_is_a_fixed_cost_times_a_peak():
+    """The one number: the CPU's per-operation cost × its best matrix-product rate, and the estimated GPU's issuing
+    (that cost plus the published launch) × its datasheet FP32 peak, each stated with its two factors."""
+    from build_hooks import analysis
+    from build_hooks import gpu_estimate as gpu_model
+    from build_hooks.render import si
+    from conftest import complete_doc
+
+    machine = Machine(complete_doc(), "f", "t")
+    text = page.render_fact("break_even_work", Dataset([machine]))
+    op, rate = gpu_model.host_op_seconds(machine), max(analysis.gemm_rates(machine, "cpu").values())
+    peak = gpu_model.SHEET.fp32_flops
+    issue = op + gpu_model.LAUNCH_HOST_S
+    assert f"about {si(op * rate, 'FLOP')} before" in text and f"{si(op, 's')} × {si(rate, 'FLOP/s')}" in text
+    assert f"about {si(issue * peak, 'FLOP')}." in text and f"{si(peak, 'FLOP/s')} FP32 peak" in text

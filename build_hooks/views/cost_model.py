@@ -269,3 +269,24 @@ def gpu_estimate_reading(data: Dataset) -> str:
              for batch, cpu, step in (shown[0], shown[-1])]
     parts = list(dict.fromkeys(parts))
     return f"at width {widest}: " + ". ".join([parts[0]] + ["A" + part[1:] for part in parts[1:]])
+
+
+@fact
+def break_even_work(data: Dataset) -> str:
+    """The one number behind the crossover: the work one operation needs before its arithmetic outlasts its fixed
+    cost, a fixed cost per operation times a peak rate. For this build's CPU: its per-operation cost (fitted, as
+    the estimate charges it) times its best matrix-product rate; for the estimated GPU: that issuing plus a launch,
+    times the datasheet's FP32 peak. Two sentences."""
+    host = data.host or first_with(data, analysis.STEP)
+    op = gpu_model.host_op_seconds(host)
+    rates = analysis.gemm_rates(host, "cpu")
+    gpu = gpu_model.for_host(host)
+    if op is None or not rates or gpu is None or not gpu.sheet.fp32_flops:
+        raise MissingData("no per-operation cost, matrix-product rate or GPU estimate")
+    rate = max(rates.values())
+    issue = op + gpu_model.LAUNCH_HOST_S
+    return (f"On this build's CPU, an operation must do about {si(op * rate, 'FLOP')} before its arithmetic outlasts "
+            f"its fixed cost: {si(op, 's')} × {si(rate, 'FLOP/s')}. On the estimated {gpu.name}, it must do about "
+            f"{si(issue * gpu.sheet.fp32_flops, 'FLOP')}. That is {si(issue, 's')} to issue it ({si(op, 's')} here "
+            f"plus a published {si(gpu_model.LAUNCH_HOST_S, 's')} launch) × its datasheet's "
+            f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} FP32 peak")

@@ -110,10 +110,10 @@ def _trusted_twins(machine) -> dict[int, dict]:
 
 @fact
 def one_thread_wins(data: Dataset) -> str:
-    """Across every machine that measured threads: where one thread beat all of them beyond the
-    spread, at which batches (or that it never did)."""
+    """Across the machines a lesson page draws (dataset.shown: fifty committed files must not make fifty
+    sentences): where one thread beat all of them beyond the spread, at which batches (or that it never did)."""
     found, doubted = [], []
-    for machine in data.with_experiment(GROUP):
+    for machine in data.shown(GROUP):
         took = {(b["params"]["batch"], b["params"]["threads"]): b for b in machine.measured(GROUP)}
         most = max(t for _, t in took)
         batches = [batch for batch in sorted({b for b, _ in took})
@@ -138,7 +138,7 @@ def one_thread_wins(data: Dataset) -> str:
     # One place per sentence: the first follows the page's "Across this build's data,".
     text = (". ".join(["one thread beat all of them beyond the measurements' spread " + found[0]]
                       + [f"It also did {where}" for where in found[1:]]) if found else
-            "on no machine in this build's data did one thread beat all of them in a comparison the consistency "
+            "on none of them did one thread beat all of them in a comparison the consistency "
             "checks trust")
     if doubted:
         text += (". The threads experiment also has one thread ahead by its paired rounds " + listing(doubted)
