@@ -8,6 +8,7 @@ defines plan() and measure(). It may declare, as plain literals:
     EXTRA_INFO = {"flops": "FLOP"}         extra_info keys every measured point carries
     EXTRA_INFO_OPTIONAL = {"n": "count"}   keys some points carry
     POINT_TIMEOUT_S = 600                  a longer budget per point than the default
+    UNIT = "bytes"                         what each point's stats measure (default "s": seconds)
     DEVICES = ["cpu", "cuda", "mps"]       the device kinds it can measure (default: CPU and CUDA)
     GPU_SLOT = False                       left out of a GPU machine's time-limited slot (the
                                            build host measures it; see suite()); the default
@@ -121,6 +122,11 @@ def extra_info_spec(name: str) -> tuple[dict[str, str], dict[str, str]]:
             raise ValueError(f"snippets/{name}.py declares extra_info '{key}' in unit '{unit}'; "
                              f"units are {', '.join(sorted(UNITS))}")
     return required, optional
+
+
+def unit(name: str) -> str:
+    """The unit an experiment's points are measured in: seconds unless its snippet declares UNIT."""
+    return declared(name).get("UNIT", "s")
 
 
 def check_extra_info(name: str, extra: dict, measured: bool = True) -> str | None:

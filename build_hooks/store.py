@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
+import functools
 import json
 import math
 import os
@@ -132,6 +133,19 @@ def validate(doc: object, path: Path | str) -> None:
         raise ResultsError(path, problem.field, f"{words}: {problem.what}" if words else problem.what) from None
 
 
+def _whole_pattern(validator, pattern: str, instance: object, schema: dict):
+    """The schema's "pattern", matched against the whole string. Python's `$` also matches before a final
+    newline (ECMA's does not), so "id\n" would pass `^[a-z0-9-]+$` and name a second, different machine."""
+    if isinstance(instance, str) and not re.search(pattern.removesuffix("$") + r"\Z", instance):
+        yield jsonschema.exceptions.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@functools.lru_cache(maxsize=1)
+def _validator():
+    """Draft 2020-12 with every pattern a full match."""
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _whole_pattern})
+
+
 def _validate(doc: object) -> None:
     if not isinstance(doc, dict):
         raise _Problem("$", f"expected a JSON object at the top level; this is not a Crossover results file: "
@@ -139,9 +153,7 @@ def _validate(doc: object) -> None:
     _check_origin(doc)
     # Without jsonschema (a measuring-only machine) the checks below still run; the site
     # build, which always has it, validates every file against the schema again.
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema()).iter_errors(doc)
-    ) if jsonschema else None
+    error = jsonschema.exceptions.best_match(_validator()(schema()).iter_errors(doc)) if jsonschema else None
     if error is not None:
         error = _alternative_meant(error)
         raise _Problem(error.json_path, schema_problem(error), _description(error.schema))
@@ -324,6 +336,7 @@ def _check_consistency(doc: dict) -> None:
         if bench["group"] not in experiments:
             raise _Problem(f"{where}.group", f"{quote(bench['group'])} has no entry in the file's experiments; "
                                              f"{REMEASURE}")
+        _check_unit(bench, f"{where}.unit")
         _check_params(bench, f"{where}.params")
         _check_extra_info(bench, f"{where}.extra_info")
         if bench.get("stats") is not None:  # None: an out-of-memory point, recorded with no timing
@@ -340,9 +353,24 @@ def _check_stats(bench: dict, where: str) -> None:
         if not low <= value <= high:
             raise _Problem(field, f"{quote(value)} {unit} is outside [{low:g}, {high:g}] {unit}, the range of "
                                   f"anything a machine measures; {REMEASURE}")
+    if not stats["min"] <= stats["q1"] <= stats["median"] <= stats["q3"] <= stats["max"]:
+        raise _Problem(f"{where}.median", f"the quartiles are out of order: min {quote(stats['min'])}, q1 "
+                                          f"{quote(stats['q1'])}, median {quote(stats['median'])}, q3 "
+                                          f"{quote(stats['q3'])}, max {quote(stats['max'])} must not decrease; "
+                                          f"{REMEASURE}")
     if not stats["min"] <= stats["median"] <= stats["max"]:
         raise _Problem(f"{where}.median", f"{quote(stats['median'])} is outside [min, max] = "
                                           f"[{quote(stats['min'])}, {quote(stats['max'])}]; {REMEASURE}")
+
+
+def _check_unit(bench: dict, where: str) -> None:
+    """A point is in its experiment's unit: another unit would move its timings out of reach of the bounds
+    (an epoch 'in count' of 1e15 is not a count, it is a 1e15 s epoch)."""
+    from build_hooks import experiments
+
+    if bench["group"] in experiments.REGISTRY and bench["unit"] != experiments.unit(bench["group"]):
+        raise _Problem(where, f"{quote(bench['unit'])} is not the unit of experiment {bench['group']}: its "
+                              f"points are measured in {experiments.unit(bench['group'])}; {REMEASURE}")
 
 
 def _check_params(bench: dict, where: str) -> None:
@@ -562,9 +590,10 @@ def _try_lock(fd: int, fcntl) -> bool:
 
 
 def _holder(folder: Path) -> str:
-    """Who holds the lock, as its holder recorded it."""
+    """Who holds the lock, as its holder recorded it: printed to a terminal, so its control characters are shown
+    as escapes (a command line can hold a screen clear)."""
     try:
-        info = json.loads((folder / LOCK_HOLDER).read_text())
-        return f"process {info['pid']} ({info['command']}) since {info['since']}"
+        info = json.loads((folder / LOCK_HOLDER).read_text()[:4096])
+        return untrusted.terminal(f"process {info['pid']} ({str(info['command'])[:200]}) since {info['since']}")
     except (OSError, ValueError, KeyError, TypeError):
         return "holder unknown"

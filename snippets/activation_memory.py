@@ -21,6 +21,7 @@ except ImportError:
 
 NAME = "activation_memory"
 BENCH_VERSION = 2
+UNIT = "bytes"  # the saved activations' size, not a time
 PARAMS = {"batch": "positive"}
 ROUNDS = 1  # byte counts, not timings: one round is exact
 EXTRA_INFO = {"weight_bytes": "B"}

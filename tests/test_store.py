@@ -456,3 +456,44 @@ def test_an_experiment_both_measured_and_unfinished_is_refused(tmp_path, doc):
     path.write_text(json.dumps(bad))
     with pytest.raises(store.ResultsError, match=r"unfinished\.training_step"):
         store.load(path)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("machine_id", "amd-epyc-81bd7f4baa\n"),  # Python's `$` matches before a final newline; the schema means none
+    ("group", "training_step\n"),
+])
+def test_an_identifier_with_a_trailing_newline_is_refused(doc, field, value):
+    """Every schema pattern is a whole-string match: 'id\\n' is not the machine 'id' listed a second time."""
+    if field == "machine_id":
+        doc["machine_id"] = value
+    else:
+        doc["benchmarks"][0]["group"] = value
+    with pytest.raises(store.ResultsError, match="is not allowed"):
+        store.validate(doc, "newline.json")
+
+
+def test_a_time_in_another_unit_is_refused_naming_the_point(doc):
+    """A time 'in count' of 1e15 would slip past the time bounds: a point must be in its experiment's unit."""
+    index, bench = next((i, b) for i, b in enumerate(doc["benchmarks"]) if b["unit"] == "s")
+    bench["unit"] = "count"
+    for key in ("median", "q1", "q3", "mean", "min", "max"):
+        bench["stats"][key] = 1e15
+    with pytest.raises(store.ResultsError, match=rf"not the unit of experiment {bench['group']}.*benchmarks\[{index}\]\.unit"):
+        store.validate(doc, "units.json")
+
+
+def test_quartiles_out_of_order_are_refused(doc):
+    """q1 above the median (or the median above q3) is no distribution a timer produces."""
+    stats = doc["benchmarks"][0]["stats"]
+    stats["q1"], stats["q3"] = stats["median"] * 1.5, stats["median"] * 0.5
+    stats["min"], stats["max"] = min(stats["min"], stats["q3"]), max(stats["max"], stats["q1"])
+    with pytest.raises(store.ResultsError, match="quartiles are out of order"):
+        store.validate(doc, "quartiles.json")
+
+
+def test_the_lock_holders_command_reaches_the_terminal_escaped(tmp_path):
+    """A waiter prints who holds the lock; escape sequences in the holder's note are shown, never sent."""
+    (tmp_path / store.LOCK_HOLDER).write_text(json.dumps(
+        {"pid": 1, "command": "python \x1b[2J\x1b[H cleared", "since": "2026-12-02T10:00:00+00:00"}))
+    said = store._holder(tmp_path)
+    assert "\x1b" not in said and "\\x1b[2J" in said
