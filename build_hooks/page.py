@@ -111,13 +111,22 @@ class BadData(MissingData):
 
 
 def _guarded(kind: str, name: str, view: View, data: Dataset):
+    """The view's rendering; a schema-valid file it cannot compute with raises BadData naming the files and the
+    experiment, in words, instead of a traceback that names neither (the build stops on it; claims shows it)."""
     try:
         return view(data)
     except ArithmeticError as exc:  # schema-valid but absurd: a byte count of 0, a time of 0 ...
-        group = view.__module__.rsplit(".", 1)[-1]
-        files = ", ".join(m.source for m in data.with_experiment(group)) or "the results files"
-        raise BadData(untrusted.terminal(f"the {kind} '{name}' cannot be computed from {files} ({exc}: a zero "
-                                         f"or absurd value in its {group} points)")) from None
+        raise _bad_data(kind, name, view, data, f"{exc}: a zero or absurd value in its {{group}} points") from None
+    except (LookupError, ValueError, TypeError) as exc:  # a failed, out-of-memory or absent point it needed
+        raise _bad_data(kind, name, view, data, f"{type(exc).__name__} {exc}: a point it needs is missing, failed "
+                                                f"or out of memory among its {{group}} points") from None
+
+
+def _bad_data(kind: str, name: str, view: View, data: Dataset, why: str) -> BadData:
+    group = view.__module__.rsplit(".", 1)[-1]
+    files = ", ".join(m.source for m in data.with_experiment(group)) or ", ".join(m.source for m in data.machines)
+    return BadData(untrusted.terminal(f"the {kind} '{name}' cannot be computed from {files or 'the results files'} "
+                                      f"({why.replace('{group}', group)})"))
 
 
 def render_fact(name: str, data: Dataset) -> str:
