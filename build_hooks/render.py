@@ -16,6 +16,7 @@ it. In Markdown, strings from results files go through `untrusted.placeholder`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 from markupsafe import Markup as Html
@@ -368,6 +369,24 @@ def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) ->
         heading = html("<p><strong>{}</strong></p>", machine.label) if len(machines) > 1 else Html("")
         parts.append(heading + render(machine) + provenance(machine, data.host))
     return join(parts, "\n") + more_machines(data, group)
+
+
+_PROVENANCE = re.compile(r'<p class="crossover-provenance">(Measured on <strong>.*?</strong>).*?</p>', re.S)
+
+
+def provenance_once(page_html: str) -> str:
+    """A machine's provenance line in full the first time a page shows it; after that, its name and "as above".
+    Every section states where its numbers come from, so a page of four sections over three machines said the
+    same dozen lines again (#39: caveats stated once per page). Runs on the finished page, after its sections."""
+    seen: set[str] = set()
+
+    def once(match: re.Match) -> str:
+        if match.group(0) in seen:
+            return f'<p class="crossover-provenance crossover-provenance--again">{match.group(1)}, as above.</p>'
+        seen.add(match.group(0))
+        return match.group(0)
+
+    return _PROVENANCE.sub(once, page_html)
 
 
 def more_machines(data: Dataset, group: str | None = None) -> Html:

@@ -112,3 +112,15 @@ def test_links_to_other_pages_are_made_relative_to_each_page():
     assert render.site_root_links(link, 1).startswith('<a href="../code/">')
     assert render.site_root_links(link, 2).startswith('<a href="../../code/">')
     assert "href=&quot;" + render.SITE_ROOT in render.site_root_links(link, 1)
+
+
+def test_a_machines_provenance_is_stated_once_per_page():
+    """The second identical provenance line on a page shrinks to the machine's name and 'as above'; others stay."""
+    from build_hooks import render
+
+    line = '<p class="crossover-provenance">Measured on <strong>CPU A</strong>, 2 threads; torch 2.13.</p>'
+    other = '<p class="crossover-provenance">Measured on <strong>CPU B</strong>, 4 threads; torch 2.13.</p>'
+    page = render.provenance_once(line + "<p>table</p>" + other + line + other)
+    assert page.count("2 threads") == 1 and page.count("4 threads") == 1
+    assert page.count("Measured on <strong>CPU A</strong>, as above.") == 1
+    assert page.count("Measured on <strong>CPU B</strong>, as above.") == 1

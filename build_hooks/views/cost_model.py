@@ -288,5 +288,5 @@ def break_even_work(data: Dataset) -> str:
     return (f"On this build's CPU, an operation must do about {si(op * rate, 'FLOP')} before its arithmetic outlasts "
             f"its fixed cost: {si(op, 's')} × {si(rate, 'FLOP/s')}. On the estimated {gpu.name}, it must do about "
             f"{si(issue * gpu.sheet.fp32_flops, 'FLOP')}. That is {si(issue, 's')} to issue it ({si(op, 's')} here "
-            f"plus a published {si(gpu_model.LAUNCH_HOST_S, 's')} launch) × its datasheet's "
+            f"plus a {si(gpu_model.LAUNCH_HOST_S, 's')} launch, published by PETSc) × its datasheet's "
             f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} FP32 peak")

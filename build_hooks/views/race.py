@@ -64,10 +64,10 @@ def verdict_grid(data: Dataset) -> Html:
             rows.append([html("width {}", width)] + [_verdict_cell(found.get((width, b)), width, b) for b in batches])
     estimates = sorted({pair["gpu"]["label"] for pair in found.values() if pair["estimate"]})
     caption = "Who finishes one epoch first, by hidden width and batch size. Each cell opens the race there."
-    notes = [note("Level: the gap is inside the measurements' spread, or inside an estimate's stated band "
-                  f"({gpu_estimate.BAND_WORDS}).")]
+    # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
+    notes = [note("Level: too close to call, within the spread or the estimate's band.")]
     if estimates:
-        notes.append(note(html("The GPU here is {}: an estimate, not a measurement.", listing(estimates))))
+        notes.append(note(html("GPU: {}, estimated.", listing(estimates))))
     return table(["hidden width"] + [f"batch {b}" for b in batches], rows, caption=caption,
                  table_id="verdict-grid") + Html("").join(notes)
 
