@@ -417,3 +417,12 @@ def test_an_added_file_is_announced_under_the_lanes_with_names_of_its_own(browse
     box = result.bounding_box()
     assert 0 <= box["y"] - (lanes_bottom["y"] + lanes_bottom["height"]) < 200
     watched.check_harmless()
+
+
+@pytest.mark.parametrize("text, says", [("", "the file is empty"), ("{\"a\": ", "not valid JSON")])
+def test_an_empty_or_cut_file_is_named_in_words_without_a_field_path(browser, site_url, tmp_path, text, says):
+    """An empty file is called empty (not 'Unexpected end of JSON input'); a whole-file problem shows no '(field $)'."""
+    problem, page = refused(browser, site_url, tmp_path, "empty.json", text)
+    assert says in problem and "(field $)" not in problem, problem
+    assert "Unexpected end" not in problem or says != "the file is empty", problem
+    page.close()

@@ -29,7 +29,8 @@ class FileProblem extends Error {
   /* As a reader reads it: the field in words, what is wrong and what to do, then where exactly. */
   describe() {
     const where = this.where + (this.about ? " (" + this.about + ")" : "");
-    return (where ? where + ": " : "") + this.message + " (field " + this.field + ")";
+    // "(field $)" would only say "the whole file" in a programmer's notation.
+    return (where ? where + ": " : "") + this.message + (this.field === "$" ? "" : " (field " + this.field + ")");
   }
 }
 
@@ -379,6 +380,7 @@ function crossover(cpu, gpu, batches, race) {
  * `slot` names where the lanes come from ("file" or "browser"), so both can race at once. */
 export function readResults(text, checker, race, fileName, slot = "file") {
   let doc;
+  if (!String(text).trim()) throw new FileProblem("$", "the file is empty: choose the .json file a measurement wrote");
   try {
     doc = JSON.parse(text);
   } catch (error) {
