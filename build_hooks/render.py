@@ -92,11 +92,11 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
 def _why(machine: Machine | None, groups: list[str]) -> str:
     """What the canaries say about a difference between two experiments; nothing invented."""
     if machine is None:
-        return ": the same step, timed at another moment"
+        return ". It is the same step, timed at another moment"
     moved = canary_moves(machine, list(groups))
     if moved:
         return f". Over these experiments, {' and '.join(moved)} (see About the data)"
-    return (": the same step, timed at another moment, while the canaries stayed within "
+    return (". It is the same step, timed at another moment. The canaries stayed within "
             f"{100 * (CANARY_MOVED - 1):.0f}% (see About the data)")
 
 

@@ -231,7 +231,7 @@ def test_the_estimate_trails_a_faster_cpu_at_the_sizes_named():
     lanes = [_lane("Host CPU", "host", "CPU", {1: 2.0, 2: 2.0, 4: 2.0}), estimate,
              _lane("Quick CPU", "quick", "CPU", {1: 0.1, 2: 0.1, 4: 0.9})]
     text = _estimate_trails(Dataset([]), lanes)
-    assert "At 2 of the 3 sizes raced" in text and "at width 32, batches 1 and 2" in text
+    assert "At 2 of the 3 sizes raced" in text and "at width 32 (batches 1 and 2)" in text
     assert _estimate_trails(Dataset([]), lanes[:2]) == ""
 
 

@@ -246,9 +246,10 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
                     beaten.setdefault(lane["label"], {}).setdefault(int(width), []).append(int(batch))
     if not beaten:
         return ""
-    where = "; ".join(f"{untrusted.placeholder(label)} at " + ", ".join(
-        f"width {w}, batch{'es' if len(bs) > 1 else ''} {listing([str(b) for b in sorted(bs)])}"
-        for w, bs in sorted(by.items()))
+    # One machine per sentence, its widths in brackets: a list of lists in one clause cannot be read.
+    where = ". It also holds for ".join(f"{untrusted.placeholder(label)} at " + listing([
+        f"width {w} (batch{'es' if len(bs) > 1 else ''} {listing([str(b) for b in sorted(bs)])})"
+        for w, bs in sorted(by.items())])
         for label, by in beaten.items())
     return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
             f"sooner than the estimated GPU. It leads by more than both its own spread and the estimate's band. "

@@ -38,8 +38,8 @@ def _same_configuration_note(machine) -> Html:
             pairs.append((b["stats"], twin[0]["stats"]))
     if not pairs:
         return Html("")
-    return note(f"On this machine the {most}-thread points repeat configurations its training-step "
-                f"experiment measured; they {same_configuration(pairs, machine, [GROUP, analysis.STEP])}.")
+    return note(f"The {most}-thread points repeat configurations of the training-step experiment. They "
+                f"{same_configuration(pairs, machine, [GROUP, analysis.STEP])}.")
 
 
 @fact
