@@ -2,7 +2,8 @@
 
 import pytest
 
-RANKED = [("tensor core", "gpu-anatomy/"), ("pinned", "transfer/"), ("roofline", "regimes/"), ("bf16", "mixed-precision/")]
+RANKED = [("tensor core", "gpu-anatomy/"), ("pinned", "transfer/"), ("pinned memory", "transfer/"),
+          ("roofline", "regimes/"), ("bf16", "mixed-precision/")]
 
 
 def first_results(page, site_url: str, query: str) -> list[str]:
