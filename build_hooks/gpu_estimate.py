@@ -64,7 +64,7 @@ class Estimate:
     @property
     def source(self) -> str:
         # Short sentences, one input each: a caption readers scan, not a clause list.
-        host = (f"Per operation: this host's own {self.host_op_s * 1e6:.1f} µs" if self.host_measured
+        host = (f"Per operation: this host's own {self.host_op_s * 1e6:.3g} µs" if self.host_measured
                 else "This host's per-operation cost was not measured, so only the launches are charged")
         return (f"{self.sheet.source}. {host}. Per kernel launch on the host: {LAUNCH_HOST_S * 1e6:g} µs "
                 f"({LAUNCH_SOURCE}). Assumed: {LAUNCH_S * 1e6:g} µs per kernel on the device, {TILE}×{TILE} "

@@ -86,7 +86,8 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
              if len(ratios) < len(pairs) else "differ")
     spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
               f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
-    return f"{agree} {spread}{' for the others' if len(ratios) < len(pairs) else ''}{_why(machine, groups)}"
+    rest = "" if len(ratios) == len(pairs) else " for the other" if len(ratios) == 1 else " for the others"
+    return f"{agree} {spread}{rest}{_why(machine, groups)}"
 
 
 def _why(machine: Machine | None, groups: list[str]) -> str:

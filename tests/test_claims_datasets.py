@@ -86,8 +86,8 @@ def test_race_guide_names_the_winner_the_data_shows(case, smallest, largest):
 
 
 @pytest.mark.parametrize("case, summary, leaders", [
-    ("gpu slower everywhere", "A CPU finishes first at all", {"CPU"}),
-    ("gpu faster everywhere", "A GPU finishes first at all", {"GPU"}),
+    ("gpu slower everywhere", "The CPU finishes first at all", {"CPU"}),
+    ("gpu faster everywhere", "The GPU finishes first at all", {"GPU"}),
     ("crossover at 64", "Of the", {"CPU", "GPU"}),
 ])
 def test_the_verdict_grid_and_its_sentence_follow_the_data(case, summary, leaders):

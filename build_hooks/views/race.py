@@ -51,25 +51,29 @@ def race_chart_static(data: Dataset) -> Html:
 
 @section
 def verdict_grid(data: Dataset) -> Html:
-    """The race's verdict at every width and batch, as a grid of links: which device finishes an epoch first
-    (race.matchup: CPU, GPU or level) and by how much; each cell opens the race at that setting."""
+    """The race's verdict at every batch and width, as a grid of links: which device finishes an epoch first
+    (race.matchup: CPU, GPU or level) and by how much; each cell opens the race at that setting. A row per
+    batch and a column per width, so a phone shows every width without scrolling sideways."""
     race_data = race.race_data(data)
     found = race.verdicts(race_data)
     if not found:
         return missing("No CPU and GPU pair has epoch times at the same setting yet, so there is no verdict.")
-    batches = [b for b in race_data["batches"] if any((w, b) in found for w in race_data["widths"])]
-    rows = []
-    for width in race_data["widths"]:
-        if any((width, b) in found for b in batches):
-            rows.append([html("width {}", width)] + [_verdict_cell(found.get((width, b)), width, b) for b in batches])
-    estimates = sorted({pair["gpu"]["label"] for pair in found.values() if pair["estimate"]})
-    caption = "Who finishes one epoch first, by hidden width and batch size. Each cell opens the race there."
+    widths = [w for w in race_data["widths"] if any((w, b) in found for b in race_data["batches"])]
+    rows = [[html("batch {}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch) for w in widths]
+            for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
+    caption = "Who finishes one epoch first, by batch size and hidden width. Each cell opens the race there."
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
     notes = [note("Level: too close to call, within the spread or the estimate's band.")]
-    if estimates:
-        notes.append(note(html("GPU: {}, estimated.", listing(estimates))))
-    return table(["hidden width"] + [f"batch {b}" for b in batches], rows, caption=caption,
+    notes.append(note(html("Paired: {}.", listing(_pairings(found)))))
+    return table(["batch"] + [f"width {w}" for w in widths], rows, caption=caption,
                  table_id="verdict-grid") + Html("").join(notes)
+
+
+def _pairings(found: dict) -> list[str]:
+    """Who meets whom in the grid, once each: the estimate meets the CPU of the host it is modelled on."""
+    pairs = sorted({(p["gpu"]["label"] + (" (estimated)" if p["estimate"] else ""), p["cpu"]["label"])
+                    for p in found.values()})
+    return [f"{gpu} against {cpu}" for gpu, cpu in pairs]
 
 
 def _verdict_cell(pairing: dict | None, width: int, batch: int) -> Html:
@@ -85,27 +89,32 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int) -> Html:
 
 @fact
 def race_verdict_summary(data: Dataset) -> str:
-    """One sentence: at how many of the raced settings the GPU leads, the CPU leads, or neither does."""
+    """Whom the grid pairs (when it is one pair), then at how many of the raced settings the GPU leads, the CPU
+    leads, or neither does."""
     found = race.verdicts(race.race_data(data))
     if not found:
         raise MissingData("no CPU and GPU pair at the same setting")
     count = {leader: sum(p["leader"] == leader for p in found.values()) for leader in ("GPU", "CPU", "level")}
-    labels = {p["gpu"]["label"] for p in found.values()}
-    estimated = all(p["estimate"] for p in found.values())
-    gpu = (f"the estimated {untrusted.placeholder(next(iter(labels)))}" if estimated and len(labels) == 1
-           else "a GPU")
+    pairs = {(p["gpu"]["label"], p["cpu"]["label"], p["estimate"]) for p in found.values()}
+    # Whom the GPU meets, when that is one CPU: a learner must not read "never" into other CPUs.
+    intro = ""
+    if len(pairs) == 1:
+        gpu_label, cpu_label, estimated = next(iter(pairs))
+        intro = (f"The grid sets {'the estimated ' if estimated else ''}{untrusted.placeholder(gpu_label)} against "
+                 f"{untrusted.placeholder(cpu_label)}. ")
+    gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     n = len(found)
     every = "the one setting" if n == 1 else f"all {n} settings"
     if count["level"] == n:
-        return f"At {every} raced, the CPU and the GPU are too close to call"
-    for leader, who in (("GPU", gpu), ("CPU", "a CPU")):
+        return f"{intro}At {every} raced, the two are too close to call"
+    for leader, who in (("GPU", gpu), ("CPU", cpu)):
         if count[leader] == n:
-            return f"{who[:1].upper()}{who[1:]} finishes first at {every} raced"
+            return f"{intro}{who[:1].upper()}{who[1:]} finishes first at {every} raced"
     parts = [text for k, text in ((count["GPU"], f"{gpu} finishes first at {count['GPU']}"),
-                                  (count["CPU"], f"a CPU at {count['CPU']}"),
+                                  (count["CPU"], f"{cpu} at {count['CPU']}"),
                                   (count["level"], f"{count['level']} {'is' if count['level'] == 1 else 'are'} "
                                                    "too close to call")) if k]
-    return f"Of the {n} settings raced, " + ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{intro}Of the {n} settings raced, " + ", ".join(parts[:-1]) + ", and " + parts[-1]
 
 
 def _lane_name(lane: dict) -> str:
