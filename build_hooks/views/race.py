@@ -59,7 +59,7 @@ def verdict_grid(data: Dataset) -> Html:
     if not found:
         return missing("No CPU and GPU pair has epoch times at the same setting yet, so there is no verdict.")
     widths = [w for w in race_data["widths"] if any((w, b) in found for b in race_data["batches"])]
-    rows = [[html("batch {}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch) for w in widths]
+    rows = [[html("{}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch) for w in widths]
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
     caption = "Who finishes one epoch first, by batch size and hidden width. Each cell opens the race there."
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
