@@ -362,7 +362,8 @@ def test_an_infinite_median_is_shown_as_infinity(browser, site_url, lab_file, tm
 
 
 def test_no_message_starts_with_a_json_path(browser, site_url, lab_file, tmp_path):
-    """Every refusal starts with words (the field or the file's kind); its JSON path closes it in parentheses."""
+    """Every refusal starts with words (the field or the file's kind); a field's JSON path closes it in parentheses,
+    and a whole-file problem shows none (no bare '(field $)')."""
     watched = Watched(browser, site_url)
     for name, (make, _) in HOSTILE_FILES.items():
         path = tmp_path / f"{name}.json"
@@ -370,7 +371,8 @@ def test_no_message_starts_with_a_json_path(browser, site_url, lab_file, tmp_pat
         problem = watched.add(path)
         detail = problem.split(" was not added: ", 1)[1]
         assert not detail.startswith("field") and "$" not in detail.split(" (field $")[0], problem
-        assert detail.endswith(")") and " (field $" in detail, problem
+        assert "(field $)" not in detail, problem
+        assert " (field $" not in detail or detail.endswith(")"), problem
         watched.page.evaluate("document.getElementById('yours-problem').textContent = ''")
     watched.check_harmless()
     watched.page.close()
