@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from build_hooks import config
+from build_hooks import config, store
 
 # nb2html's options that mkdocs-jupyter passes from its configuration (the rest are its defaults).
 OPTIONS = ("kernel_name", "allow_errors", "show_input", "no_input", "no_prompt", "remove_tag_config",
@@ -118,19 +118,6 @@ def _end(child: subprocess.Popen) -> None:
     child.wait()
 
 
-def _write_atomically(entry: Path, text: str) -> None:
-    """A reader sees the old entry or the new one; a failed write leaves none and says which file."""
-    entry.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=f".{entry.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, entry)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def main() -> int:
     """Convert the notebook described on stdin as mkdocs-jupyter would, executing it, and store the entry."""
     from mkdocs_jupyter import convert, plugin
@@ -140,7 +127,7 @@ def main() -> int:
     body = convert.nb2html(job["source"], execute=True, start=0, end=None, **options)
     toc_tokens, title = plugin._get_nb_toc_tokens(job["source"], job["toc_depth"])
     try:
-        _write_atomically(Path(job["entry"]), json.dumps({"content": body, "toc_tokens": toc_tokens,
+        store.write_atomically(Path(job["entry"]), json.dumps({"content": body, "toc_tokens": toc_tokens,
                                                           "title": title}))
     except OSError as exc:
         print(f"crossover: could not store the executed notebook in {job['entry']}: {exc}", file=sys.stderr)

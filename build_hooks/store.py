@@ -479,14 +479,16 @@ def save_atomic(path: Path, doc: dict) -> None:
     """
     validate(doc, path)
     try:
-        _replace(path, dumps(doc))
+        write_atomically(path, dumps(doc))
     except OSError as exc:
         hint = _WRITE_HINTS.get(exc.errno, exc.strerror or str(exc))
         raise ResultsError(path, "$", f"cannot be written ({hint}); the earlier file, if any, is "
                                       "unchanged") from None
 
 
-def _replace(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
+    """Replace `path` with `text` in one step (a reader sees the old file or the new one); a failed write
+    raises OSError and leaves neither a partial file nor its temporary."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -52,7 +52,7 @@ def test_a_failed_write_leaves_no_entry_and_no_fragment(tmp_path, monkeypatch):
         raise OSError(27, "File too large")
     monkeypatch.setattr(os, "replace", fail)
     with pytest.raises(OSError):
-        notebook_run._write_atomically(entry, "x" * 1000)
+        notebook_run.store.write_atomically(entry, "x" * 1000)  # the write main() stores the entry with
     assert list(entry.parent.iterdir()) == []
 
 
