@@ -138,10 +138,10 @@ def test_profile_summary_names_each_models_largest_kind():
                                 dataset(transformer_profile=profile("matrix products", "attention"))))
     two = text(page.render_fact("transformer_profile_summary",
                                 dataset(transformer_profile=profile("optimiser update", "normalisation"))))
-    assert "in the MLP's step matrix products took the largest share, 62%" in one
-    assert "In the transformer's step attention took the largest share, 62%" in one
-    assert "in the MLP's step optimiser update took the largest share" in two
-    assert "In the transformer's step normalisation took the largest share" in two
+    assert "in the MLP's step, matrix products took the largest share, 62%" in one
+    assert "In the transformer's step, attention took the largest share, 62%" in one
+    assert "in the MLP's step, optimiser update took the largest share" in two
+    assert "In the transformer's step, normalisation took the largest share" in two
     assert "Of the transformer's step, attention 62% and normalisation 12%" in one
 
 

@@ -294,3 +294,18 @@ def test_the_break_even_work_is_a_fixed_cost_times_a_peak():
     issue = op + gpu_model.LAUNCH_HOST_S
     assert f"about {si(op * rate, 'FLOP')} before" in text and f"{si(op, 's')} × {si(rate, 'FLOP/s')}" in text
     assert f"about {si(issue * peak, 'FLOP')}." in text and f"{si(peak, 'FLOP/s')} FP32 peak" in text
+
+
+def test_one_share_is_not_stated_as_a_range():
+    """With one width the raw model's batch-1 share is one number, never 'from 60% to 60%'."""
+    from conftest import complete_doc
+
+    doc = complete_doc()
+    widths = sorted({b["params"]["width"] for b in doc["benchmarks"] if b["group"] == "training_step"})
+    doc["benchmarks"] = [b for b in doc["benchmarks"]
+                         if b["group"] != "training_step" or b["params"]["width"] == widths[0]]
+    try:
+        text = page.render_fact("cost_model_small_batch_bias", Dataset([Machine(doc, "f", "t")]))
+    except page.MissingData:
+        pytest.skip("one width is too little to validate the model")
+    assert " to " not in text.split("predicts", 1)[1].split("of the measured", 1)[0], text

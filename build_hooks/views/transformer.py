@@ -465,7 +465,7 @@ def transformer_profile_summary(data: Dataset) -> str:
     parts = []
     for model, share in shares.items():
         top = max(share, key=share.get)
-        parts.append(f"in {MODEL_NAMES[model]}'s step {untrusted.placeholder(top)} took the largest share, "
+        parts.append(f"in {MODEL_NAMES[model]}'s step, {untrusted.placeholder(top)} took the largest share, "
                      f"{100 * share[top]:.0f}%")
     own = [f"{untrusted.placeholder(kind)} {100 * shares['transformer'][kind]:.0f}%"
            for kind in ("attention", "normalisation") if kind in shares["transformer"]]
