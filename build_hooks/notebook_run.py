@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from build_hooks import config, store
@@ -62,35 +63,22 @@ def fill(plugin_config, source: str, timeout_s: float, log=print) -> Path:
 
 @contextlib.contextmanager
 def _machine_lock(timeout_s: float, log):
+    """flock on MACHINE_LOCK, polled (no alarm to share with the page deadline, and any thread may wait)."""
     with MACHINE_LOCK.open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            log(f"crossover: waiting for another build's lab notebook run ({MACHINE_LOCK})")
-            _flock_within(handle, timeout_s)
+        deadline = time.monotonic() + timeout_s
+        said = False
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not said:
+                    log(f"crossover: waiting for another build's lab notebook run ({MACHINE_LOCK})")
+                    said = True
+                if time.monotonic() > deadline:
+                    raise NotebookError(f"gave up after {timeout_s:g} s waiting for {MACHINE_LOCK}") from None
+                time.sleep(0.5)
         yield
-
-
-def _flock_within(handle, timeout_s: float) -> None:
-    def expire(signum, frame):
-        raise NotebookError(f"gave up after {timeout_s:g} s waiting for {MACHINE_LOCK}")
-
-    if not _in_main_thread():
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        return
-    previous = signal.signal(signal.SIGALRM, expire)
-    remaining = signal.setitimer(signal.ITIMER_REAL, timeout_s)[0]
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, remaining)  # the page deadline's alarm, if one was set
-        signal.signal(signal.SIGALRM, previous)
-
-
-def _in_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 def _run_child(job: dict, timeout_s: float) -> None:
