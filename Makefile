@@ -70,15 +70,13 @@ chromium:
 		exit 1; \
 	fi
 
-# The unit tests on every core, then the slow tier (site builds, browser, real measurements) in one
-# process, since those share one site build and one browser and time things. Exit 5 is "no test
-# selected" (ARGS="-k store" picks from one tier only).
+# Every test in one session on three workers (two cores): one worker starts the shared quick site build at
+# once, the workers run the tests that need no site meanwhile, then the site's; a third worker fills the time
+# the others spend waiting on a server, a browser, a subprocess or a timeout. Exit 5 is "no test selected".
 test: $(STAMP) $(NODE_TOOLS) chromium
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -m "not slow" -n auto $(ARGS) || [ $$? -eq 5 ]
-	$(BIN)/python -m pytest -m slow $(ARGS) || [ $$? -eq 5 ]
+	$(BIN)/python -m pytest -n 3 $(ARGS) || [ $$? -eq 5 ]
 
-# No Node, no browser, no site build: what needs them is in the full tier (make test). Lint first.
 test-fast: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -m "not slow" -n auto $(ARGS)

@@ -236,17 +236,18 @@ def load(results_dir: Path, host_file: Path | None, project_root: Path) -> Datas
         machines[doc["machine_id"]] = Machine(doc, display_path(host_file, project_root),
                                               "this build host")
     host_first = sorted(machines.values(), key=lambda m: (m.origin != "this build host", m.id))
-    return Dataset(host_first, earlier, _digest(results_dir, host_file, project_root))
+    return Dataset(host_first, earlier, _digest(host_first, earlier))
 
 
-def _digest(results_dir: Path, host_file: Path | None, project_root: Path) -> str:
-    """A digest of the files a dataset is loaded from: their roles, the names pages show for them
-    (display_path, so a copy of the project and its cache shares renderings) and their bytes."""
+def _digest(machines: list[Machine], earlier: dict[str, Machine]) -> str:
+    """A digest of what a dataset holds: each machine's role, the name pages show for its file (display_path, so
+    a copy of the project and its cache shares renderings) and its document as loaded. Taken from the loaded
+    documents, not by reading the files again: a file replaced between two reads would otherwise file the old
+    file's renderings under the new one's digest."""
     h = hashlib.sha256()
-    files = [("committed", p) for p in sorted(results_dir.glob("*.json"))] if results_dir.is_dir() else []
-    for role, path in files + ([("host", host_file)] if host_file is not None else []):
-        data = path.read_bytes()
-        h.update(f"{role}|{display_path(path, project_root)}|{len(data)}|".encode() + data)
+    for role, machine in [("shown", m) for m in machines] + [("earlier", m) for _, m in sorted(earlier.items())]:
+        text = json.dumps(machine.doc, sort_keys=True, separators=(",", ":"))
+        h.update(f"{role}|{machine.origin}|{machine.source}|{len(text)}|{text}".encode())
     return h.hexdigest()
 
 

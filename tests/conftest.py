@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ MKDOCS = [sys.executable, "-m", "mkdocs"]
 # Tests that use these fixtures build the site, drive a browser or need tools/node_modules (which
 # `make test` installs and `make test-fast` does not): marked slow automatically.
 SLOW_FIXTURES = {"built_site", "quick_cache", "browser", "site_url", "node_modules"}
+SITE_FIXTURES = {"built_site", "quick_cache", "site_url"}
 
 
 @pytest.fixture(autouse=True)
@@ -32,10 +34,28 @@ def _nothing_deferred(monkeypatch):
     monkeypatch.setattr(deferred, "_kept", None)
 
 
+@pytest.fixture
+def plots_left_out(monkeypatch):
+    """For tests that read a page's prose and tables: every plot is an empty figure with its text alternative
+    (plots are drawn and tested elsewhere, and drawing them was most of these tests' time)."""
+    from markupsafe import Markup
+
+    from build_hooks import plots
+
+    def empty(alt: str):
+        return Markup('<svg role="img" aria-label="{}"></svg>').format(alt)
+    monkeypatch.setattr(plots, "line_panels", lambda panels, title, alt, *args, **kwargs: empty(alt))
+    monkeypatch.setattr(plots, "bars", lambda groups, series, title, ylabel, alt, *args, **kwargs: empty(alt))
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+    # While the shared site builds (pytest_collection_finish), the workers run what needs no site: the long slow
+    # tests first, so that none of them is left to run alone at the end, then the unit tests, then the site's.
+    items.sort(key=lambda item: (bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ()))),
+                                 item.get_closest_marker("slow") is None))
 
 
 _CODE_BLOCK = re.compile(r'<details class="crossover-code[^"]*"[^>]*>(?:(?!<details).)*?</details>', re.S)
@@ -120,6 +140,8 @@ def quick_env(cache_dir: Path, results_dir: Path | None = None, smoke: bool = Tr
            "NO_MKDOCS_2_WARNING": "1"}
     if smoke:
         env |= {"CROSSOVER_SMOKE": "1", "CROSSOVER_EXPERIMENT_BOX": "1"}
+    else:  # the canaries and the Gate run, but need not wait out the load of the tests beside them (a test of
+        env["CROSSOVER_SETTLE_BUDGET"] = "1"  # waiting passes a budget of its own)
     if results_dir is not None:
         env["CROSSOVER_RESULTS_DIR"] = str(results_dir)
     return env
@@ -130,12 +152,58 @@ def build_site(site_dir: Path, env: dict, cwd: Path = ROOT) -> subprocess.Comple
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
+def shared_folder(tmp_path_factory, name: str) -> Path:
+    """A folder every pytest-xdist worker of this session sees (the parent of the workers' own temp roots)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    return root / name
+
+
+def _shared_site(factory) -> Path:
+    """Build the session's site once, under a lock (the first worker to get it builds, the others wait and reuse it;
+    a failed build is reported to each, not retried). Returns the build's folder."""
+    import fcntl
+
+    base = shared_folder(factory, "site-build")
+    base.mkdir(parents=True, exist_ok=True)
+    with open(base.parent / "site-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        failed, done = base / "failed.txt", base / "done"
+        if not done.exists() and not failed.exists():
+            _build["process"] = process = subprocess.Popen(
+                [*MKDOCS, "build", "--strict", "--site-dir", str(base / "site")], cwd=ROOT,
+                env=quick_env(base / "cache"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            _, stderr = process.communicate(timeout=600)
+            (done if process.returncode == 0 else failed).write_text(stderr[-4000:])
+    return base
+
+
+_build: dict[str, subprocess.Popen] = {}
+
+
+def pytest_collection_finish(session):
+    """When a selected test needs the site, one worker starts building it at once, in a thread: the site's tests
+    then wait less, and the workers run the tests that need no site meanwhile (they are sorted first)."""
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0" or session.config.option.collectonly:
+        return
+    if any(SITE_FIXTURES & set(getattr(item, "fixturenames", ())) for item in session.items):
+        threading.Thread(target=_shared_site, args=(session.config._tmp_path_factory,), daemon=True).start()
+
+
+def pytest_sessionfinish(session):
+    """A build still running when the session ends (a -x stop, Ctrl-C) ends with it."""
+    process = _build.get("process")
+    if process is not None and process.poll() is None:
+        process.kill()
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The real site, built once with --strict in quick mode (tiny sizes, real measurements)."""
-    base = tmp_path_factory.mktemp("site-build")
-    result = build_site(base / "site", quick_env(base / "cache"))
-    assert result.returncode == 0, result.stderr[-4000:]
+    """The real site, built once per session (not per worker) with --strict in quick mode (tiny sizes, real
+    measurements)."""
+    base = _shared_site(tmp_path_factory)
+    assert not (base / "failed.txt").exists(), (base / "failed.txt").read_text()
     return base / "site"
 
 

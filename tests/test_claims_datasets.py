@@ -60,7 +60,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_pages_say_what_each_dataset_shows(case):
+def test_pages_say_what_each_dataset_shows(case, plots_left_out):
     """Expected sentences appear on the pages and contradicting ones never do."""
     text = "\n".join(rendered(case).values())
     says, never = CASES[case]

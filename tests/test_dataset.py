@@ -88,3 +88,25 @@ def test_a_machine_is_named_with_its_widest_vector_units_where_recorded():
     machine = Machine(doc, "f", "t")
     assert machine.label == "AMD EPYC (4 threads, AVX-512 BF16)"
     assert machine.device_label("cpu") == "CPU: AMD EPYC, 4 threads, AVX-512 BF16"
+
+
+def test_the_digest_is_of_the_documents_loaded_not_of_the_files_read_again(tmp_path, monkeypatch):
+    """A file replaced just after it was read changes nothing about the loaded dataset's digest (its renderings are
+    filed under what they were rendered from); loading the new file gives a new digest."""
+    first, second = synthetic_doc("m"), synthetic_doc("m", brand="Another CPU")
+    path = tmp_path / "m.json"
+    path.write_text(store.dumps(first))
+    read = store.load
+
+    def read_then_replace(file):
+        doc = read(file)
+        path.write_text(store.dumps(second))  # a swap between the read and anything after it
+        return doc
+    monkeypatch.setattr(store, "load", read_then_replace)
+    swapped = dataset.load(tmp_path, None, tmp_path)
+    monkeypatch.setattr(store, "load", read)
+    assert swapped.machines[0].doc["machine_info"]["cpu"]["brand"] == "Fixture CPU"
+    path.write_text(store.dumps(first))
+    assert swapped.digest == dataset.load(tmp_path, None, tmp_path).digest
+    path.write_text(store.dumps(second))
+    assert swapped.digest != dataset.load(tmp_path, None, tmp_path).digest

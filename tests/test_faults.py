@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -304,15 +305,17 @@ def test_bad_block_timeout_stops_the_build_before_measuring(monkeypatch, value):
         mkdocs_hooks.on_config({"plugins": {}})
 
 
-def worker_pids() -> list[int]:
-    """Live torchrun workers of the data-parallel experiment, found by their command line."""
+def worker_pids(tag: str) -> list[int]:
+    """Live torchrun workers of the data-parallel experiment, found by their command line, that inherited `tag` in
+    their environment: this test's own, not those of a build measuring beside it (the slow tier runs on two workers)."""
     found = []
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
             command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+            mine = tag.encode() in Path(f"/proc/{entry}/environ").read_bytes()
         except OSError:
             continue
-        if b"data_parallel.py --worker" in command and alive(int(entry)):
+        if b"data_parallel.py --worker" in command and mine and alive(int(entry)):
             found.append(int(entry))
     return found
 
@@ -324,21 +327,23 @@ def worker_pids() -> list[int]:
                               "SIGKILL while workers import torch", "SIGKILL while they train"])
 def test_torchrun_workers_die_with_their_measurer(tmp_path, sig, after_s):
     """However the measurer ends, and at whatever moment, no torchrun worker outlives it by more than a few seconds."""
-    assert not worker_pids(), "workers from an earlier run are still alive"
+    marker = uuid.uuid4().hex
+    tag = f"CROSSOVER_TEST_TAG={marker}\0"
     code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
             "from snippets import data_parallel; data_parallel.launch(2, 1, 10**6)")
-    measurer = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.DEVNULL)
+    measurer = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.DEVNULL,
+                                env={**os.environ, "CROSSOVER_TEST_TAG": marker})
     deadline = time.time() + 60
-    while not worker_pids() and time.time() < deadline:
+    while not worker_pids(tag) and time.time() < deadline:
         time.sleep(0.1)
-    assert worker_pids(), "torchrun never started its workers"
+    assert worker_pids(tag), "torchrun never started its workers"
     time.sleep(after_s)
     measurer.send_signal(sig)
     measurer.wait(timeout=60)
     deadline = time.time() + 20  # torchrun's own shutdown, then the hard kill
-    while worker_pids() and time.time() < deadline:
+    while worker_pids(tag) and time.time() < deadline:
         time.sleep(0.2)
-    assert not worker_pids()
+    assert not worker_pids(tag)
 
 
 SPAWNER = '''
@@ -390,7 +395,7 @@ BURNER = "import time\nend = time.time() + float(__import__('sys').argv[1])\nwhi
 def test_a_slow_state_injected_into_some_rounds_is_waited_out_remeasured_or_marked(tmp_path, snippets):
     """Two processes that eat both cores for a few seconds mid-run: the rounds they hit are re-measured or marked."""
     (snippets / "steady.py").write_text(STEADY)
-    process = start_measure(tmp_path, snippets, ["steady"])
+    process = start_measure(tmp_path, snippets, ["steady"], CROSSOVER_SETTLE_BUDGET="60")  # time to wait it out
     burners = []
     try:
         for line in process.stdout:

@@ -12,6 +12,13 @@ OPTIONS = {"cache_dir": "", "kernel_name": "", "theme": "", "allow_errors": Fals
            "include_requirejs": False, "custom_mathjax_url": "", "toc_depth": 6}
 
 
+@pytest.fixture(autouse=True)
+def own_machine_lock(tmp_path, monkeypatch):
+    """These runs take a lock of their own: a site build beside them (the slow tier's other worker) may hold the
+    machine's for its own notebook, and waiting for it would eat the short timeouts these tests set."""
+    monkeypatch.setattr(notebook_run, "MACHINE_LOCK", tmp_path / "notebook.lock")
+
+
 def plugin_config(tmp_path) -> dict:
     return {**OPTIONS, "cache_dir": str(tmp_path / "cache")}
 

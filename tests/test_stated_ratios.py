@@ -46,7 +46,7 @@ def shown(value: float, times: list[float]) -> bool:
 
 
 @pytest.mark.parametrize("name, data", list(datasets()), ids=lambda x: x if isinstance(x, str) else "")
-def test_every_stated_ratio_is_its_tables_ratio(name, data, monkeypatch):
+def test_every_stated_ratio_is_its_tables_ratio(name, data, monkeypatch, plots_left_out):
     """Each "N× (interval)" is median / median of two points printed in its sentence or in a table on its page."""
     made: list[tuple[float, float]] = []
     for maker in ("paired_ratio", "unpaired_ratio"):
