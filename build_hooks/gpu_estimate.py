@@ -70,6 +70,12 @@ class Estimate:
                 f"({LAUNCH_SOURCE}). Assumed: {LAUNCH_S * 1e6:g} µs per kernel on the device, {TILE}×{TILE} "
                 f"output tiles. Unvalidated; stated band {BAND_WORDS}")
 
+    @property
+    def brief_source(self) -> str:
+        """The datasheet and a pointer to the rest: the race's lane names its model once, and the cost model page
+        states every input with its source (a long source list on two pages is one too many)."""
+        return f"{self.sheet.source}. An unvalidated model: every input and its source is on Predicting a step"
+
     def achievable_rate(self, batch: int, width: int) -> float:
         """The datasheet rate times the share of SMs the step's widest product can occupy; a step
         whose work names its own equivalent square side ("side": a transformer's) uses that."""

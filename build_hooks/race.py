@@ -137,7 +137,7 @@ def estimate_lane(index: int, machine: Machine) -> dict | None:
     if not epochs:
         return None
     return {"id": f"lane-{index}", "machine": estimate.name, "machine_id": machine.id, "device": "cuda",
-            "label": estimate.name, "kind": "GPU", "estimate": True, "source": estimate.source,
+            "label": estimate.name, "kind": "GPU", "estimate": True, "source": estimate.brief_source,
             "band": [gpu_estimate.FASTER, gpu_estimate.SLOWER], "epochs": epochs}
 
 

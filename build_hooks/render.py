@@ -307,7 +307,8 @@ def marks_note(kinds: set[str]) -> Html:
     """The legend for the symbols that appear in a table (nothing when none do)."""
     if not kinds:
         return Html("")
-    return note("; ".join(f"{MARKS[k][0]} {MARKS[k][1]()}" for k in MARKS if k in kinds) + ".")
+    # "Key:" opens it as a sentence of its own: after a table the legend must not read as the end of a fact.
+    return note("Key: " + "; ".join(f"{MARKS[k][0]} {MARKS[k][1]()}" for k in MARKS if k in kinds) + ".")
 
 
 def measured_value(point_stats: dict, extra: dict, unit: str, per: str = "") -> Html:

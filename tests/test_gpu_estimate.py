@@ -53,8 +53,8 @@ def test_the_estimate_is_monotone_in_batch_for_every_width(machine):
 
 
 def test_the_race_lane_carries_the_stated_asymmetric_band():
-    """The estimated lane's quartiles are its stated band, narrower below than above, and its source says
-    unvalidated and cites the launch cost."""
+    """The estimated lane's quartiles are its stated band, narrower below than above; its source names the
+    datasheet, says unvalidated and points to the cost model page, whose source cites the launch cost."""
     machine = committed_machines()[0]
     lane = race.estimate_lane(0, machine)
     estimate = gpu_estimate.for_host(machine)
@@ -64,7 +64,8 @@ def test_the_race_lane_carries_the_stated_asymmetric_band():
             assert point["q1"] == pytest.approx(max(point["seconds"] * gpu_estimate.FASTER, floor))
             assert point["q3"] == pytest.approx(point["seconds"] * gpu_estimate.SLOWER)
             assert point["seconds"] / point["q1"] < point["q3"] / point["seconds"]  # lopsided, as the risk is
-    assert "Unvalidated" in lane["source"] and "PETSc" in lane["source"]
+    assert "unvalidated" in lane["source"] and estimate.sheet.source in lane["source"]
+    assert "Predicting a step" in lane["source"] and "PETSc" in estimate.source  # the inputs, stated once there
     assert lane["band"] == [gpu_estimate.FASTER, gpu_estimate.SLOWER]
 
 

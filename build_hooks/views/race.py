@@ -53,7 +53,18 @@ def race_chart_static(data: Dataset) -> Html:
 def verdict_grid(data: Dataset) -> Html:
     """The race's verdict at every batch and width, as a grid of links: which device finishes an epoch first
     (race.matchup: CPU, GPU or level) and by how much; each cell opens the race at that setting. A row per
-    batch and a column per width, so a phone shows every width without scrolling sideways."""
+    batch and a column per width, so a phone shows every width without scrolling sideways. The race page's
+    grid: it names who meets whom under it."""
+    return _grid(data, paired=True)
+
+
+@section
+def verdict_grid_home(data: Dataset) -> Html:
+    """The same grid on home, where the sentence above it (race_verdict_summary) names who meets whom."""
+    return _grid(data, paired=False)
+
+
+def _grid(data: Dataset, paired: bool) -> Html:
     race_data = race.race_data(data)
     found = race.verdicts(race_data)
     if not found:
@@ -61,10 +72,12 @@ def verdict_grid(data: Dataset) -> Html:
     widths = [w for w in race_data["widths"] if any((w, b) in found for b in race_data["batches"])]
     rows = [[html("{}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch) for w in widths]
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
-    caption = "Who finishes one epoch first, by batch size and hidden width. Each cell opens the race there."
+    caption = "Who finishes one epoch first, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
-    notes = [note("Level: too close to call, within the spread or the estimate's band.")]
-    notes.append(note(html("Paired: {}.", listing(_pairings(found)))))
+    notes = [note("Level: within the spread, or the estimate's band.")]
+    pairings = _pairings(found)
+    if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
+        notes.append(note(html("Paired: {}.", listing(pairings))))
     return table(["batch"] + [f"width {w}" for w in widths], rows, caption=caption,
                  table_id="verdict-grid") + Html("").join(notes)
 
