@@ -10,6 +10,9 @@ NOISY_IQR_RATIO = 0.10  # a point whose IQR exceeds 10% of its median is flagged
 # Two medians are called different only when one is at least this many times the other;
 # closer than that, pages say "about the same".
 MEANINGFUL_RATIO = 1.1
+# How a level comparison is said, everywhere: a gap under the ratio but outside the quartiles is level too, so
+# "within the spread" alone would say more than the data shows.
+LEVEL_WORDS = f"less than {MEANINGFUL_RATIO:g}× apart, or inside the spread"
 SAME_MEANS = (f"this site counts a difference only when it is at least {MEANINGFUL_RATIO:g}× and lies "
               "outside the spread: in every round, or from five rounds on in all but the most extreme "
               "rounds at each end")

@@ -578,7 +578,10 @@ def locked(path: Path, timeout_s: float = 3 * 3600, log=print):
         try:
             yield
         finally:
-            (folder / LOCK_HOLDER).unlink(missing_ok=True)
+            try:  # a courtesy file: failing to remove it (the folder was replaced by a file) must not hide why
+                (folder / LOCK_HOLDER).unlink(missing_ok=True)  # the run stopped under a traceback of its own
+            except OSError:
+                pass
     finally:
         os.close(fd)  # closing the descriptor releases the lock
 

@@ -11,6 +11,7 @@ import time
 import urllib.request
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from build_hooks import experiments
 from conftest import MKDOCS, ROOT, quick_env
@@ -66,7 +67,10 @@ def test_serve_answers_at_once_and_this_machine_joins_while_it_is_measured(brows
         page = browser.new_page()
 
         def host_lane():
-            page.goto(url + "race/")
+            try:  # a page asked for while the server rebuilds (an experiment just landed) may take its time
+                page.goto(url + "race/", timeout=60_000)
+            except PlaywrightTimeout:
+                return None
             lanes = json.loads(page.locator("#race-data").text_content())["lanes"]
             return [lane for lane in lanes if not lane["estimate"] and any(
                 point["rows"] == quick_rows for by_batch in lane["epochs"].values() for point in by_batch.values())]

@@ -156,6 +156,24 @@ def test_without_webgpu_the_page_says_so_and_races_the_cpu(browser, site_url):
     watched.page.close()
 
 
+FAKE_ADAPTER = """Object.defineProperty(Navigator.prototype, "gpu", {get: () => ({
+  requestAdapter: async () => ({info: {description: 42, vendor: {}, architecture: null}, features: new Set(),
+                                limits: {}, requestDevice: async () => { throw new Error("a fake adapter"); }}),
+  getPreferredCanvasFormat: () => "bgra8unorm"})})"""
+
+
+def test_an_adapter_that_describes_itself_in_numbers_still_races_the_cpu(browser, site_url):
+    """A WebGPU adapter whose description is not a string (and whose device never starts) breaks nothing: the
+    WebAssembly lane still joins, and no script error is thrown."""
+    watched = Watched(browser, site_url, init_script=FAKE_ADAPTER,
+                      rewrite=with_plan(**{**SMALL, "min_rounds": 1, "budget_s": 0.01}))
+    race_the_browser(watched)
+    names = watched.page.locator(".race-lane--yours .race-lane__name").all_text_contents()
+    assert any("CPU (WebAssembly" in name for name in names), names
+    assert not [e for e in watched.errors if "is not a function" in e], watched.errors
+    watched.page.close()
+
+
 def test_stop_keeps_what_was_finished(browser, site_url):
     """Stop ends the run after the epoch in hand and says so; whatever joined has fewer rounds than planned."""
     watched = Watched(browser, site_url, rewrite=with_plan(**{**SMALL, "min_rounds": 5, "max_rounds": 5}))

@@ -299,6 +299,20 @@ def test_a_poisoned_kept_value_is_dropped_with_a_message_once(browser, site_url,
     watched.page.close()
 
 
+def test_the_browser_slot_drops_a_file_its_race_did_not_make(browser, site_url, lab_file):
+    """A PyTorch file kept under the browser race's key is dropped with a message, not restored as a browser run."""
+    watched = Watched(browser, site_url)
+    kept = json.dumps({"text": lab_file["path"].read_text(), "name": "lab.json"})
+    watched.page.evaluate("value => localStorage.setItem('crossover.browser.v1', value)", kept)
+    watched.open()
+    watched.page.wait_for_function("document.getElementById('browser-problem').textContent")
+    assert "was dropped" in watched.page.locator("#browser-problem").text_content()
+    assert "Restored" not in watched.page.locator("#browser-status").text_content()
+    assert watched.page.evaluate("localStorage.getItem('crossover.browser.v1')") is None
+    watched.check_harmless()
+    watched.page.close()
+
+
 def test_bidi_controls_in_a_readers_file_are_stripped_as_in_the_build(browser, site_url, lab_file, tmp_path):
     """A right-to-left override in a reader's CPU name cannot reorder the lane's words: it is removed."""
     doc = copy.deepcopy(lab_file["doc"])

@@ -497,3 +497,16 @@ def test_the_lock_holders_command_reaches_the_terminal_escaped(tmp_path):
         {"pid": 1, "command": "python \x1b[2J\x1b[H cleared", "since": "2026-12-02T10:00:00+00:00"}))
     said = store._holder(tmp_path)
     assert "\x1b" not in said and "\\x1b[2J" in said
+
+
+def test_a_cache_folder_replaced_by_a_file_mid_run_is_named_not_a_traceback(tmp_path, doc):
+    """The folder under the lock turned into a file: the write's own error (file and cause) reaches the user, not
+    a NotADirectoryError from removing the lock's holder note."""
+    import shutil
+
+    path = tmp_path / "cache" / "host.json"
+    with pytest.raises(store.ResultsError, match="a folder on its path is a file"):
+        with store.locked(path, log=lambda message: None):
+            shutil.rmtree(path.parent)
+            path.parent.write_text("a file where the cache folder was")
+            store.save_atomic(path, doc)

@@ -178,8 +178,8 @@ def _cpu_bf16(machine: Machine) -> str:
     if verdict < 0:
         return (f"On this CPU bf16 widens the gap: {product} ran {1 / ratio:.1f}× slower in bf16 than in fp32 "
                 "(Mixed precision says why). So in bf16 on both, it is wider still.")
-    return (f"On this CPU bf16 changed nothing: {product} took the same time in bf16 and fp32 within "
-            "the spread (Mixed precision). So bf16 against bf16, the gap is about the same.")
+    return (f"On this CPU bf16 changed nothing: {product} took the same time in bf16 and fp32 "
+            f"({stats.LEVEL_WORDS}; Mixed precision). So bf16 against bf16, the gap is about the same.")
 
 
 def _duration(seconds: float) -> str:

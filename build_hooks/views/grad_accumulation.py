@@ -50,7 +50,7 @@ def accumulation_summary(data: Dataset) -> str:
     memory = whole["extra_info"]["activation_bytes"] / finest["extra_info"]["activation_bytes"]
     ratio = stats.paired_ratio(finest["stats"], whole["stats"])
     time = ratio_sentence(ratio, "made an optimiser step {} slower", "made an optimiser step {} faster",
-                          "left the time per optimiser step the same within the measurements' spread")
+                          f"left the time per optimiser step the same ({stats.LEVEL_WORDS})")
     return (f"splitting an effective batch of {whole['params']['effective_batch']} into "
             f"{finest['extra_info']['micro_batches']} micro-batches of {finest['params']['micro_batch']} cut the "
             f"activations kept at once from {si(whole['extra_info']['activation_bytes'], 'B')} to "

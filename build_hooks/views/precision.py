@@ -81,7 +81,7 @@ def _bf16_versus_fp32(took: dict[str, dict], what: str) -> str:
     return ratio_sentence(stats.paired_ratio(took["fp32"], took["bf16"]),
                           f"{what} ran {{}} faster in bf16 than in fp32",
                           f"{what} ran {{}} slower in bf16 than in fp32",
-                          f"{what} took the same time in bf16 and fp32 within the measurements' spread")
+                          f"{what} took the same time in bf16 and fp32 ({stats.LEVEL_WORDS})")
 
 
 @fact

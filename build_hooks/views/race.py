@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import gate, gpu_estimate, plots, race, untrusted
+from build_hooks import conditions, gate, gpu_estimate, plots, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import SITE_ROOT, Html, figure, html, listing, missing, multiple, note, si, table
@@ -291,8 +291,10 @@ def _why_the_host_is_slower(data: Dataset) -> str:
     own = gpu_estimate.host_op_seconds(host)
     others = [(m, gpu_estimate.host_op_seconds(m)) for m in data.machines if m is not host]
     others = [(m, t) for m, t in others if t]
-    foreign = [meta["conditions"]["foreign_cpu"] for meta in host.doc["experiments"].values()
-               if (meta.get("conditions") or {}).get("foreign_cpu") is not None]
+    # The cost per operation is fitted to the training-step experiment: the load during that one is what counts.
+    steps = host.doc["experiments"].get("training_step") or {}
+    foreign = [steps["conditions"]["foreign_cpu"]] if (steps.get("conditions") or {}).get("foreign_cpu") is not None \
+        else []
     if not own or not others:
         return ""
     text = (f"The estimate's cost per operation is this host's {si(own, 's')}, "
@@ -300,9 +302,10 @@ def _why_the_host_is_slower(data: Dataset) -> str:
             "a step). Fitted the same way, it is "
             + listing([f"{si(t, 's')} on {untrusted.placeholder(m.label)}" for m, t in others]))
     if foreign:
-        text += (f". Other processes on this host used at most {100 * max(foreign):.1f}% of its CPU during any "
-                 "experiment. So no other work on this machine explains the gap (its load average counts the "
-                 "measurement's own threads)")
+        busy = max(foreign)
+        text += (f". Other processes used at most {100 * busy:.1f}% of this host's CPU while its training steps were "
+                 "timed. " + ("So no other work on this machine explains the gap" if busy < conditions.FOREIGN_CPU_LIMIT
+                              else "That load may explain part of the gap"))
     slow = gate.slow_start_share(host.doc)
     if slow is not None:
         text += (f". A virtual machine can also be slowed from outside. This host's all-thread canary read more than "

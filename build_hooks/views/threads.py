@@ -57,7 +57,7 @@ def threads_summary(data: Dataset) -> str:
         if twin is None:
             verdict = ratio_sentence(stats.paired_ratio(one, theirs), f"{most} threads were {{}} faster",
                                      "one thread was {} faster", "one thread and all of them took the same time "
-                                     "within the measurements' spread")
+                                     f"({stats.LEVEL_WORDS})")
         elif stats.compare_points(one, twin) < 0:
             # The one-thread point ran in the state that slowed its neighbour and still beat the
             # trusted measurement: a win that survives the doubt.

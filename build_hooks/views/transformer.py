@@ -400,7 +400,7 @@ def compile_summary(data: Dataset) -> str:
             continue
         per_batch = [f"at batch {batch} "
                      + ratio_sentence(ratio, "compiled steps were {} faster", "compiled steps were {} slower",
-                                      "compiled and eager steps took the same time within the spread") + " "
+                                      f"compiled and eager steps took the same time ({stats.LEVEL_WORDS})") + " "
                      f"({si(eager['stats']['median'], 's')} eager, {si(fast['stats']['median'], 's')} compiled)"
                      for batch, eager, fast, ratio in _paired(steps)]
         sentences.append(f"compiling {name} took {si(compiled['stats']['median'], 's')}, timed as its first step at "

@@ -60,9 +60,11 @@ async function gpuAdapter() {
       "so only the CPU lane races." };
   }
   const info = adapter.info || {};
-  const name = info.description || [info.vendor, info.architecture, info.device].filter(Boolean).join(" ") || "unnamed adapter";
-  return { adapter: { name: name.slice(0, 200), vendor: (info.vendor || "").slice(0, 100),
-    architecture: (info.architecture || "").slice(0, 100), fallback_adapter: Boolean(info.isFallbackAdapter) } };
+  const text = function (value) { return typeof value === "string" ? value : ""; };  // a browser may report anything
+  const name = text(info.description) || [text(info.vendor), text(info.architecture), text(info.device)]
+    .filter(Boolean).join(" ") || "unnamed adapter";
+  return { adapter: { name: name.slice(0, 200), vendor: text(info.vendor).slice(0, 100),
+    architecture: text(info.architecture).slice(0, 100), fallback_adapter: Boolean(info.isFallbackAdapter) } };
 }
 
 /* Seeded rows and labels (mulberry32 + Box-Muller): every backend trains on the same numbers. */

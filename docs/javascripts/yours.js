@@ -549,7 +549,7 @@ function makeSlot(name, box, race, prefix, words) {
     if (!kept) return;
     let saved = null;
     try { saved = JSON.parse(kept); } catch (error) { /* not JSON: dropped below */ }
-    if (keptShape(saved)) {
+    if (keptShape(saved) && keptFits(name, saved)) {
       keep.checked = true;
       add(saved.text, saved.name, true);
       return;
@@ -671,6 +671,18 @@ function setupBrowser(box, race, plan) {
   stop.addEventListener("click", function () { stopping = true; stop.disabled = true; eta.textContent = "Stopping after this epoch\u2026"; });
   box.hidden = false;
   slot.restore();
+}
+
+/* The browser slot keeps only what the browser race made (software.stack "tensorflow.js"): a PyTorch file stored
+ * under its key would otherwise come back as "Restored from this browser". */
+function keptFits(name, saved) {
+  if (name !== "browser") return true;
+  try {
+    const doc = JSON.parse(saved.text);
+    return Boolean(doc && doc.software && doc.software.stack === "tensorflow.js");
+  } catch (error) {
+    return false;
+  }
 }
 
 function keptShape(saved) {
