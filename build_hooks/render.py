@@ -81,8 +81,8 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
     """
     ratios = [a["median"] / b["median"] for a, b in pairs if stats.unpaired_ratio(a, b).verdict != 0]
     if not ratios:
-        return "agree with them within the measurements' spread"
-    agree = (f"agree within the spread for {len(pairs) - len(ratios)} of {len(pairs)} and differ"
+        return f"agree with them ({stats.LEVEL_WORDS})"
+    agree = (f"agree ({stats.LEVEL_WORDS}) for {len(pairs) - len(ratios)} of {len(pairs)} and differ"
              if len(ratios) < len(pairs) else "differ")
     spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
               f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
