@@ -70,12 +70,12 @@ chromium:
 		exit 1; \
 	fi
 
-# Every test in one session on three workers (two cores): one worker starts the shared quick site build at
-# once, the workers run the tests that need no site meanwhile, then the site's; a third worker fills the time
+# Every test in one session on four workers (two cores): one worker starts the shared quick site build at
+# once, the workers run the tests that need no site meanwhile, then the site's; more workers than cores fill the time
 # the others spend waiting on a server, a browser, a subprocess or a timeout. Exit 5 is "no test selected".
 test: $(STAMP) $(NODE_TOOLS) chromium
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n 3 $(ARGS) || [ $$? -eq 5 ]
+	$(BIN)/python -m pytest -n 4 $(ARGS) || [ $$? -eq 5 ]
 
 test-fast: $(STAMP)
 	$(BIN)/ruff check .

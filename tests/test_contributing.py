@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -65,15 +66,21 @@ def toy_sort_machines(data) -> str:
 '''
 
 
-def test_the_guides_three_files_are_measured_shown_and_keep_the_fast_tier_green(tmp_path, quick_cache):
-    """A snippet, a view and a page's markers, as the guide says: the build measures the toy and shows it (its raw
-    table joins All measurements by itself), nothing else is measured again, and the copy's fast tier passes."""
-    project = copy_project(tmp_path / "project")
+def toy_project(destination: Path) -> Path:
+    """A copy of the project with the guide's three files: the snippet, the view and a page's markers."""
+    project = copy_project(destination)
     (project / "snippets" / "toy_sort.py").write_text(SNIPPET)
     (project / "build_hooks" / "views" / "toy_sort.py").write_text(VIEW)
     page = project / "docs" / "pitfalls.md"
     page.write_text(page.read_text() + "\n## Sorting, a toy\n\nIn this build {{ fact: toy_sort_machines }}.\n\n"
                     "{{ section: toy_sort }}\n")
+    return project
+
+
+def test_the_guides_three_files_are_measured_and_shown(tmp_path, quick_cache):
+    """A snippet, a view and a page's markers, as the guide says: the build measures the toy and shows it (its raw
+    table joins All measurements by itself), and nothing else is measured again."""
+    project = toy_project(tmp_path / "project")
     cache = tmp_path / "cache"
     shutil.copytree(quick_cache, cache)
     before = json.loads(next(cache.glob("*.quick.json")).read_text())["experiments"]
@@ -86,6 +93,11 @@ def test_the_guides_three_files_are_measured_shown_and_keep_the_fast_tier_green(
     after = json.loads(next(cache.glob("*.quick.json")).read_text())["experiments"]
     assert {n: m["measured_at"] for n, m in after.items() if n != "toy_sort"} == {
         n: m["measured_at"] for n, m in before.items()} and "toy_sort" in after
+
+
+def test_the_guides_three_files_keep_the_fast_tier_green(tmp_path):
+    """With the same three files, the copy's whole fast tier passes (needs no site: it runs while the site builds)."""
+    project = toy_project(tmp_path / "project")
     result = subprocess.run([sys.executable, "-m", "pytest", "-m", "not slow", "-q", "-x", "-n", "2",
                              "-p", "no:cacheprovider"], cwd=project, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
