@@ -578,9 +578,9 @@ def locked(path: Path, timeout_s: float = 3 * 3600, log=print):
         try:
             yield
         finally:
-            try:  # a courtesy file: failing to remove it (the folder was replaced by a file) must not hide why
-                (folder / LOCK_HOLDER).unlink(missing_ok=True)  # the run stopped under a traceback of its own
-            except OSError:
+            try:
+                (folder / LOCK_HOLDER).unlink(missing_ok=True)
+            except OSError:  # a courtesy note: if the folder was replaced by a file, the run's own error must show
                 pass
     finally:
         os.close(fd)  # closing the descriptor releases the lock

@@ -140,16 +140,21 @@ def quick_env(cache_dir: Path, results_dir: Path | None = None, smoke: bool = Tr
            "NO_MKDOCS_2_WARNING": "1"}
     if smoke:
         env |= {"CROSSOVER_SMOKE": "1", "CROSSOVER_EXPERIMENT_BOX": "1"}
-    else:  # the canaries and the Gate run, but need not wait out the load of the tests beside them (a test of
-        env["CROSSOVER_SETTLE_BUDGET"] = "1"  # waiting passes a budget of its own)
+    else:
+        # The canaries and the Gate run, but need not wait out the load of the tests running beside them (the
+        # test of waiting passes a budget of its own).
+        env["CROSSOVER_SETTLE_BUDGET"] = "1"
     if results_dir is not None:
         env["CROSSOVER_RESULTS_DIR"] = str(results_dir)
     return env
 
 
+def build_command(site_dir: Path) -> list[str]:
+    return [*MKDOCS, "build", "--strict", "--site-dir", str(site_dir)]
+
+
 def build_site(site_dir: Path, env: dict, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([*MKDOCS, "build", "--strict", "--site-dir", str(site_dir)],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(build_command(site_dir), cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
 def shared_folder(tmp_path_factory, name: str) -> Path:
@@ -171,9 +176,9 @@ def _shared_site(factory) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         failed, done = base / "failed.txt", base / "done"
         if not done.exists() and not failed.exists():
-            _build["process"] = process = subprocess.Popen(
-                [*MKDOCS, "build", "--strict", "--site-dir", str(base / "site")], cwd=ROOT,
-                env=quick_env(base / "cache"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            _build["process"] = process = subprocess.Popen(  # Popen: a session that ends early can end it
+                build_command(base / "site"), cwd=ROOT, env=quick_env(base / "cache"),
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             _, stderr = process.communicate(timeout=600)
             (done if process.returncode == 0 else failed).write_text(stderr[-4000:])
     return base
