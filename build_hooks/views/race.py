@@ -292,17 +292,14 @@ def _why_the_host_is_slower(data: Dataset) -> str:
     others = [(m, gpu_estimate.host_op_seconds(m)) for m in data.machines if m is not host]
     others = [(m, t) for m, t in others if t]
     # The cost per operation is fitted to the training-step experiment: the load during that one is what counts.
-    steps = host.doc["experiments"].get("training_step") or {}
-    foreign = [steps["conditions"]["foreign_cpu"]] if (steps.get("conditions") or {}).get("foreign_cpu") is not None \
-        else []
+    busy = ((host.doc["experiments"].get("training_step") or {}).get("conditions") or {}).get("foreign_cpu")
     if not own or not others:
         return ""
     text = (f"The estimate's cost per operation is this host's {si(own, 's')}, "
             "fitted to its measured steps (Predicting "
             "a step). Fitted the same way, it is "
             + listing([f"{si(t, 's')} on {untrusted.placeholder(m.label)}" for m, t in others]))
-    if foreign:
-        busy = max(foreign)
+    if busy is not None:
         text += (f". Other processes used at most {100 * busy:.1f}% of this host's CPU while its training steps were "
                  "timed. " + ("So no other work on this machine explains the gap" if busy < conditions.FOREIGN_CPU_LIMIT
                               else "That load may explain part of the gap"))
