@@ -33,6 +33,10 @@ def measure(point, threads, quick):
     return {"unit": "s", "samples": [0.1]}
 '''
 
+# Finishes at once, so a one-second point timeout can only ever catch the slow experiment, under any load.
+INSTANT = SLOW.replace('NAME = "slow"', 'NAME = "instant"').replace(
+    '    print("slow experiment started", flush=True)\n    time.sleep(60)\n', '')
+
 RUNNER = '''
 import signal
 import sys
@@ -53,6 +57,7 @@ def snippets(tmp_path):
     copy = tmp_path / "snippets"
     shutil.copytree(experiments.SNIPPETS, copy, ignore=shutil.ignore_patterns("__pycache__"))
     (copy / "slow.py").write_text(SLOW)
+    (copy / "instant.py").write_text(INSTANT)
     return copy
 
 
@@ -126,11 +131,11 @@ store.save_atomic(Path({str(path)!r}), doc)
 @pytest.mark.slow
 def test_hanging_measurement_is_bounded_and_reported(tmp_path, snippets):
     """A point that never returns is stopped by the per-point timeout, named, and the rest is kept."""
-    process = start_measure(tmp_path, snippets, ["call_overhead", "slow"], CROSSOVER_POINT_TIMEOUT="2")
+    process = start_measure(tmp_path, snippets, ["instant", "slow"], CROSSOVER_POINT_TIMEOUT="2")
     _, err = process.communicate(timeout=120)
     assert process.returncode == 1
     assert "'slow'" in err and "no result after 2 s" in err
-    assert set(cache_doc(tmp_path)["experiments"]) == {"call_overhead"}
+    assert set(cache_doc(tmp_path)["experiments"]) == {"instant"}
 
 
 @pytest.mark.slow
@@ -140,11 +145,11 @@ def test_hang_in_native_code_is_ended_by_the_watchdog(tmp_path, snippets):
     (snippets / "slow.py").write_text(SLOW.replace(
         "    time.sleep(60)", "    import signal\n    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
                              "    time.sleep(60)"))
-    process = start_measure(tmp_path, snippets, ["call_overhead", "slow"], CROSSOVER_POINT_TIMEOUT="1")
+    process = start_measure(tmp_path, snippets, ["instant", "slow"], CROSSOVER_POINT_TIMEOUT="1")
     _, err = process.communicate(timeout=120)
     assert process.returncode != 0
     assert "Timeout" in err and "slow.py" in err  # the watchdog names the file and line that hung
-    assert set(cache_doc(tmp_path)["experiments"]) == {"call_overhead"}
+    assert set(cache_doc(tmp_path)["experiments"]) == {"instant"}
 
 
 @pytest.mark.slow
