@@ -17,13 +17,14 @@ records them): its operations with the optimiser's foreach update, CUDA's defaul
 the kernels among them (views such as t, view and detach launch none). A file from before
 kernels were counted charges every operation as a kernel, an upper bound. LAUNCH_S and
 TILE are this model's assumptions; the result is unvalidated until a measured GPU checks
-it, and its band (FASTER to SLOWER times the estimate, never below the launches' floor)
+it, and its band (lower_edge to SLOWER times the estimate, never below the launches' floor)
 is what every comparison with it uses.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from build_hooks import analysis, cost_model, datasheets
@@ -40,12 +41,14 @@ TILE = 128           # assumed: a GEMM kernel's output tile side (cuBLAS uses 64
 # H200 SXM is the same GH100 configuration with more and faster memory.
 MULTIPROCESSORS = {"NVIDIA H200 SXM": 132}
 LOOP_OPS = 2         # the epoch loop slices the next batch: x[i:i+B] and y[i:i+B], two operations
-# The band, stated rather than measured, and lopsided because the risk is: a real eager step can
-# hardly beat its own launches, yet pays costs this model leaves out.
-FASTER = 0.75  # a GPU host with a faster core issues faster, but no eager step skips its launches
+# The band, lopsided because the risk is: a real eager step can hardly beat its own launches, yet
+# pays costs this model leaves out.
+FASTER = 0.75  # at most: a GPU host with a faster core issues faster, but no eager step skips its launches;
+               # lowered to the fastest measured host's pace where one issues faster (lower_edge)
 SLOWER = 2.5   # the allocator, autograd and Python cost an eager CUDA step 1.3-2x its launches, and the
                # GPU's host may be slower than this one
-BAND_WORDS = f"from {FASTER:g}× to {SLOWER:g}× its value"
+BAND_RULE = (f"from {FASTER:g}× (lower when a measured host issues operations faster than this one) "
+             f"to {SLOWER:g}× its value")
 SHEET = datasheets.by_name("NVIDIA H200 SXM")
 
 
@@ -56,6 +59,7 @@ class Estimate:
     host_op_s: float
     work: dict[tuple[int, int], dict]  # (batch, width) -> the host's exact counts of that step
     host_measured: bool = True  # False: no call_overhead or fit, so each operation is charged one launch
+    faster: float = FASTER  # the band's lower edge, as a multiple of the estimate (lower_edge)
 
     @property
     def name(self) -> str:
@@ -68,7 +72,11 @@ class Estimate:
                 else "This host's per-operation cost was not measured, so only the launches are charged")
         return (f"{self.sheet.source}. {host}. Per kernel launch on the host: {LAUNCH_HOST_S * 1e6:g} µs "
                 f"({LAUNCH_SOURCE}). Assumed: {LAUNCH_S * 1e6:g} µs per kernel on the device, {TILE}×{TILE} "
-                f"output tiles. Unvalidated; stated band {BAND_WORDS}")
+                f"output tiles. Unvalidated; band {self.band_words}")
+
+    @property
+    def band_words(self) -> str:
+        return band_words(self.faster)
 
     @property
     def brief_source(self) -> str:
@@ -100,12 +108,13 @@ class Estimate:
         return self.steps(batch, rows) * (self.step(batch, width)["seconds"] + LOOP_OPS * self.host_op_s)
 
     def epoch_band(self, batch: int, width: int, rows: int) -> tuple[float, float]:
-        """The stated band of an epoch: FASTER to SLOWER times the estimate, never below its launches."""
-        return band(self.epoch(batch, width, rows), self.steps(batch, rows) * self.step(batch, width)["floor"])
+        """The band of an epoch: `faster` to SLOWER times the estimate, never below its launches."""
+        return band(self.epoch(batch, width, rows), self.steps(batch, rows) * self.step(batch, width)["floor"],
+                    self.faster)
 
     def step_band(self, batch: int, width: int) -> tuple[float, float]:
         step = self.step(batch, width)
-        return band(step["seconds"], step["floor"])
+        return band(step["seconds"], step["floor"], self.faster)
 
     @staticmethod
     def steps(batch: int, rows: int) -> int:
@@ -128,13 +137,28 @@ def host_op_seconds(host: Machine) -> float | None:
     return fitted.params.op_seconds if fitted else analysis.tiny_op_seconds(host, "cpu")
 
 
-def for_host(host: Machine, sheet: datasheets.Datasheet = SHEET) -> Estimate | None:
-    """The estimate driven by this host's per-operation cost and its steps' counts (None without counts)."""
-    work = cost_model.step_work(host)
+def lower_edge(own_op_s: float | None, peers: Iterable[Machine] = ()) -> float:
+    """The band's lower edge as a multiple of the estimate: FASTER, or the fastest measured host's
+    per-operation cost over this host's where that is lower. The host's share of a step is at most
+    all of it, so re-pricing the estimate at that host's pace never falls below this ratio."""
+    peer_ops = [op for op in map(host_op_seconds, peers) if op]
+    if not own_op_s or not peer_ops:
+        return FASTER
+    return min(FASTER, min(peer_ops) / own_op_s)
+
+
+def for_host(host: Machine, peers: Iterable[Machine] = (), work: dict | None = None,
+             sheet: datasheets.Datasheet = SHEET) -> Estimate | None:
+    """The estimate driven by this host's per-operation cost and its steps' counts (`work`, else the
+    training steps'; None without counts). `peers`: the other measured machines, whose fastest
+    per-operation cost lowers the band's lower edge."""
+    work = cost_model.step_work(host) if work is None else work
     op = host_op_seconds(host)
     if not work:
         return None
-    return Estimate(sheet, 0.0, work, host_measured=False) if op is None else Estimate(sheet, op, work)
+    if op is None:
+        return Estimate(sheet, 0.0, work, host_measured=False)
+    return Estimate(sheet, op, work, faster=lower_edge(op, (m for m in peers if m is not host)))
 
 
 def cuda_counts(counts: dict) -> tuple[int, int]:
@@ -143,9 +167,13 @@ def cuda_counts(counts: dict) -> tuple[int, int]:
     return counts.get("cuda_ops", counts["ops"]), counts.get("kernels", counts.get("cuda_ops", counts["ops"]))
 
 
-def band(seconds: float, floor: float = 0.0) -> tuple[float, float]:
-    """The stated band as the (q1, q3) a comparison reads: never below `floor`, the launches alone."""
-    return max(seconds * FASTER, floor), seconds * SLOWER
+def band_words(faster: float, slower: float = SLOWER) -> str:
+    return f"from {faster:.2g}× to {slower:g}× its value"
+
+
+def band(seconds: float, floor: float = 0.0, faster: float = FASTER) -> tuple[float, float]:
+    """The band as the (q1, q3) a comparison reads: never below `floor`, the launches alone."""
+    return max(seconds * faster, floor), seconds * SLOWER
 
 
 def measured_error(machine: Machine) -> float | None:

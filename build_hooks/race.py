@@ -9,6 +9,7 @@ sample, fixed costs dominate; otherwise throughput does.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from build_hooks import analysis, experiments, gpu_estimate, render, stats, store
 from build_hooks.dataset import GPU_DEVICES, VECTOR_UNITS, Dataset, Machine, is_gpu
@@ -108,19 +109,20 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
 
 def host_bound_sizes(data: Dataset, lane: dict) -> tuple[int, int]:
     """(sizes where issuing on the host outlasts the modelled GPU, sizes raced) for an estimated lane."""
-    model = gpu_estimate.for_host(data.with_experiment(EPOCH)[0])
+    model = gpu_estimate.for_host(data.with_experiment(EPOCH)[0], data.machines)
     sizes = [(int(b), int(w)) for w, by_batch in lane["epochs"].items() for b in by_batch]
     return (len(model.host_bound(sizes)) if model else 0), len(sizes)
 
 
-def estimate_lane(index: int, machine: Machine) -> dict | None:
+def estimate_lane(index: int, machine: Machine, peers: Iterable[Machine] = ()) -> dict | None:
     """A GPU lane from the first-principles estimate (build_hooks/gpu_estimate.py), for builds
     that measured no GPU, at the host's own epoch sizes. Labelled as an estimate wherever shown.
 
-    A model has no spread; its quartiles are its stated band (gpu_estimate.band), so a lane
-    that beats it by less than that is "about the same", not a win.
+    A model has no spread; its quartiles are its band (gpu_estimate.band), so a lane that beats
+    it by less than that is "about the same", not a win. `peers`, the other measured machines,
+    can lower the band's lower edge (gpu_estimate.lower_edge).
     """
-    estimate = gpu_estimate.for_host(machine)
+    estimate = gpu_estimate.for_host(machine, peers)
     if estimate is None:
         return None
     epochs: dict[str, dict[str, dict]] = {}
@@ -138,7 +140,7 @@ def estimate_lane(index: int, machine: Machine) -> dict | None:
         return None
     return {"id": f"lane-{index}", "machine": estimate.name, "machine_id": machine.id, "device": "cuda",
             "label": estimate.name, "kind": "GPU", "estimate": True, "source": estimate.brief_source,
-            "band": [gpu_estimate.FASTER, gpu_estimate.SLOWER], "epochs": epochs}
+            "band": [estimate.faster, gpu_estimate.SLOWER], "epochs": epochs}
 
 
 def race_data(data: Dataset) -> dict:
@@ -150,7 +152,7 @@ def race_data(data: Dataset) -> dict:
             if lane["epochs"]:
                 lanes.append(lane)
     if lanes and not any(lane["kind"] == "GPU" for lane in lanes):
-        estimate = estimate_lane(len(lanes), data.with_experiment(EPOCH)[0])
+        estimate = estimate_lane(len(lanes), data.with_experiment(EPOCH)[0], data.machines)
         if estimate:
             lanes.append(estimate)
     widths = sorted({int(w) for lane in lanes for w in lane["epochs"]})

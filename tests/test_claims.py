@@ -207,7 +207,7 @@ def test_regime_claims_follow_the_model():
 def _lane(label, machine_id, kind, seconds, estimate=False):
     """A race lane at width 32 with one epoch time per batch (no spread: q1 = q3 = the time)."""
     low, high = (gpu_estimate.FASTER, gpu_estimate.SLOWER) if estimate else (1.0, 1.0)
-    return {"label": label, "machine_id": machine_id, "kind": kind, "estimate": estimate,
+    return {"label": label, "machine_id": machine_id, "kind": kind, "estimate": estimate, "band": [low, high],
             "epochs": {"32": {str(b): {"seconds": t, "q1": t * low, "q3": t * high} for b, t in seconds.items()}}}
 
 

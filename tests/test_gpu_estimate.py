@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,20 @@ def test_the_race_lane_carries_the_stated_asymmetric_band():
     assert "unvalidated" in lane["source"] and estimate.sheet.source in lane["source"]
     assert "Predicting a step" in lane["source"] and "PETSc" in estimate.source  # the inputs, stated once there
     assert lane["band"] == [gpu_estimate.FASTER, gpu_estimate.SLOWER]
+
+
+def test_a_host_that_issues_faster_lowers_the_bands_lower_edge_to_cover_it():
+    """The lower edge follows the fastest measured host: re-priced at that host's pace, the estimate stays in the
+    band at every size; a slower machine leaves the stated 0.75x."""
+    host, quick, slow = (machine_from_model(true_op=t) for t in (20e-6, 8e-6, 40e-6))
+    assert gpu_estimate.for_host(host, [slow]).faster == gpu_estimate.FASTER
+    estimate = gpu_estimate.for_host(host, [host, quick, slow])
+    assert estimate.faster == pytest.approx(gpu_estimate.host_op_seconds(quick) / estimate.host_op_s)
+    assert estimate.faster < gpu_estimate.FASTER and "from 0.4× to 2.5×" in estimate.band_words
+    repriced = dataclasses.replace(estimate, host_op_s=gpu_estimate.host_op_seconds(quick))
+    for batch, width in estimate.work:
+        assert estimate.step_band(batch, width)[0] <= repriced.step(batch, width)["seconds"]
+        assert estimate.epoch_band(batch, width, 2048)[0] <= repriced.epoch(batch, width, 2048)
 
 
 def test_no_lower_edge_falls_below_the_launches_floor():

@@ -238,11 +238,12 @@ def test_a_tie_with_an_estimate_is_called_inside_its_band_not_the_measured_sprea
     def lane(kind, seconds, spread, estimate):
         return {"kind": kind, "estimate": estimate, "machine_id": "host", "label": f"Fixture {kind}",
                 "epochs": {"32": {"1": {"seconds": seconds, "q1": seconds / spread, "q3": seconds * spread}}}}
-    lanes = [lane("CPU", 1.2, 1.05, False), lane("GPU", 1.0, 2.0, True)]
+    lanes = [lane("CPU", 1.2, 1.05, False), lane("GPU", 1.0, 2.0, True) | {"band": [0.5, 2.0]}]
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32]})
     empty = Dataset([])
     text = page.render_fact("race_smallest_batch", empty)
-    assert "a gap inside the estimate's stated band" in text and "measurements' spread" not in text
+    assert "a gap inside the estimate's stated band (from 0.5× to 2× its value)" in text
+    assert "measurements' spread" not in text
     lanes[1] |= {"estimate": False, "epochs": {"32": {"1": {"seconds": 1.15, "q1": 1.1, "q3": 1.25}}}}
     assert "a gap inside the measurements' spread" in page.render_fact("race_smallest_batch", empty)
 

@@ -93,10 +93,10 @@ def gpu_estimate(data: Dataset) -> Html:
     host = data.host or (data.machines[0] if data.machines else None)
     if host is None or not cost_model.step_work(host):
         return missing("No training-step counts to estimate from.")
-    gpu = gpu_model.for_host(host)
+    gpu = gpu_model.for_host(host, data.machines)
     rows = [[width, batch, si(cpu, "s") if cpu is not None else "not measured",
              html("{} <small>(estimate, {} to {})</small>", si(step["seconds"], "s"),
-                  *(si(bound, "s") for bound in gpu_model.band(step["seconds"], step["floor"]))),
+                  *(si(bound, "s") for bound in gpu_model.band(step["seconds"], step["floor"], gpu.faster))),
              gpu.bounded_by(batch, width)]
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
     return (note(f"Estimate source: {gpu.source}. Not a measurement.")
@@ -176,12 +176,23 @@ def cost_model_parameters_reading(data: Dataset) -> str:
 def gpu_estimate_model(data: Dataset) -> str:
     """The estimate's assumptions and stated uncertainty, from the code that uses them."""
     sheet = gpu_model.SHEET
+    host = data.host or (data.machines[0] if data.machines else None)
+    gpu = gpu_model.for_host(host, data.machines) if host else None
+    band = gpu.band_words if gpu else gpu_model.BAND_RULE
     return (f"It runs on the {sheet.name}'s published figures: {si(sheet.fp32_flops, 'FLOP/s')} FP32 and "
             f"{si(sheet.memory_bytes_s, 'B/s')} memory. Their source: {sheet.source}. It adds two assumptions of "
             f"this model, not datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
             f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Nothing has checked it against a measured "
-            f"GPU yet, so its band is stated: a real step may take {gpu_model.BAND_WORDS}. "
-            "Every comparison with it counts a lead only beyond that band")
+            f"GPU yet, so its band is stated: a real step may take {band}. "
+            "Every comparison with it counts a lead only beyond that band" + _lower_edge_reason(gpu))
+
+
+def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
+    """Why the band's lower edge is below its usual value, when a measured host lowered it."""
+    if gpu is None or gpu.faster >= gpu_model.FASTER:
+        return ""
+    return (f". Its lower edge is {gpu.faster:.2g}×, not {gpu_model.FASTER:g}×. Another measured machine issues an "
+            f"operation in {gpu.faster:.2g}× this host's time, and a GPU driven by it would issue that much faster")
 
 
 @fact
@@ -226,7 +237,7 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
     outlasts the modelled GPU (there the datasheet changes nothing), and the device side's
     largest share of the host's time."""
     host = data.host or first_with(data, analysis.STEP)
-    gpu = gpu_model.for_host(host)
+    gpu = gpu_model.for_host(host, data.machines)
     if gpu is None:
         raise MissingData("no step counts to estimate a GPU from")
     steps = {size: gpu.step(*size) for size in gpu.work}
@@ -256,14 +267,14 @@ def gpu_estimate_reading(data: Dataset) -> str:
                 f"{untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))}, "
                 "whose steps are on the batch-size page")
     host = data.host or first_with(data, analysis.STEP)
-    gpu = gpu_model.for_host(host)
+    gpu = gpu_model.for_host(host, data.machines)
     rows = _estimate_rows(host, gpu)
     widest = max((width for width, *_ in rows), default=None)
     shown = [(batch, cpu, step) for width, batch, cpu, step in rows if width == widest and cpu is not None]
     if not shown:
         raise MissingData("no estimated rows")
     def within(step: dict) -> str:
-        low, high = gpu_model.band(step["seconds"], step["floor"])
+        low, high = gpu_model.band(step["seconds"], step["floor"], gpu.faster)
         return f"{si(low, 's')} to {si(high, 's')}"
 
     parts = [f"at batch {batch}, {si(step['seconds'], 's')} estimated against {si(cpu, 's')} measured on this CPU. "
@@ -282,7 +293,7 @@ def break_even_work(data: Dataset) -> str:
     host = data.host or first_with(data, analysis.STEP)
     op = gpu_model.host_op_seconds(host)
     rates = analysis.gemm_rates(host, "cpu")
-    gpu = gpu_model.for_host(host)
+    gpu = gpu_model.for_host(host, data.machines)
     if op is None or not rates or gpu is None or not gpu.sheet.fp32_flops:
         raise MissingData("no per-operation cost, matrix-product rate or GPU estimate")
     rate = max(rates.values())

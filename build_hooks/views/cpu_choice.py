@@ -45,7 +45,7 @@ def cpu_choice_rule(data: Dataset) -> str:
              "row says where that CPU's epoch outgrows this host's issuing" if everywhere else
              "That pace sets its time wherever the host is the bound (Predicting a step shows where)")
     return (text + f". That GPU is an estimate, not a measurement: unvalidated, with a stated band "
-            f"{gpu_estimate.BAND_WORDS}. It issues its operations at this host's pace. {paced}. A faster "
+            f"{gpu_estimate.band_words(*gpu['band'])}. It issues its operations at this host's pace. {paced}. A faster "
             "host would move the GPU's batches down. The rows of the other CPUs set them against a GPU "
             "driven by this host, not by their own")
 

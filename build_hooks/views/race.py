@@ -169,7 +169,7 @@ def _verdict(data: Dataset, which: str) -> str:
     if race.versus(second, first)[0] == 0:
         # An estimate's band is stated, far wider than a measured spread: a tie with it may lie well
         # outside the measured lane's quartiles, so only the band is named.
-        within = (f"the estimate's stated band ({gpu_estimate.BAND_WORDS})"
+        within = (f"the estimate's stated band ({_band_words(winner, runner_up)})"
                   if winner["estimate"] or runner_up["estimate"] else "the measurements' spread")
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.
         (one, one_lane), (other, other_lane) = sorted(((first, winner), (second, runner_up)),
@@ -177,11 +177,16 @@ def _verdict(data: Dataset, which: str) -> str:
         return (f"{where}{_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
                 f"{_lane_name(other_lane)} {si(other['seconds'], 's')}. They are {multiple(slow / fast)} apart, a gap "
                 f"inside {within}, too close to name a winner")
-    uncertain = (f". The estimate's band is {gpu_estimate.BAND_WORDS}, and the lead "
+    uncertain = (f". The estimate's band is {_band_words(winner, runner_up)}, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
     others = _against_other_cpus(lanes, gpu[1], width, batch) if same_host else ""
     return (f"{where}{_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
             f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}){uncertain}{others}")
+
+
+def _band_words(*lanes: dict) -> str:
+    """The band of the estimated lane among `lanes`, in words."""
+    return gpu_estimate.band_words(*next(lane for lane in lanes if lane["estimate"])["band"])
 
 
 def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: str) -> str:
@@ -275,7 +280,7 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
         for label, by in beaten.items())
     return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
             f"sooner than the estimated GPU. It leads by more than both its own spread and the estimate's band. "
-            f"Its slower quartile is under {gpu_estimate.FASTER:g}× the estimate. That holds for {where}. The "
+            f"Its slower quartile is under {estimate['band'][0]:.2g}× the estimate. That holds for {where}. The "
             "estimate issues "
             "its operations at this build host's per-operation cost. A faster host would drive the same GPU "
             "faster. " + _why_the_host_is_slower(data))
@@ -318,7 +323,7 @@ def race_lanes_kind(data: Dataset) -> str:
         return ("The CPU lanes replay the measured epochs in this build's data (this host's and those of the "
                 "machines whose files are committed). This build measured no GPU. So the "
                 "GPU lane is an unvalidated estimate from its datasheet and this host's own per-operation "
-                f"cost. It has a stated band {gpu_estimate.BAND_WORDS}, and is labelled as one everywhere"
+                f"cost. It has a band {_band_words(*lanes)}, and is labelled as one everywhere"
                 + _estimate_trails(data, lanes))
     if not lanes:
         return "No epoch times were measured in this build"

@@ -4,6 +4,7 @@ against eager, and the profiler's breakdown next to the MLP's."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from build_hooks import analysis, cost_model, experiments, gpu_estimate, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
@@ -58,31 +59,27 @@ def curves(machine: Machine, device: str) -> dict[tuple[int, int], list[dict]]:
     return {key: sorted(points, key=lambda b: b["params"]["batch"]) for key, points in sorted(found.items())}
 
 
-def estimate_for(host: Machine, seq: int) -> gpu_estimate.Estimate | None:
-    """The H200 model driven by this host's per-operation cost (as gpu_estimate.for_host), for its CPU steps."""
+def estimate_for(host: Machine, seq: int, peers: Iterable[Machine] = ()) -> gpu_estimate.Estimate | None:
+    """The H200 model driven by this host's per-operation cost (gpu_estimate.for_host), for its CPU steps."""
     work = {(b["params"]["batch"], b["params"]["d_model"]):
             {**b["extra_info"], "side": equivalent_side(b["extra_info"]["tokens"], b["params"]["d_model"])}
             for b in host.measured(STEP, device="cpu", seq=seq)}
-    if not work:
-        return None
-    fitted = cost_model.fit(host, "cpu")
-    op = fitted.params.op_seconds if fitted else analysis.tiny_op_seconds(host, "cpu")
-    if op is None:
-        return gpu_estimate.Estimate(gpu_estimate.SHEET, 0.0, work, host_measured=False)
-    return gpu_estimate.Estimate(gpu_estimate.SHEET, op, work)
+    return gpu_estimate.for_host(host, peers, work=work)
 
 
-def _band(step: dict) -> dict:
-    """A model's "point": its stated band as quartiles, so a lead over it counts only beyond them."""
-    low, high = gpu_estimate.band(step["seconds"], step["floor"])
-    return {"median": step["seconds"], "q1": low, "q3": high}
+def _band(estimate: gpu_estimate.Estimate, batch: int, d_model: int) -> dict:
+    """A model's "point": its band as quartiles, so a lead over it counts only beyond them."""
+    low, high = estimate.step_band(batch, d_model)
+    return {"median": estimate.step(batch, d_model)["seconds"], "q1": low, "q3": high}
 
 
-def crossover(machine: Machine, d_model: int, seq: int) -> tuple[int | None, str, dict[int, int]]:
+def crossover(machine: Machine, d_model: int, seq: int,
+              peers: Iterable[Machine] = ()) -> tuple[int | None, str, dict[int, int]]:
     """(crossover batch or None, "measured" or "estimate", per-batch verdicts) at one size.
 
     A measured GPU is used where the machine has one; otherwise the labelled H200 model, whose
-    band is its stated one. The rule is the site's one (analysis.crossover).
+    band is its spread (`peers` can lower its lower edge: gpu_estimate.lower_edge).
+    The rule is the site's one (analysis.crossover).
     """
     cpu = {b["params"]["batch"]: b["stats"] for b in curves(machine, "cpu").get((d_model, seq), [])}
     gpu_device = machine.gpu_device(STEP)
@@ -90,8 +87,8 @@ def crossover(machine: Machine, d_model: int, seq: int) -> tuple[int | None, str
         gpu = {b["params"]["batch"]: b["stats"] for b in curves(machine, gpu_device).get((d_model, seq), [])}
         kind = "measured"
     else:
-        estimate = estimate_for(machine, seq)
-        gpu = {batch: _band(estimate.step(batch, d_model)) for batch in cpu} if estimate else {}
+        estimate = estimate_for(machine, seq, peers)
+        gpu = {batch: _band(estimate, batch, d_model) for batch in cpu} if estimate else {}
         kind = "estimate"
     verdicts = analysis.verdicts(cpu, gpu)
     return analysis.crossover(verdicts), kind, verdicts
@@ -138,6 +135,7 @@ def transformer_steps(data: Dataset) -> Html:
     def one(m: Machine) -> Html:
         gpu_device, fitted = m.gpu_device(STEP), cost_model.model(m, "cpu")  # fitted once, not per point
         times, rates, rows, shown = [], [], [], []
+        band = gpu_estimate.BAND_RULE  # the estimate's own band, once there is one
         for device in m.devices(STEP):
             for (d_model, seq), points in curves(m, device).items():
                 key = f"d_model {d_model}"
@@ -149,8 +147,9 @@ def transformer_steps(data: Dataset) -> Html:
                                           flagged))
                 rates.append(plots.Series(label, batches, [b["extra_info"]["flops"] / b["stats"]["median"] / 1e9
                                                            for b in points], style, key, flagged))
-                estimate = estimate_for(m, seq) if device == "cpu" and gpu_device is None else None
+                estimate = estimate_for(m, seq, data.machines) if device == "cpu" and gpu_device is None else None
                 if estimate is not None:
+                    band = estimate.band_words
                     seconds = [estimate.step(b, d_model)["seconds"] for b in batches]
                     times.append(plots.Series(f"{estimate.name} ESTIMATE (a model, not measured), d_model {d_model}",
                                               batches, [s * 1e3 for s in seconds], ":", key))
@@ -165,7 +164,7 @@ def transformer_steps(data: Dataset) -> Html:
                         step = estimate.step(b["params"]["batch"], d_model)
                         row.append(html("{} <small>(estimate, {} to {}; bounded by {})</small>",
                                         si(step["seconds"], "s"),
-                                        *(si(x, "s") for x in gpu_estimate.band(step["seconds"], step["floor"])),
+                                        *(si(x, "s") for x in estimate.step_band(b["params"]["batch"], d_model)),
                                         estimate.bounded_by(b["params"]["batch"], d_model)))
                     elif gpu_device is None:
                         row.append("")
@@ -198,8 +197,7 @@ def transformer_steps(data: Dataset) -> Html:
         roof = (f" Dotted in the right panel: this CPU's best square matrix product, {si(best, 'FLOP/s')} "
                 "(gemm_rate, measured).") if best else ""
         lanes = ("Dashed: a GPU, measured." if gpu_device else
-                 f"Dotted in the left panel: the H200 model (an estimate, with a stated band "
-                 f"{gpu_estimate.BAND_WORDS}).")
+                 f"Dotted in the left panel: the H200 model (an estimate, with a stated band {band}).")
         parts = figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
                             "under load.") + table(head, rows, caption=caption) + marks_note_for(shown)
         return parts
@@ -290,7 +288,7 @@ def transformer_crossover(data: Dataset) -> str:
     machine = first_with(data, STEP)
     parts, kind = [], "estimate"
     for (d_model, seq), _points in curves(machine, "cpu").items():
-        batch, kind, verdicts = crossover(machine, d_model, seq)
+        batch, kind, verdicts = crossover(machine, d_model, seq, data.machines)
         if not verdicts:
             continue
         largest = max(verdicts)
