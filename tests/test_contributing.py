@@ -79,8 +79,13 @@ def toy_project(destination: Path) -> Path:
 
 def test_the_guides_three_files_are_measured_and_shown(tmp_path, quick_cache):
     """A snippet, a view and a page's markers, as the guide says: the build measures the toy and shows it (its raw
-    table joins All measurements by itself), and nothing else is measured again."""
+    table joins All measurements by itself). In the same build, an edited experiment is measured again, an edited
+    page shows its new prose, and nothing else is measured again."""
     project = toy_project(tmp_path / "project")
+    prose = project / "docs" / "batch-size.md"
+    prose.write_text(prose.read_text() + "\nAn extra sentence of prose.\n")
+    edited = project / "snippets" / "gemm_rate.py"  # an experiment nothing else depends on
+    edited.write_text(edited.read_text() + "\n# an edit to the experiment\n")
     cache = tmp_path / "cache"
     shutil.copytree(quick_cache, cache)
     before = json.loads(next(cache.glob("*.quick.json")).read_text())["experiments"]
@@ -88,11 +93,14 @@ def test_the_guides_three_files_are_measured_and_shown(tmp_path, quick_cache):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "1 machine sorted" in (tmp_path / "site" / "pitfalls" / "index.html").read_text()
     assert "elements" in (tmp_path / "site" / "pitfalls" / "index.html").read_text()
+    assert "An extra sentence of prose." in (tmp_path / "site" / "batch-size" / "index.html").read_text()
     raw = (tmp_path / "site" / "measurements" / "index.html").read_text()
     assert 'id="toy-sort"' in raw and 'href="#toy-sort"' in raw  # its raw table, in the page's contents
     after = json.loads(next(cache.glob("*.quick.json")).read_text())["experiments"]
-    assert {n: m["measured_at"] for n, m in after.items() if n != "toy_sort"} == {
-        n: m["measured_at"] for n, m in before.items()} and "toy_sort" in after
+    remeasured = {"toy_sort", "gemm_rate"}
+    assert after["gemm_rate"]["measured_at"] != before["gemm_rate"]["measured_at"] and "toy_sort" in after
+    assert {n: m["measured_at"] for n, m in after.items() if n not in remeasured} == {
+        n: m["measured_at"] for n, m in before.items() if n not in remeasured}
 
 
 def test_the_guides_three_files_keep_the_fast_tier_green(tmp_path):

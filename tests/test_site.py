@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from build_hooks import store
-from conftest import ROOT, build_site, copy_project, quick_env
+from conftest import ROOT, build_site, quick_env
 
 
 def nav_pages(entries=None) -> list[str]:
@@ -45,31 +45,6 @@ def test_pages_render_measured_results_with_provenance(built_site):
     assert 'class="crossover-plot"' in html and "<table>" in html
     assert 'class="crossover-provenance"' in html and "../data/results.json" in html
     assert "Quick mode" in html  # the tests build in quick mode, and the page says so
-
-
-def measured_at(cache_dir):
-    doc = json.loads(next(cache_dir.glob("*.json")).read_text())
-    return {name: meta["measured_at"] + meta["cache_key"] for name, meta in doc["experiments"].items()}
-
-
-@pytest.mark.slow
-def test_prose_edit_remeasures_nothing_and_code_edit_does(tmp_path, quick_cache):
-    """Editing a page reuses every measurement; editing an experiment re-measures it."""
-    project = copy_project(tmp_path / "project")
-    shutil.copytree(quick_cache, tmp_path / "cache")
-    env = quick_env(tmp_path / "cache") | {"PYTHONPATH": str(project)}
-    first = measured_at(tmp_path / "cache")  # the session's measurement, current for this copy (same code)
-    page = project / "docs" / "batch-size.md"
-    page.write_text(page.read_text() + "\nAn extra sentence of prose.\n")
-    result = build_site(tmp_path / "s2", env, cwd=project)
-    assert result.returncode == 0 and measured_at(tmp_path / "cache") == first
-    assert "An extra sentence of prose." in (tmp_path / "s2" / "batch-size" / "index.html").read_text()
-    source = project / "snippets" / "gemm_rate.py"  # an experiment nothing else depends on
-    source.write_text(source.read_text() + "\n# an edit to the experiment\n")
-    assert build_site(tmp_path / "s3", env, cwd=project).returncode == 0
-    after = measured_at(tmp_path / "cache")
-    assert after["gemm_rate"] != first["gemm_rate"]
-    assert {k: v for k, v in after.items() if k != "gemm_rate"} == {k: v for k, v in first.items() if k != "gemm_rate"}
 
 
 @pytest.mark.slow
