@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -165,23 +167,39 @@ def shared_folder(tmp_path_factory, name: str) -> Path:
     return root / name
 
 
-def _shared_site(factory) -> Path:
-    """Build the session's site once, under a lock (the first worker to get it builds, the others wait and reuse it;
-    a failed build is reported to each, not retried). Returns the build's folder."""
+def shared_once(factory, name: str, make: Callable[[Path], str | None]) -> Path:
+    """Run `make(folder)` once per session, under a lock: the first worker to get it makes the folder, the others
+    wait and reuse it. `make` returns None, or why it failed; a failure is reported to each, not retried."""
     import fcntl
 
-    base = shared_folder(factory, "site-build")
+    base = shared_folder(factory, name)
     base.mkdir(parents=True, exist_ok=True)
-    with open(base.parent / "site-build.lock", "w") as lock:
+    with open(base.parent / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         failed, done = base / "failed.txt", base / "done"
         if not done.exists() and not failed.exists():
-            _build["process"] = process = subprocess.Popen(  # Popen: a session that ends early can end it
-                build_command(base / "site"), cwd=ROOT, env=quick_env(base / "cache"),
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            _, stderr = process.communicate(timeout=600)
-            (done if process.returncode == 0 else failed).write_text(stderr[-4000:])
+            why = make(base)
+            (done if why is None else failed).write_text(why or "")
     return base
+
+
+def made(base: Path) -> Path:
+    """A shared_once folder, after checking that making it worked."""
+    assert not (base / "failed.txt").exists(), (base / "failed.txt").read_text()
+    return base
+
+
+def _build_shared_site(base: Path) -> str | None:
+    _build["process"] = process = subprocess.Popen(  # Popen: a session that ends early can end it
+        build_command(base / "site"), cwd=ROOT, env=quick_env(base / "cache"),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, stderr = process.communicate(timeout=600)
+    return None if process.returncode == 0 else stderr[-4000:]
+
+
+def _shared_site(factory) -> Path:
+    """The session's site, built once (shared_once). Returns the build's folder."""
+    return shared_once(factory, "site-build", _build_shared_site)
 
 
 _build: dict[str, subprocess.Popen] = {}
@@ -207,15 +225,43 @@ def pytest_sessionfinish(session):
 def built_site(tmp_path_factory) -> Path:
     """The real site, built once per session (not per worker) with --strict in quick mode (tiny sizes, real
     measurements)."""
-    base = _shared_site(tmp_path_factory)
-    assert not (base / "failed.txt").exists(), (base / "failed.txt").read_text()
-    return base / "site"
+    return made(_shared_site(tmp_path_factory)) / "site"
 
 
 @pytest.fixture(scope="session")
 def quick_cache(built_site) -> Path:
     """The quick-mode host cache the session's site was built from (reuse it to skip measuring)."""
     return built_site.parent / "cache"
+
+
+GUEST_GPU = "Fixture GPU (test only)"
+
+
+def _guest_results(results: Path) -> None:
+    """Two committed GPU machines: a plain second one, and a hostile one (newer, so the pages draw it first)."""
+    from hostile import hostile_doc
+
+    steps = {(d, 32, b): t for b in (1, 16, 256) for d, t in (("cpu", 1e-4 * b), ("cuda", 2e-4 + 1e-7 * b))}
+    epochs = {(d, 32, b): t * 10000 / b for (d, _, b), t in steps.items()}
+    results.mkdir()
+    (results / "fixture-gpu.json").write_text(json.dumps(
+        synthetic_doc("fixture-gpu-machine", brand="Fixture CPU", gpu=GUEST_GPU, step_times=steps,
+                      epoch_times=epochs)))
+    hostile = hostile_doc()
+    hostile["datetime"] = "2026-12-01T00:00:00+00:00"
+    (results / "hostile.json").write_text(json.dumps(hostile))
+
+
+@pytest.fixture
+def guest_site(tmp_path_factory, quick_cache) -> Path:
+    """The session's site built again with two committed guest machines (_guest_results), once per session: the
+    gallery and hostile-name tests share it."""
+    def make(base: Path) -> str | None:
+        _guest_results(base / "results")
+        shutil.copytree(quick_cache, base / "cache")
+        result = build_site(base / "site", quick_env(base / "cache", base / "results"))
+        return None if result.returncode == 0 else result.stderr[-3000:]
+    return made(shared_once(tmp_path_factory, "guest-site", make)) / "site"
 
 
 def copy_project(destination: Path) -> Path:

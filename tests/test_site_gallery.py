@@ -3,29 +3,16 @@
 import json
 import shutil
 
-from conftest import build_site, quick_env, synthetic_doc
-
-FIXTURE_GPU = "Fixture GPU (test only)"
+from conftest import GUEST_GPU, build_site, quick_env
 
 
-def test_second_machine_appears_in_gallery_race_pages_and_data(tmp_path, quick_cache, browser):
+def test_second_machine_appears_in_gallery_race_pages_and_data(guest_site, browser):
     """Gallery, race picker and lanes, lesson tables, crossover sentence and data file all include it."""
     from scripts.screenshot import serve
 
-    steps = {(d, 32, b): t for b in (1, 16, 256) for d, t in (("cpu", 1e-4 * b), ("cuda", 2e-4 + 1e-7 * b))}
-    epochs = {(d, 32, b): t * 10000 / b for (d, _, b), t in steps.items()}
-    results = tmp_path / "results"
-    results.mkdir()
-    (results / "fixture-gpu.json").write_text(json.dumps(
-        synthetic_doc("fixture-gpu-machine", brand="Fixture CPU", gpu=FIXTURE_GPU,
-                      step_times=steps, epoch_times=epochs)))
-    cache = tmp_path / "cache"
-    shutil.copytree(quick_cache, cache)
-    result = build_site(tmp_path / "site", quick_env(cache, results))
-    assert result.returncode == 0, result.stderr[-3000:]
-    site = tmp_path / "site"
-    assert FIXTURE_GPU in (site / "gallery" / "index.html").read_text()
-    assert FIXTURE_GPU in (site / "batch-size" / "index.html").read_text()
+    site = guest_site
+    assert GUEST_GPU in (site / "gallery" / "index.html").read_text()
+    assert GUEST_GPU in (site / "batch-size" / "index.html").read_text()
     assert "GPU training step faster" in (site / "cheatsheet" / "index.html").read_text()
     assert "the GPU step is faster" in (site / "batch-size" / "index.html").read_text()
     merged = json.loads((site / "data" / "results.json").read_text())
