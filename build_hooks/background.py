@@ -45,7 +45,7 @@ def write(settings: config.Settings, done: int, total: int, eta_s: float | None,
 def read(settings: config.Settings) -> dict | None:
     """The progress of a measuring run that is still running, or None."""
     try:
-        found = json.loads(progress_file(settings).read_text(encoding="utf-8"))
+        found = json.loads(digests.load_entry(progress_file(settings)) or "null")
         pid, done, total = int(found["pid"]), int(found["done"]), int(found["total"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -67,7 +67,7 @@ def _alive(pid: int) -> bool:
 def partial_name(settings: config.Settings) -> str | None:
     """The results file name the last measuring run reported, if any (kept while a new run starts)."""
     try:
-        return json.loads(progress_file(settings).read_text(encoding="utf-8"))["results"]
+        return json.loads(digests.load_entry(progress_file(settings)) or "null")["results"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

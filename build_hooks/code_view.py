@@ -64,10 +64,9 @@ def highlighted(code: str) -> Html:
     """Python highlighted as the theme's code blocks are (`highlight` classes, light and dark),
     kept on disk by the code's digest: a warm build does not run Pygments again."""
     path = config.settings().cache_dir / "code" / f"{digests.digest(code.encode())}.html"
-    try:
-        return Html(path.read_text(encoding="utf-8"))
-    except OSError:
-        pass
+    stored = digests.load_entry(path)
+    if stored is not None:
+        return Html(stored)
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer

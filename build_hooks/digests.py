@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -84,14 +85,52 @@ def shared_code() -> str:
     return files(sorted(paths))
 
 
+# A cache entry's first line: this tag and the digest of the text after it. A truncated, damaged or
+# hand-edited entry no longer matches and is treated as absent: it costs time, never a wrong page.
+SEAL = "crossover-entry"
+MAX_ENTRY_BYTES = 64 * 1024 * 1024  # the largest a rendered page part or notebook may be
+
+
 def save_entry(path: Path, text: str) -> None:
-    """Write one cache entry atomically (a reader sees the old file or the new one, never half);
-    a cache that cannot be written only costs the next build time, so failure is silent."""
+    """Write one cache entry atomically (a reader sees the old file or the new one, never half), sealed
+    with its digest (load_entry); a cache that cannot be written only costs the next build time, so
+    failure is silent."""
+    body = text.encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            out.write(f"{SEAL} {digest(body)}\n".encode() + body)
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+def read_regular(path: Path, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
+    """A cache file's bytes, or None when it is absent, not a regular file (a folder, pipe, device or
+    link: never followed, never waited on) or larger than `limit`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            data = handle.read(limit + 1)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
+
+
+def load_entry(path: Path) -> str | None:
+    """A cache entry's text, or None when it is absent or cannot be trusted: not a regular file,
+    too large (read_regular), not sealed by save_entry, not UTF-8, or its text no longer matches
+    its digest."""
+    data = read_regular(path)
+    if data is None:
+        return None
+    head, _, body = data.partition(b"\n")
+    if head != f"{SEAL} {digest(body)}".encode():
+        return None
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -17,6 +17,7 @@ import itertools
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -113,6 +114,9 @@ def _new_document(prov: dict, env_key: str, mode: str) -> dict:
 def _set_aside(path: Path, reason: str) -> Path:
     """Move an unusable cache file out of the way, never deleting it."""
     archive = path.parent / "archive"
+    if archive.exists() and not archive.is_dir():
+        raise MeasurementError(f"{path} cannot be used ({reason}) and cannot be set aside: {archive} is a file, "
+                               "where a folder for set-aside results belongs. Move it away and run again")
     archive.mkdir(exist_ok=True)
     stem = f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.{reason}"
     target = archive / f"{stem}.json"
@@ -415,6 +419,24 @@ def _is_helper(pid: int) -> bool:
 
 
 @contextmanager
+def _ctrl_c_held():
+    """Hold a Ctrl-C until the block ends, then honour it. Inside torch's import, numpy's import can
+    swallow the KeyboardInterrupt (the run then goes on, or ends in a RecursionError traceback)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield  # only the main thread has signals; an ignored Ctrl-C stays ignored
+        return
+    held: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if held:
+        raise KeyboardInterrupt
+
+
+@contextmanager
 def _ending_its_processes():
     """A point that fails, times out or is interrupted takes the processes it started with it
     (DataLoader workers, a launcher's children): the next point must have the cores to itself."""
@@ -452,7 +474,8 @@ def run(only: list[str] | None = None, force: bool = False,
             store.sweep_temporaries(settings.cache_dir)  # stray temporaries go on every run
             return current
     usable_cache_dir(settings.cache_dir)
-    from snippets.benchmarking import Canaries, all_threads, devices  # imports torch: only from here on
+    with _ctrl_c_held():
+        from snippets.benchmarking import Canaries, all_threads, devices  # imports torch: only from here on
 
     names = only or experiments.suite(settings.gpu_slot)
     # Loaded once, before anything is measured: an unknown or broken experiment fails fast,
@@ -632,6 +655,8 @@ def current_without_torch(settings: config.Settings) -> Path | None:
     """
     try:
         stamp = json.loads(_stamp_path(settings).read_text())
+        if not re.fullmatch(r"[A-Za-z0-9][\w.-]*\.json", stamp["results"]):
+            return None  # a name only: a path would let the stamp pick another machine's file
         path = settings.cache_dir / stamp["results"]
         if stamp["fingerprint"] != json.loads(json.dumps(provenance.light_fingerprint())):
             return None

@@ -144,8 +144,9 @@ def _notebook_download(source: str) -> str:
     with open(source, encoding="utf-8") as handle:
         text = handle.read()
     cached = crossover_config.settings().cache_dir / "notebook" / f"{digests.digest(text.encode())}.ipynb"
-    if cached.exists():
-        return cached.read_text(encoding="utf-8")
+    stored = digests.load_entry(cached)
+    if stored is not None:
+        return stored
     import jupytext
 
     notebook = jupytext.writes(jupytext.reads(text, fmt="py:percent"), fmt="ipynb")

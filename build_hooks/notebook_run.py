@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from build_hooks import config, store
+from build_hooks import config, digests, store
 
 # nb2html's options that mkdocs-jupyter passes from its configuration (the rest are its defaults).
 OPTIONS = ("kernel_name", "allow_errors", "show_input", "no_input", "no_prompt", "remove_tag_config",
@@ -51,14 +51,35 @@ def cache_path(plugin_config, source: str, execute: bool) -> Path:
 def fill(plugin_config, source: str, timeout_s: float, log=print) -> Path:
     """Make sure the executed notebook's cache entry exists; run it in a child process if not."""
     entry = cache_path(plugin_config, source, True)
-    if entry.exists():
+    if sealed(entry):
         return entry
     job = {"source": source, "entry": str(entry), "toc_depth": plugin_config["toc_depth"],
            "options": {name: plugin_config[name] for name in OPTIONS}}
     with _machine_lock(timeout_s, log):
-        if not entry.exists():  # another build may have run it while this one waited
+        if not sealed(entry):  # another build may have run it while this one waited
+            _discard(entry)
             _run_child(job, timeout_s)
     return entry
+
+
+def _seal_path(entry: Path) -> Path:
+    return entry.with_name(entry.name + ".sha256")
+
+
+def sealed(entry: Path) -> bool:
+    """Whether the entry is a regular file whose bytes match the digest its run stored beside it
+    (mkdocs-jupyter reads the entry itself, so the digest cannot be inside it). A damaged, forged
+    or foreign entry is run again: that costs time, never a wrong page."""
+    data = digests.read_regular(entry)
+    return data is not None and digests.load_entry(_seal_path(entry)) == digests.digest(data)
+
+
+def _discard(entry: Path) -> None:
+    """Remove an entry that is not sealed, so the run can write its own."""
+    if entry.is_dir() and not entry.is_symlink():
+        raise NotebookError(f"{entry} is a folder where the executed notebook's cache entry belongs: remove it")
+    with contextlib.suppress(FileNotFoundError):
+        entry.unlink()
 
 
 @contextlib.contextmanager
@@ -114,9 +135,10 @@ def main() -> int:
     options = job["options"]
     body = convert.nb2html(job["source"], execute=True, start=0, end=None, **options)
     toc_tokens, title = plugin._get_nb_toc_tokens(job["source"], job["toc_depth"])
+    entry = json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title})
     try:
-        store.write_atomically(Path(job["entry"]), json.dumps({"content": body, "toc_tokens": toc_tokens,
-                                                          "title": title}))
+        store.write_atomically(Path(job["entry"]), entry)
+        digests.save_entry(_seal_path(Path(job["entry"])), digests.digest(entry.encode()))
     except OSError as exc:
         print(f"crossover: could not store the executed notebook in {job['entry']}: {exc}", file=sys.stderr)
         return 1

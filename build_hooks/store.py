@@ -102,8 +102,9 @@ def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
     return dict(pairs)
 
 
-def parse(text: str, path: Path | str) -> dict:
-    """Parse and validate a results document; raise ResultsError naming the field."""
+def parse(text: str, path: Path | str, schema_passed: bool = False) -> dict:
+    """Parse and validate a results document; raise ResultsError naming the field. `schema_passed`:
+    a mark says these bytes passed the schema (load), so only the checks after it run."""
     try:
         doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                          object_pairs_hook=_no_duplicate_keys)
@@ -115,18 +116,23 @@ def parse(text: str, path: Path | str) -> dict:
     except ValueError as exc:
         raise ResultsError(path, "$", f"not valid JSON ({str(exc)[:200]}); was the file cut short or "
                                       "edited by hand?") from None
-    validate(doc, path)
+    validate(doc, path, schema_passed)
     return doc
 
 
-def validate(doc: object, path: Path | str) -> None:
+def validate(doc: object, path: Path | str, schema_passed: bool = False) -> None:
     """Check a parsed document against the schema and the rules a schema cannot say.
 
     A refusal names the field in words ("benchmark 1 (training_step[…]), its params"), says
     what is wrong and what to do, and ends with the field's JSON path.
     """
     try:
-        _validate(doc)
+        try:
+            _validate(doc, with_schema=not schema_passed)
+        except (LookupError, TypeError, ValueError, AttributeError):
+            if not schema_passed:
+                raise
+            _validate(doc)  # a forged or stale mark: the schema says what is wrong, in words
     except _Problem as problem:
         words = "" if problem.field == "$" else field_words(problem.field, doc)
         words += f" ({problem.about})" if words and problem.about else ""
@@ -146,14 +152,15 @@ def _validator():
     return jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _whole_pattern})
 
 
-def _validate(doc: object) -> None:
+def _validate(doc: object, with_schema: bool = True) -> None:
     if not isinstance(doc, dict):
         raise _Problem("$", f"expected a JSON object at the top level; this is not a Crossover results file: "
                             f"{HOW_TO_MAKE_ONE}")
     _check_origin(doc)
     # Without jsonschema (a measuring-only machine) the checks below still run; the site
     # build, which always has it, validates every file against the schema again.
-    error = jsonschema.exceptions.best_match(_validator()(schema()).iter_errors(doc)) if jsonschema else None
+    error = (jsonschema.exceptions.best_match(_validator()(schema()).iter_errors(doc))
+             if jsonschema and with_schema else None)
     if error is not None:
         error = _alternative_meant(error)
         raise _Problem(error.json_path, schema_problem(error), _description(error.schema))
@@ -435,7 +442,9 @@ def load(path: Path) -> dict:
         raise ResultsError(path, "$", f"not UTF-8 text (byte {exc.start})") from None
     passed = _passed(data)
     if passed is not None and passed.exists():
-        return json.loads(text)  # these very bytes passed parse() under this very code
+        # These very bytes passed the schema under this very code; a mark is only a local file, so the
+        # checks after the schema (origin, numbers, time bounds, consistency: cheap) run all the same.
+        return parse(text, path, schema_passed=True)
     doc = parse(text, path)
     if passed is not None:
         try:
@@ -514,7 +523,8 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
 
 
 def _remove(paths) -> list[Path]:
-    removed = list(paths)
+    """Delete these temporaries; a folder by that name is no temporary of ours and stays."""
+    removed = [path for path in paths if path.is_symlink() or not path.is_dir()]
     for path in removed:
         path.unlink(missing_ok=True)
     return removed

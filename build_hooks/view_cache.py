@@ -108,14 +108,17 @@ def _lookup(entry_key: str) -> Rendered | None:
     if entry_key in _memory:
         return _memory[entry_key]
     path = folder() / f"{entry_key}.json"
+    text = digests.load_entry(path)  # None: absent, damaged or not sealed (render afresh)
+    if text is None:
+        return None
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored = json.loads(text)
         os.utime(path)  # in use: prune keeps it
         text = untrusted.from_portable(stored["parts"])
         value = Html(text) if stored["kind"] == "section" else text
         return Rendered(value, tuple(stored["reads"]))
     except (OSError, ValueError, KeyError, TypeError):
-        return None  # absent, or damaged by an interrupted write elsewhere: render afresh
+        return None  # a layout from other code: render afresh
 
 
 def _save(entry_key: str, kind: str, entry: Rendered) -> None:

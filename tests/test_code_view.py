@@ -26,14 +26,20 @@ def test_the_block_links_the_reference_entry_and_names_what_measured_it():
 
 
 def test_highlighting_is_kept_on_disk(tmp_path, monkeypatch):
-    """A second process reads the highlighted code instead of running Pygments again."""
+    """A second process reads the highlighted code instead of running Pygments again; an entry edited on disk
+    no longer matches its seal and is made afresh."""
+    from build_hooks import digests
+
     monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(tmp_path))
     code_view.highlighted.cache_clear()
     first = code_view.highlighted("x = 1\n")
     (stored,) = (tmp_path / "code").glob("*.html")
-    stored.write_text(first.replace("highlight", "highlight from-disk"))
+    digests.save_entry(stored, first.replace("highlight", "highlight from-disk"))
     code_view.highlighted.cache_clear()
     assert "from-disk" in code_view.highlighted("x = 1\n")
+    stored.write_text(stored.read_text().replace("from-disk", "forged"))  # edited, not re-sealed
+    code_view.highlighted.cache_clear()
+    assert code_view.highlighted("x = 1\n") == first
     code_view.highlighted.cache_clear()
 
 

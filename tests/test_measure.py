@@ -493,3 +493,39 @@ def test_one_profiling_session_serves_every_kind_of_a_round(monkeypatch):
         for i in measure.round_order(len(plan), round_number):
             module.measure(plan[i], 1, True)
     assert sessions == ["cpu", "cpu"]
+
+
+def test_a_stamp_that_names_a_path_is_not_followed(tmp_path, monkeypatch):
+    """A stamp whose results name reaches outside the cache (another machine's committed file) means: check again."""
+    from build_hooks import provenance
+
+    monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(tmp_path / "cache"))
+    settings = config.settings()
+    settings.cache_dir.mkdir(parents=True)
+    measure._stamp_path(settings).write_text(json.dumps(
+        {"fingerprint": provenance.light_fingerprint(), "results": "../../results/other.json",
+         "environment_key": "x"}))
+    monkeypatch.setattr(store, "load", lambda path: pytest.fail(f"followed the stamp to {path}"))
+    assert measure.current_without_torch(settings) is None
+
+
+def test_a_file_where_the_archive_folder_belongs_is_named(tmp_path):
+    """A corrupt cache cannot be set aside into a file named archive: the error names both, nothing is lost."""
+    (tmp_path / "archive").write_text("not a folder")
+    cache = tmp_path / "m.quick.json"
+    cache.write_text("{broken")
+    with pytest.raises(measure.MeasurementError, match="archive is a file"):
+        measure._set_aside(cache, "corrupt")
+    assert cache.read_text() == "{broken"
+
+
+def test_ctrl_c_during_the_torch_import_is_held_then_honoured():
+    """A Ctrl-C while torch imports cannot be swallowed by the import: the block finishes, then the run stops."""
+    import signal
+
+    finished = []
+    with pytest.raises(KeyboardInterrupt):
+        with measure._ctrl_c_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            finished.append(True)  # the import goes on undisturbed
+    assert finished and signal.getsignal(signal.SIGINT) is signal.default_int_handler

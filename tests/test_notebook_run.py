@@ -41,14 +41,47 @@ def test_the_entry_is_the_one_mkdocs_jupyter_looks_up(tmp_path):
 
 
 def test_an_existing_entry_runs_nothing(tmp_path, monkeypatch):
-    """A cache hit returns the entry without starting a child."""
+    """A cache hit (an entry matching the digest its run stored beside it) returns the entry without a child."""
+    from build_hooks import digests
+
     source = notebook(tmp_path, "print(1)")
     config = plugin_config(tmp_path)
     entry = notebook_run.cache_path(config, source, True)
     entry.parent.mkdir(parents=True)
     entry.write_text("{}")
+    digests.save_entry(entry.with_name(entry.name + ".sha256"), digests.digest(b"{}"))
     monkeypatch.setattr(notebook_run, "_run_child", lambda *a: pytest.fail("ran the notebook again"))
     assert notebook_run.fill(config, source, 10) == entry
+
+
+@pytest.mark.parametrize("damage", ["forged", "unsealed", "folder", "fifo"])
+def test_an_entry_that_does_not_match_its_seal_is_run_again_or_named(tmp_path, monkeypatch, damage):
+    """A forged, unsealed, FIFO entry is run again (it never reaches the page); a folder in its place is named."""
+    import os
+
+    from build_hooks import digests
+
+    source = notebook(tmp_path, "print(1)")
+    config = plugin_config(tmp_path)
+    entry = notebook_run.cache_path(config, source, True)
+    entry.parent.mkdir(parents=True)
+    seal = entry.with_name(entry.name + ".sha256")
+    if damage == "folder":
+        entry.mkdir()
+    elif damage == "fifo":
+        os.mkfifo(entry)
+    else:
+        entry.write_text('{"content": "<img src=x onerror=alert(1)>", "toc_tokens": []}')
+    if damage == "forged":
+        digests.save_entry(seal, digests.digest(b"{}"))
+    runs = []
+    monkeypatch.setattr(notebook_run, "_run_child", lambda job, timeout: runs.append(job))
+    if damage == "folder":
+        with pytest.raises(notebook_run.NotebookError, match="is a folder"):
+            notebook_run.fill(config, source, 10)
+        return
+    assert notebook_run.fill(config, source, 10) == entry and len(runs) == 1
+    assert not entry.exists()  # removed before the run writes its own
 
 
 def test_a_failed_write_leaves_no_entry_and_no_fragment(tmp_path, monkeypatch):

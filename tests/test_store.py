@@ -331,13 +331,41 @@ def test_a_file_is_checked_once_per_content_and_code(tmp_path, monkeypatch, doc)
     path.write_text(store.dumps(doc))
     store.load(path)
     assert len(list((tmp_path / "cache" / "validated").iterdir())) == 1
-    monkeypatch.setattr(store, "parse", lambda *a: pytest.fail("parsed again"))
+    monkeypatch.setattr(store, "_validator", lambda: pytest.fail("checked against the schema again"))
     assert store.load(path) == doc
     monkeypatch.undo()
     monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(tmp_path / "cache"))
     path.write_text(store.dumps(doc).replace('"schema_version": 1', '"schema_version": "1"'))
     with pytest.raises(store.ResultsError, match="schema_version"):
         store.load(path)
+
+
+def test_a_forged_mark_skips_only_the_schema(tmp_path, monkeypatch, doc):
+    """A mark made by hand for a file never checked still leaves the bounds and origin checks to refuse it."""
+    monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(tmp_path / "cache"))
+    bench = next(b for b in doc["benchmarks"] if b["stats"].get("median"))
+    bench["stats"] |= {k: 1e9 for k in ("min", "max", "mean", "median", "q1", "q3") if k in bench["stats"]}
+    path = tmp_path / "machine.json"
+    path.write_text(store.dumps(doc))
+    mark = store._passed(path.read_bytes())
+    mark.parent.mkdir(parents=True)
+    mark.touch()
+    with pytest.raises(store.ResultsError, match=r"benchmarks\[\d+\]"):
+        store.load(path)
+    schema_wrong = store.dumps(doc | {"benchmarks": "not a list"})
+    path.write_text(schema_wrong)
+    mark = store._passed(path.read_bytes())
+    mark.touch()
+    with pytest.raises(store.ResultsError, match="benchmarks"):  # the schema's words, not a traceback
+        store.load(path)
+
+
+def test_a_folder_named_like_a_temporary_is_left_alone(tmp_path):
+    """A stray folder matching the temporaries' pattern is not ours to delete, and deleting it never crashes."""
+    (tmp_path / ".m.json.abc.tmp").mkdir()
+    (tmp_path / ".m.json.def.tmp").write_text("partial")
+    assert store.remove_stale_temporaries(tmp_path / "m.json") == [tmp_path / ".m.json.def.tmp"]
+    assert (tmp_path / ".m.json.abc.tmp").is_dir()
 
 
 # ---- messages a reader understands: the field in words, what is wrong, what to do, then the JSON path ----

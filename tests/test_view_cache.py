@@ -117,3 +117,22 @@ def test_a_module_edited_after_it_was_loaded_stores_no_rendering(cache, tmp_path
     view_cache._memory.clear()
     view_cache.rendered("fact", "x", a_view, data(), lambda: "new code's text", shared="code-new")
     assert len(list(cache.glob("*.json"))) == 1
+
+
+@pytest.mark.parametrize("damage", ["forged", "fifo", "endless", "folder", "not utf-8"])
+def test_an_entry_that_is_not_what_this_cache_wrote_is_rendered_afresh(cache, damage):
+    """A forged number, a FIFO, a link to /dev/zero, a folder or undecodable bytes in an entry's place are never
+    published and never hang: the view renders again."""
+    import json
+    import os
+
+    view_cache.rendered("fact", "x", a_view, data(), lambda: "took 5 ms", shared="c")
+    (entry,) = cache.glob("*.json")
+    view_cache._memory.clear()
+    if damage == "forged":  # a well-formed entry with another number, sealed by nothing
+        entry.write_text(entry.read_text().replace("5 ms", "0.001 ms"))
+    else:
+        entry.unlink()
+        {"fifo": lambda: os.mkfifo(entry), "endless": lambda: entry.symlink_to("/dev/zero"),
+         "folder": entry.mkdir, "not utf-8": lambda: entry.write_bytes(b"\xff\xfe" + json.dumps({}).encode())}[damage]()
+    assert view_cache.rendered("fact", "x", a_view, data(), lambda: "took 5 ms", shared="c") == "took 5 ms"
