@@ -25,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -475,25 +476,22 @@ def run(only: list[str] | None = None, force: bool = False,
             return current
     usable_cache_dir(settings.cache_dir)
     with _ctrl_c_held():
-        from snippets.benchmarking import Canaries, all_threads, devices  # imports torch: only from here on
+        from snippets.benchmarking import all_threads  # imports torch: only from here on
 
     names = only or experiments.suite(settings.gpu_slot)
     # Loaded once, before anything is measured: an unknown or broken experiment fails fast,
     # and the keys come from the code that will run (an edit during the run must not
     # label old code's numbers as the new code's).
     modules, broken = _load_experiments(names, keep_going)
-    for module in modules.values():
-        point_timeout_s(module)  # a bad CROSSOVER_POINT_TIMEOUT fails now, not mid-run
-    config.experiment_box_s()  # and so does a bad CROSSOVER_EXPERIMENT_BOX
-    config.settle_budget_s()  # or CROSSOVER_SETTLE_BUDGET
+    _check_settings(modules)
     keys = experiments.current_keys(settings.mode, names)
     threads = all_threads()
     prov = provenance.collect(threads)
-    env_key = experiments.environment_key(prov, settings.mode)
     path = cache_path(settings, prov["machine_id"])
     with _locked(path, log):
         store.remove_stale_temporaries(path)  # left by a writer that was killed mid-write
-        doc = _open_cache(path, prov, env_key, settings.mode, log, experiments.current_keys(settings.mode))
+        doc = _open_cache(path, prov, experiments.environment_key(prov, settings.mode), settings.mode, log,
+                          experiments.current_keys(settings.mode))
         for name, error in broken.items():
             log(untrusted.terminal(f"crossover: {error}; going on without it"))
             doc = _record_failure(doc, name, error)
@@ -501,54 +499,75 @@ def run(only: list[str] | None = None, force: bool = False,
             store.save_atomic(path, doc)
         todo = in_measuring_order([n for n in (names if force else stale_experiments(doc, keys)) if n in modules],
                                   doc.get("unfinished"))
-        if not todo:
-            _write_stamp(settings, path, doc)
-            return path
-        doc.update(prov)  # commit and date of the newest measurement
-        available = devices()
-        plans = {name: modules[name].plan(experiments.supported_devices(name, available), settings.quick)
-                 for name in todo}
-        total = sum(len(plans[n]) * rounds_of(modules[n], settings.quick) for n in todo)
-        eta = _eta(todo, modules, plans, settings)
-        log(f"crossover: measuring {len(todo)} experiment(s) on this machine, {eta.words()}")
-        background.write(settings, 0, len(todo), eta.left_s(), path.name, todo[0])
         durations = {}
-        # One Gate for the run: a state lasting a whole experiment is seen too. A smoke run (the tests' site
-        # builds) reads no canaries and waits for nothing: its numbers only have to exist.
-        canaries = None if settings.smoke else Canaries(threads)
-        gate = None if settings.smoke else Gate(canaries.all_threads, run_budget_s=config.settle_budget_s())
-        with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5,
-                  dynamic_ncols=True) as bar:
-            for name in todo:
-                bar.set_description(name)
-                started = time.perf_counter()
-                try:
-                    entries, measured_under = _measure_experiment(modules[name], plans[name], threads,
-                                                                  settings.quick, bar, canaries, gate)
-                except MeasurementError as exc:
-                    if not keep_going:
-                        raise
-                    log(untrusted.terminal(f"crossover: {exc}; going on with the next experiment"))
-                    doc = _record_failure(doc, name, str(exc))
-                    store.save_atomic(path, doc)
-                    _say_progress(settings, bar, todo, name, eta, path)
-                    continue
+        if todo:
+            doc.update(prov)  # commit and date of the newest measurement
+            doc, durations = _measure_all(_Run(settings, path, modules, keys, threads, log, keep_going), doc, todo)
+        _write_stamp(settings, path, doc)
+    if durations:
+        log(summary_table(doc, durations))
+    return path
+
+
+def _check_settings(modules: dict) -> None:
+    """A bad setting fails now, not mid-run."""
+    for module in modules.values():
+        point_timeout_s(module)  # CROSSOVER_POINT_TIMEOUT
+    config.experiment_box_s()  # CROSSOVER_EXPERIMENT_BOX
+    config.settle_budget_s()  # CROSSOVER_SETTLE_BUDGET
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every experiment of one measuring run shares."""
+    settings: config.Settings
+    path: Path  # the cache file, saved after each experiment
+    modules: dict
+    keys: dict[str, str]
+    threads: int
+    log: Callable
+    keep_going: bool
+
+
+def _measure_all(job: _Run, doc: dict, todo: list[str]) -> tuple[dict, dict[str, float]]:
+    """Measure `todo` in order, saving after each experiment; (the document, seconds per experiment)."""
+    from snippets.benchmarking import Canaries, devices
+
+    settings = job.settings
+    available = devices()
+    plans = {name: job.modules[name].plan(experiments.supported_devices(name, available), settings.quick)
+             for name in todo}
+    total = sum(len(plans[n]) * rounds_of(job.modules[n], settings.quick) for n in todo)
+    eta = _eta(todo, job.modules, plans, settings)
+    job.log(f"crossover: measuring {len(todo)} experiment(s) on this machine, {eta.words()}")
+    background.write(settings, 0, len(todo), eta.left_s(), job.path.name, todo[0])
+    durations = {}
+    # One Gate for the run: a state lasting a whole experiment is seen too. A smoke run (the tests' site
+    # builds) reads no canaries and waits for nothing: its numbers only have to exist.
+    canaries = None if settings.smoke else Canaries(job.threads)
+    gate = None if settings.smoke else Gate(canaries.all_threads, run_budget_s=config.settle_budget_s())
+    with tqdm(total=total, unit="point", file=sys.stderr, mininterval=0.5, dynamic_ncols=True) as bar:
+        for name in todo:
+            bar.set_description(name)
+            started = time.perf_counter()
+            try:
+                entries, measured_under = _measure_experiment(job.modules[name], plans[name], job.threads,
+                                                              settings.quick, bar, canaries, gate)
+            except MeasurementError as exc:
+                if not job.keep_going:
+                    raise
+                job.log(untrusted.terminal(f"crossover: {exc}; going on with the next experiment"))
+                doc = _record_failure(doc, name, str(exc))
+            else:
                 durations[name] = time.perf_counter() - started
                 eta.finished(name, durations[name])
-                _say_progress(settings, bar, todo, name, eta, path)
-                meta = {
-                    "bench_version": modules[name].BENCH_VERSION,
-                    "cache_key": keys[name],
-                    "measured_at": _now(),
-                    "duration_s": round(durations[name], 3),
-                    "devices": sorted({p["device"] for p in plans[name]}),
-                    "conditions": measured_under,
-                }
+                meta = {"bench_version": job.modules[name].BENCH_VERSION, "cache_key": job.keys[name],
+                        "measured_at": _now(), "duration_s": round(durations[name], 3),
+                        "devices": sorted({p["device"] for p in plans[name]}), "conditions": measured_under}
                 doc = _replace_experiment(doc, name, meta, entries)
-                store.save_atomic(path, doc)  # one experiment done = one durable save
-        _write_stamp(settings, path, doc)
-    log(summary_table(doc, durations))
-    return path
+            store.save_atomic(job.path, doc)  # one experiment done (or failed) = one durable save
+            _say_progress(settings, bar, todo, name, eta, job.path)
+    return doc, durations
 
 
 def _say_progress(settings: config.Settings, bar, todo: list[str], name: str, eta: forecast.Eta, path: Path) -> None:
