@@ -1,10 +1,8 @@
 """What every view shares: formatting primitives (numbers, tables, figures, marks) and the few
-sentences every page words the same way (the provenance line, ratios with their interval,
-"more machines", a machine's table per experiment), which read the dataset they are given.
+page parts every page lays out the same way (the provenance line, "more machines", a machine's
+table per experiment). The sentences several views word alike are in wording.py.
 
-Nothing here measures, and no experiment's view knows another's internals: the shared
-sentences live here so one page cannot word them differently from the next. (They are
-prose, not formatting: a module of verdict templates is where they belong.)
+Nothing here measures, and no experiment's view knows another's internals.
 
 HTML is built so that the safe path is the only one: `table`, `figure`,
 `missing` and `html` escape every value they are given unless it is `Html` (markupsafe's
@@ -21,7 +19,7 @@ from collections.abc import Callable
 
 from markupsafe import Markup as Html
 
-from build_hooks import conditions, stats, untrusted
+from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 
 esc = untrusted.escape  # text -> Html, escaped, bidi controls removed
@@ -55,82 +53,6 @@ def multiple(ratio: float) -> str:
     return f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
 
 
-CANARY_MOVED = 1.3  # a canary whose readings over an experiment span more than this has seen the machine move
-
-
-def canary_moves(machine: Machine, groups: list[str]) -> list[str]:
-    """Which canaries moved beyond CANARY_MOVED over these experiments' rounds, in words."""
-    words = {"all_threads": "all-thread", "memory": "memory", "one_thread": "one-core"}
-    moved = []
-    for kind, word in words.items():
-        readings = [x for g in groups for x in
-                    (machine.doc["experiments"].get(g) or {}).get("conditions", {}).get("canaries", {}).get(kind, [])]
-        ratio = conditions.drift(readings)
-        if ratio is not None and ratio > CANARY_MOVED:
-            moved.append(f"the {word} canary moved by {100 * (ratio - 1):.0f}%")
-    return moved
-
-
-def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None = None,
-                       groups: list[str] = ()) -> str:
-    """How points of one experiment agree with the same configurations measured by another.
-
-    The two were timed at different moments, so their rounds cannot be paired: they are
-    compared by their quartiles (stats.unpaired_ratio). A difference is explained by the
-    machine's state only where the canaries of those experiments saw it move.
-    """
-    ratios = [a["median"] / b["median"] for a, b in pairs if stats.unpaired_ratio(a, b).verdict != 0]
-    if not ratios:
-        return f"agree with them ({stats.LEVEL_WORDS})"
-    agree = (f"agree ({stats.LEVEL_WORDS}) for {len(pairs) - len(ratios)} of {len(pairs)} and differ"
-             if len(ratios) < len(pairs) else "differ")
-    spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
-              f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
-    rest = "" if len(ratios) == len(pairs) else " for the other" if len(ratios) == 1 else " for the others"
-    return f"{agree} {spread}{rest}{_why(machine, groups)}"
-
-
-def _why(machine: Machine | None, groups: list[str]) -> str:
-    """What the canaries say about a difference between two experiments; nothing invented."""
-    if machine is None:
-        return ". It is the same step, timed at another moment"
-    moved = canary_moves(machine, list(groups))
-    if moved:
-        return f". Over these experiments, {' and '.join(moved)} (see About the data)"
-    return (". It is the same step, timed at another moment. The canaries stayed within "
-            f"{100 * (CANARY_MOVED - 1):.0f}% (see About the data)")
-
-
-def ratio_sentence(ratio: stats.Ratio, larger: str, smaller: str, same: str) -> str:
-    """`larger`, `smaller` or `same` as the ratio's verdict says; "{}" in `larger` takes the
-    ratio with its interval, in `smaller` the inverted ratio (always read as "N× ...")."""
-    if ratio.verdict > 0:
-        return larger.format(times_with_interval(ratio))
-    if ratio.verdict < 0:
-        return smaller.format(times_with_interval(ratio.inverted()))
-    return same
-
-
-def times_with_interval(ratio: stats.Ratio) -> str:
-    """A measured ratio (of the medians) with its interval, named for what it is: "1.3× (1.2×
-    to 1.4× over all 3 rounds)", "(… in the middle 3 of 5 rounds)", "(2.2× in each of the 3
-    rounds)", "(… between the quartiles)"."""
-    low, high = multiple(ratio.low), multiple(ratio.high)
-    if not ratio.paired:
-        spread = f"{low} between the quartiles" if low == high else f"{low} to {high} between the quartiles"
-    elif low == high:
-        which = f"the {ratio.rounds}" if ratio.kept == ratio.rounds else f"the middle {ratio.kept} of {ratio.rounds}"
-        spread = f"{low} in each of {which} rounds"
-    else:
-        which = (f"over all {ratio.rounds}" if ratio.kept == ratio.rounds
-                 else f"in the middle {ratio.kept} of {ratio.rounds}")
-        spread = f"{low} to {high} {which} rounds"
-    if ratio.paired and not ratio.low <= ratio.value <= ratio.high:
-        spread += (", though the medians of all samples differ by more" if ratio.value > ratio.high
-                   else ", though the medians of all samples differ by less")
-    return f"{multiple(ratio.value)} ({spread})"
-
-
 def first_with(data: Dataset, group: str) -> Machine:
     """The first machine (the build host when it has it) that measured `group`."""
     machines = data.with_experiment(group)
@@ -142,48 +64,6 @@ def first_with(data: Dataset, group: str) -> Machine:
 def gpu_with(data: Dataset, group: str) -> Machine | None:
     """The first machine that measured `group` on a GPU, if any."""
     return next((m for m in data.with_experiment(group) if m.gpu_device(group)), None)
-
-
-def why_no_transfer(machine: Machine) -> str:
-    """Why a machine has no host↔device copies, in words: no GPU, or one that shares the CPU's memory."""
-    if machine.gpu is None:
-        return "it has no GPU, so there is no host↔device bus to measure"
-    if machine.uses_mps:
-        return "its GPU (Apple's, through MPS) shares the CPU's memory, so there is no host↔device bus to measure"
-    return "its GPU's copies were not measured"
-
-
-def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, explain: bool = True) -> str:
-    """A rate as a percentage of the CPU's theoretical peak, "above" only when it is above.
-
-    `fast_end` is the machine's best matrix-product rate at the fast end of its spread: when
-    even that exceeds the peak computed from the reported clock, the cores ran faster than
-    that clock (boost, or a host that changed state), so the true peak is higher and the
-    percentage overstates the fraction reached; the sentence says so. With explain=False the
-    caveat is one clause: its explanation lives on the page that states it once (why-gpu).
-    """
-    cpu = machine.cpu
-    peak = cpu["fp32_peak_flops"]
-    if not peak:
-        return "(this machine does not expose its clock, so no peak can be computed)"
-    share = f"{100 * rate / peak:.0f}%"
-    overstated = fast_end is not None and fast_end > peak
-    if rate > peak:
-        text = f"above this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')} ({share} of it)"
-    elif not explain:
-        return (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}, "
-                + ("an overstatement, since its cores beat that peak" if overstated else "at most"))
-    else:
-        clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
-        text = (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "
-                f"the {clock} clock its operating system reports. Cores that boost above it have a higher true "
-                "peak, so the share reached is at most this")
-    if overstated and explain:
-        text += (f". At the fast end of their spread, this machine's matrix products reached "
-                 f"{si(fast_end, 'FLOP/s')}, above that peak. So its cores ran faster than the "
-                 f"{si(cpu['clock_hz'], 'Hz')} clock the operating system reports (boost clocks, or a host "
-                 "that changed state). The true peak is higher, and the percentage overstates the share reached")
-    return text
 
 
 def version_note(machine: Machine, host: Machine | None) -> Html:

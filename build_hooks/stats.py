@@ -144,7 +144,7 @@ def paired_ratio(a: dict, b: dict) -> Ratio:
         ratios = sorted(x / y for x, y in pairs)
         trim = sign_test_trim(len(ratios))
         # Pooled medians can fall outside the kept round ratios; the verdict then counts the ratio
-        # too, and render.times_with_interval says so rather than print "1.5× (1.1× to 1.2×)" bare.
+        # too, and wording.times_with_interval says so rather than print "1.5× (1.1× to 1.2×)" bare.
         return Ratio(a["median"] / b["median"], ratios[trim], ratios[-1 - trim], True, len(ratios),
                      len(ratios) - 2 * trim)
     return unpaired_ratio(a, b)

@@ -11,7 +11,7 @@ from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, complete_doc
 
 # "1.3× (1.2× to 1.4× over all 3 rounds)", "(… in the middle 3 of 5 rounds)", "(2.2× in each of the
-# 3 rounds)" or "(1.3× between the quartiles)": render.times_with_interval.
+# 3 rounds)" or "(1.3× between the quartiles)": wording.times_with_interval.
 STATED = re.compile(r"(\d+(?:\.\d)?)× \((?:\d+(?:\.\d)?× to )?\d+(?:\.\d)?× "
                     r"(?:over all \d+ rounds|in the middle \d+ of \d+ rounds|in each of the (?:middle \d+ of )?\d+ rounds"
                     r"|between the quartiles)(?:, though the medians of all samples differ by (?:more|less))?\)")
@@ -78,4 +78,4 @@ def test_every_stated_ratio_is_its_tables_ratio(name, data, monkeypatch, plots_l
             assert any(shown(a, here) and shown(b, here) for a, b in candidates), (
                 f"{path.name}: '{stated[0]}' divides medians that neither its sentence nor a table on the page shows")
             checked += 1
-    assert checked, "no stated ratio was found: the pattern no longer matches render.times_with_interval"
+    assert checked, "no stated ratio was found: the pattern no longer matches wording.times_with_interval"

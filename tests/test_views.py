@@ -2,7 +2,7 @@
 
 import pytest
 
-from build_hooks import page
+from build_hooks import page, wording
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.views import training_step
 from conftest import synthetic_doc
@@ -122,8 +122,7 @@ def test_a_share_below_a_peak_that_matrix_products_beat_says_it_overstates():
     text = page.render_fact("cpu_best_step_fraction_of_peak", Dataset([machine]))
     assert text.startswith("50% of this CPU's theoretical fp32 peak") and "close to" not in text
     assert text.endswith("an overstatement, since its cores beat that peak")  # one clause: why-gpu explains
-    from build_hooks import render
-    explained = render.versus_peak(0.5 * machine.cpu["fp32_peak_flops"], machine, 4e11 * 1.1)
+    explained = wording.versus_peak(0.5 * machine.cpu["fp32_peak_flops"], machine, 4e11 * 1.1)
     assert "the percentage overstates the share reached" in explained
 
 

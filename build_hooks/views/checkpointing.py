@@ -14,8 +14,8 @@ from build_hooks.render import (
     per_machine,
     si,
     table,
-    times_with_interval,
 )
+from build_hooks.wording import times_with_interval
 
 CHECKPOINT = "checkpointing"
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import Html, first_with, medians_table, ratio_sentence, si
+from build_hooks.render import Html, first_with, medians_table, si
+from build_hooks.wording import ratio_sentence
 
 GROUP = "data_parallel"
 

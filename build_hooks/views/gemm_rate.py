@@ -17,9 +17,9 @@ from build_hooks.render import (
     per_machine,
     si,
     table,
-    versus_peak,
 )
 from build_hooks.views.precision import precision_stats, product_words
+from build_hooks.wording import versus_peak
 from snippets import flop_count  # plain arithmetic, no torch
 
 GROUP = "gemm_rate"

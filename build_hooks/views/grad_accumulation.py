@@ -14,11 +14,10 @@ from build_hooks.render import (
     measured_value,
     note,
     per_machine,
-    ratio_sentence,
-    same_configuration,
     si,
     table,
 )
+from build_hooks.wording import ratio_sentence, same_configuration
 
 ACCUMULATION = "grad_accumulation"
 

@@ -15,8 +15,8 @@ from build_hooks.render import (
     per_machine,
     si,
     table,
-    times_with_interval,
 )
+from build_hooks.wording import times_with_interval
 
 GROUP = "inference_latency"
 

@@ -13,9 +13,9 @@ from build_hooks.render import (
     per_machine,
     si,
     table,
-    times_with_interval,
 )
 from build_hooks.views.data_loader import useful_workers
+from build_hooks.wording import times_with_interval
 
 OVERLAP = "loader_overlap"
 

@@ -13,10 +13,10 @@ from build_hooks.render import (
     marks_note_for,
     measured_value,
     per_machine,
-    ratio_sentence,
     si,
     table,
 )
+from build_hooks.wording import ratio_sentence
 
 GROUP = "matmul_shapes"
 

@@ -15,10 +15,10 @@ from build_hooks.render import (
     marks_note_for,
     measured_value,
     per_machine,
-    ratio_sentence,
     si,
     table,
 )
+from build_hooks.wording import ratio_sentence
 
 GROUP = "precision"
 DTYPES = ["fp64", "fp32", "bf16", "fp16"]

@@ -18,8 +18,8 @@ from build_hooks.render import (
     provenance,
     si,
     table,
-    why_no_transfer,
 )
+from build_hooks.wording import why_no_transfer
 
 
 @section

@@ -5,7 +5,8 @@ from __future__ import annotations
 from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, Html, first_with, listing, medians_table, si, times_with_interval
+from build_hooks.render import DEVICE_NAME, Html, first_with, listing, medians_table, si
+from build_hooks.wording import times_with_interval
 
 GROUP = "sync_cost"
 

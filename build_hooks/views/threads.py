@@ -12,10 +12,9 @@ from build_hooks.render import (
     medians_table,
     multiple,
     note,
-    ratio_sentence,
-    same_configuration,
     si,
 )
+from build_hooks.wording import ratio_sentence, same_configuration
 
 GROUP = "threads"
 

@@ -21,8 +21,8 @@ from build_hooks.render import (
     provenance,
     si,
     table,
-    versus_peak,
 )
+from build_hooks.wording import versus_peak
 
 STEP = analysis.STEP
 

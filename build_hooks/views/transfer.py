@@ -15,8 +15,8 @@ from build_hooks.render import (
     per_machine,
     si,
     table,
-    why_no_transfer,
 )
+from build_hooks.wording import why_no_transfer
 from snippets import transfer_arithmetic as arithmetic  # plain arithmetic, no torch
 
 GROUP = "transfer"

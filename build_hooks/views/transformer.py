@@ -23,11 +23,11 @@ from build_hooks.render import (
     measured_value,
     missing,
     per_machine,
-    ratio_sentence,
     si,
     table,
 )
 from build_hooks.views.regimes import REGIME_WORDS
+from build_hooks.wording import ratio_sentence
 
 STEP, COMPILE, PROFILE = "transformer_block", "compile_speed", "transformer_profile"
 MODEL = experiments.declared(STEP)  # LAYERS, HEADS, VOCAB, MLP_RATIO: literals, read without importing torch
