@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable
 
 from build_hooks import analysis, experiments, gpu_estimate, render, stats, store
-from build_hooks.dataset import GPU_DEVICES, VECTOR_UNITS, Dataset, Machine, is_gpu
+from build_hooks.dataset import GPU_DEVICES, MERGED_FORMAT, VECTOR_UNITS, Dataset, Machine, is_gpu
 
 EPOCH = "epoch_time"
 FIXED_COST_RATIO = 2.0
@@ -163,7 +163,8 @@ def race_data(data: Dataset) -> dict:
     # What a reader's own file must match to join the race (checked in the browser).
     join = {"mode": "quick" if data.quick else "full", "rows": rows, "schema_version": store.SCHEMA_VERSION,
             "time_bounds": store.BOUNDS["s"], "max_number": store.MAX_NUMBER,
-            "vector_units": [list(pair) for pair in VECTOR_UNITS], "gpu_devices": list(GPU_DEVICES)}
+            "vector_units": [list(pair) for pair in VECTOR_UNITS], "gpu_devices": list(GPU_DEVICES),
+            "merged_format": MERGED_FORMAT}  # the site's own "Download the data" file, read machine by machine
     return {"lanes": lanes, "widths": widths, "batches": batches, "machines": machines, "join": join,
             "browser": browser_plan(data),
             "fixed_cost_ratio": FIXED_COST_RATIO, "meaningful_ratio": stats.MEANINGFUL_RATIO}

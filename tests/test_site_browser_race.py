@@ -122,6 +122,23 @@ def test_the_downloaded_file_is_accepted_again_by_add_your_machine(raced, browse
     watched.page.close()
 
 
+def test_the_browsers_own_file_added_again_replaces_its_lanes(raced, browser, site_url, tmp_path):
+    """Adding the browser's downloaded file beside its kept run leaves two lanes, not a second identical pair."""
+    path = tmp_path / "crossover-browser.json"
+    text = json.dumps(raced["doc"])
+    path.write_text(text)
+    watched = Watched(browser, site_url)
+    watched.page.evaluate("value => localStorage.setItem('crossover.browser.v1', value)",
+                          json.dumps({"text": text, "name": "crossover-browser.json"}))
+    watched.open()
+    watched.page.wait_for_selector('[data-lane="yours-browser-webgpu"]')
+    assert watched.add(path) == ""
+    names = watched.page.locator(".race-lane--yours .race-lane__name").all_text_contents()
+    assert len(names) == 2 and len(set(names)) == 2, names
+    on_site_only(watched)
+    watched.page.close()
+
+
 def test_keep_and_forget_work_for_the_browser_run(raced):
     """Kept, the browser's lanes survive a reload; forgotten, they are gone and stay gone."""
     watched = raced["watched"]

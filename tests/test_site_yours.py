@@ -313,6 +313,27 @@ def test_the_browser_slot_drops_a_file_its_race_did_not_make(browser, site_url, 
     watched.page.close()
 
 
+def test_the_sites_own_data_file_adds_the_machines_the_race_lacks(browser, site_url, built_site, lab_file, tmp_path):
+    """results.json from "Download the data" is understood: with only this race's machines it says so in words;
+    with a machine the race lacks, that machine's lanes join."""
+    merged = json.loads((built_site / "data" / "results.json").read_text())
+    watched = Watched(browser, site_url)
+    problem = watched.add(built_site / "data" / "results.json")
+    held = len(merged["machines"])
+    assert f"a site's data file (results.json), holding {held} machine" in problem and "already in this race" in problem
+    assert "$" not in problem and watched.page.locator(".race-lane--yours").count() == 0
+    elsewhere = {**lab_file["doc"], "machine_id": "fixture-lab-elsewhere"}  # the lab ran here: another machine's id
+    merged["machines"].append({"origin": "committed reference", "source": "results/lab.json", **elsewhere})
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(merged))
+    assert watched.add(path) == ""
+    lab_devices = {b["params"]["device"] for b in lab_file["doc"]["benchmarks"] if b["group"] == "epoch_time"}
+    assert watched.page.locator(".race-lane--yours").count() == len(lab_devices)
+    assert f"holding {held + 1} machines, the 1 new here" in watched.page.locator("#yours-status").text_content()
+    watched.check_harmless()
+    watched.page.close()
+
+
 def test_bidi_controls_in_a_readers_file_are_stripped_as_in_the_build(browser, site_url, lab_file, tmp_path):
     """A right-to-left override in a reader's CPU name cannot reorder the lane's words: it is removed."""
     doc = copy.deepcopy(lab_file["doc"])

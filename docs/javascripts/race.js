@@ -413,10 +413,14 @@
     window.crossoverRace = {
       // `slot` is where they come from ("file", "browser"): each replaces only its own earlier lanes.
       setYours: function (slot, lanes, machine) {
-        var mine = function (x) { return x.yours && x.slot === slot; };
+        // A run already raced from the other slot (the browser's own file, added again) is replaced, not doubled.
+        var sources = lanes.map(function (l) { return l.source; });
+        var replaced = data.lanes.filter(function (l) { return l.yours && l.slot !== slot && sources.indexOf(l.source) >= 0; })
+          .map(function (l) { return l.machine_id; });
+        var mine = function (x) { return x.yours && (x.slot === slot || replaced.indexOf(x.machine_id !== undefined ? x.machine_id : x.id) >= 0); };
         data.lanes = data.lanes.filter(function (l) { return !mine(l); }).concat(lanes);
-        data.machines = data.machines.filter(function (m) { return !mine(m); })
-          .concat(machine ? [Object.assign({ slot: slot }, machine)] : []);
+        data.machines = data.machines.filter(function (m) { return !(m.yours && (m.slot === slot || replaced.indexOf(m.id) >= 0)); })
+          .concat([].concat(machine || []).map(function (m) { return Object.assign({ slot: slot }, m); }));
         fillMachines();
         update();
         // Said here too, under the lanes: the file box that also says it sits far below them.

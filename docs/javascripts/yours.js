@@ -377,7 +377,8 @@ function crossover(cpu, gpu, batches, race) {
 }
 
 /* Parse, validate and turn a reader's results file into race lanes. Throws FileProblem.
- * `slot` names where the lanes come from ("file" or "browser"), so both can race at once. */
+ * `slot` names where the lanes come from ("file" or "browser"), so both can race at once.
+ * A site's own data file (results.json, several machines) adds each machine the race does not have yet. */
 export function readResults(text, checker, race, fileName, slot = "file") {
   let doc;
   if (!String(text).trim()) throw new FileProblem("$", "the file is empty: choose the .json file a measurement wrote");
@@ -386,6 +387,42 @@ export function readResults(text, checker, race, fileName, slot = "file") {
   } catch (error) {
     throw new FileProblem("$", "not valid JSON (" + String(error.message).slice(0, 120) + "); was the file cut short or edited by hand?");
   }
+  if (doc && doc.format === race.join.merged_format && Array.isArray(doc.machines)) {
+    return readSiteData(doc, checker, race, fileName, slot);
+  }
+  return readDoc(doc, checker, race, fileName, slot);
+}
+
+/* A site's "Download the data" file: every machine in it that this race does not already show, checked
+ * one by one as a results file of its own (without the two keys the site adds, origin and source). */
+function readSiteData(merged, checker, race, fileName, slot) {
+  const raced = race.lanes.filter(function (l) { return !l.yours; }).map(function (l) { return l.machine_id; });
+  const held = merged.machines.length + (merged.machines.length === 1 ? " machine" : " machines");
+  const fresh = merged.machines.filter(function (m) { return m && raced.indexOf(m.machine_id) < 0; });
+  if (!fresh.length) {
+    throw new FileProblem("$", "this is a site's data file (results.json), holding " + held + ", and all of them are " +
+      "already in this race: choose one under Machine above");
+  }
+  const results = fresh.map(function (entry, i) {
+    const doc = Object.assign({}, entry);
+    delete doc.origin;
+    delete doc.source;
+    try {
+      return readDoc(doc, checker, race, fileName, slot + "-" + i);
+    } catch (error) {
+      if (error instanceof FileProblem) error.message = "machine " + (i + 1) + " of the " + fresh.length + " new ones: " + error.message;
+      throw error;
+    }
+  });
+  const lanes = [].concat.apply([], results.map(function (r) { return r.lanes; }));
+  lanes.forEach(function (lane) { lane.slot = slot; });
+  return { lanes: lanes, leftOut: results.reduce(function (n, r) { return n + r.leftOut; }, 0),
+    provenance: "From a site's data file holding " + held + ", the " + fresh.length + " new here: " +
+      results.map(function (r) { return r.provenance; }).join("; "),
+    machine: results.map(function (r) { return r.machine; }), verdict: results[0].verdict };
+}
+
+function readDoc(doc, checker, race, fileName, slot) {
   let points;
   try {
     checkSchema(doc, checker, race.join);
@@ -412,6 +449,7 @@ export function readResults(text, checker, race, fileName, slot = "file") {
       Object.keys(byBatch).forEach(function (batch) { byBatch[batch].regime = regime(byBatch, batch, race); });
     });
     return { id: "yours-" + slot + "-" + device, slot: slot, machine: doc.machine_id, machine_id: machineId, device: device,
+      source: doc.machine_id + "@" + doc.datetime,  // the same run, whichever slot brought it (race.setYours)
       label: deviceLabel(doc, device, race.join), kind: race.join.gpu_devices.indexOf(device) >= 0 ? "GPU" : "CPU",
       estimate: false, yours: true, provenance: provenance, epochs: epochs[device] };
   });
