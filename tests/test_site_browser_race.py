@@ -92,7 +92,11 @@ def test_both_browser_lanes_join_with_the_times_the_page_measured(raced):
         assert len(stats["data"]) == 3 and all(math.isfinite(s) and s > 0 for s in stats["data"])
         assert math.isfinite(bench["extra_info"]["loss"]) and bench["extra_info"]["loss"] > 0
         assert shown_time(page, f"yours-browser-{device}", batch) == stats["median"]
-    assert page.locator("#browser-verdict").text_content().startswith(f"In your browser, at width {WIDTH}: ")
+    verdict = page.locator("#browser-verdict").text_content()
+    software = doc["machine_info"]["gpu"]["fallback_adapter"]
+    assert software or "swiftshader" not in adapter.lower()  # SwiftShader is a CPU emulating a GPU
+    assert verdict.startswith("Your browser's GPU is a software emulation") == software, verdict
+    assert f"In your browser, at width {WIDTH}: " in verdict
     on_site_only(raced["watched"])
 
 
@@ -201,7 +205,11 @@ def test_stop_keeps_what_was_finished(browser, site_url):
     page.wait_for_function("!document.getElementById('browser-start').disabled", timeout=120_000)
     assert "Stopped" in page.locator("#browser-problem").text_content()
     if page.locator("#browser-download").is_visible():
-        assert max(len(b["stats"]["data"]) for b in downloaded(page)["benchmarks"]) < 5
+        doc = downloaded(page)
+        assert max(len(b["stats"]["data"]) for b in doc["benchmarks"]) < 5
+        reached = sorted({b["params"]["batch"] for b in doc["benchmarks"]})
+        said = f"batch {reached[0]}" if len(reached) == 1 else f"batches {reached[0]} to {reached[-1]}"
+        assert f"({said}, " in page.locator("#browser-status").text_content()  # where it stopped, not the plan
     on_site_only(watched)
     watched.page.close()
 

@@ -63,9 +63,14 @@ async function gpuAdapter() {
   const text = function (value) { return typeof value === "string" ? value : ""; };  // a browser may report anything
   const name = text(info.description) || [text(info.vendor), text(info.architecture), text(info.device)]
     .filter(Boolean).join(" ") || "unnamed adapter";
+  const software = Boolean(info.isFallbackAdapter) ||
+    SOFTWARE_ADAPTER.test([info.vendor, info.architecture, info.device, info.description].map(text).join(" "));
   return { adapter: { name: name.slice(0, 200), vendor: text(info.vendor).slice(0, 100),
-    architecture: text(info.architecture).slice(0, 100), fallback_adapter: Boolean(info.isFallbackAdapter) } };
+    architecture: text(info.architecture).slice(0, 100), fallback_adapter: software } };
 }
+
+/* Adapters that are a CPU emulating a GPU: a browser flags few of them as a fallback, but names them all. */
+const SOFTWARE_ADAPTER = /swiftshader|llvmpipe|lavapipe|softpipe|basic render|\bwarp\b|software/i;
 
 /* Seeded rows and labels (mulberry32 + Box-Muller): every backend trains on the same numbers. */
 function makeData(rows, inputs, classes) {
@@ -307,8 +312,11 @@ export async function raceBrowser(plan, width, join, ui) {
   const timed = Object.keys(samples).reduce(function (n, b) {
     return n + Object.keys(samples[b]).reduce(function (m, k) { return m + samples[b][k].length; }, 0);
   }, 0);
+  // The batches it reached, not the plan's: a stopped run names where it stopped.
+  const reached = plan.batches.filter(function (b) { return Object.keys(samples).some(function (k) { return samples[k][b]; }); });
+  const batches = reached.length === 1 ? "batch " + reached[0] : "batches " + reached[0] + " to " + reached[reached.length - 1];
   return { doc: doc, problems: problems, name: "your browser, " + date,
-    summary: "Timed " + timed + " epochs of " + plan.rows + " rows at width " + width + " (batches " + plan.batches[0] +
-      " to " + plan.batches[plan.batches.length - 1] + ", " + rounds + (rounds === 1 ? " full round" : " full rounds") +
+    summary: "Timed " + timed + " epochs of " + plan.rows + " rows at width " + width + " (" + batches + ", " + rounds +
+      (rounds === 1 ? " full round" : " full rounds") +
       ") in " + clock(seconds) + "." + lossSentence(loss, plan.batches) };
 }

@@ -463,6 +463,7 @@ function readDoc(doc, checker, race, fileName, slot) {
     });
   }
   return { lanes: lanes, leftOut: points.leftOut, provenance: provenance,
+    softwareGpu: Boolean(isBrowserRun(doc) && doc.machine_info.gpu && doc.machine_info.gpu.fallback_adapter && epochs.webgpu),
     machine: { id: machineId, label: machineLabel(doc, race.join), yours: true, crossover: crossovers },
     verdict: gpu && cpu ? function (width) { return verdict(epochs[cpu][width], epochs[gpu][width], race); } : null };
 }
@@ -671,7 +672,10 @@ function setupBrowser(box, race, plan) {
   function sentence(result) {
     const width = shownWidth || Object.keys(result.lanes[0].epochs)[0];
     if (!result.verdict) return "At width " + width + " only the CPU lane ran, so there is no crossover to look for.";
-    return "In your browser, at width " + width + ": " + result.verdict(width);
+    // Said first: every comparison after it is between two ways of using the CPU.
+    const software = result.softwareGpu ? "Your browser's GPU is a software emulation running on the CPU, not a " +
+      "graphics card, so its lane shows the emulation's speed. " : "";
+    return software + "In your browser, at width " + width + ": " + result.verdict(width);
   }
 
   function chosenWidth() {  // the race's width when the browser plan has it, else the plan's nearest
