@@ -97,6 +97,9 @@ def test_both_browser_lanes_join_with_the_times_the_page_measured(raced):
     assert software or "swiftshader" not in adapter.lower()  # SwiftShader is a CPU emulating a GPU
     assert verdict.startswith("Your browser's GPU is a software emulation") == software, verdict
     assert f"In your browser, at width {WIDTH}: " in verdict
+    status = page.locator("#browser-status").text_content()  # browser and date as a reader names them
+    assert re.search(r"in Chrome \d+ on Linux", status) and "Mozilla" not in status, status
+    assert not re.search(r"\d{4}-\d\d-\d\dT", status), status
     on_site_only(raced["watched"])
 
 

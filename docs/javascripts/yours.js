@@ -336,12 +336,31 @@ function deviceLabel(doc, device, join) {
 function provenanceOf(doc, fileName, slot) {
   const sw = doc.software;
   if (isBrowserRun(doc)) {
-    return plain("Your browser's run" + (slot === "file" ? " (file " + fileName + ")" : "") + ": measured " + doc.datetime + " with TensorFlow.js " + sw.tfjs +
+    return plain("Your browser's run" + (slot === "file" ? " (file " + fileName + ")" : "") + ": measured " + when(doc.datetime) + " with TensorFlow.js " + sw.tfjs +
       (sw.tfjs_webgpu ? ", WebGPU backend " + sw.tfjs_webgpu : "") + (sw.tfjs_wasm ? ", WebAssembly backend " + sw.tfjs_wasm : "") +
-      " in " + sw.browser);
+      " in " + browserName(sw.browser));
   }
-  return plain("Your file " + fileName + ": measured " + doc.datetime + " with torch " + sw.torch +
+  return plain("Your file " + fileName + ": measured " + when(doc.datetime) + " with torch " + sw.torch +
     " and Python " + sw.python + (sw.os ? " on " + sw.os : ""));
+}
+
+/* "2 Dec 2026, 16:40" in the reader's own locale and time zone, not an ISO timestamp. */
+function when(iso) {
+  const date = new Date(iso);
+  if (isNaN(date.getTime())) return String(iso);
+  return date.toLocaleString(undefined, { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
+}
+
+/* "Chrome 131 on Linux" from a user-agent string; the string itself when it names no browser this knows. */
+function browserName(agent) {
+  const text = String(agent || "");
+  const found = [["Edg", "Edge"], ["OPR", "Opera"], ["Firefox", "Firefox"], ["Chrome", "Chrome"], ["Version", "Safari"]]
+    .map(function (pair) { const m = text.match(new RegExp(pair[0] + "/(\\d+)")); return m ? pair[1] + " " + m[1] : null; })
+    .find(Boolean);
+  const system = [["Windows", "Windows"], ["Android", "Android"], ["iPhone", "iOS"], ["iPad", "iPadOS"], ["CrOS", "ChromeOS"],
+    ["Mac OS X", "macOS"], ["Linux", "Linux"]].find(function (pair) { return text.indexOf(pair[0]) >= 0; });
+  if (!found) return text.slice(0, 80);
+  return found + (system ? " on " + system[1] : "");
 }
 
 function machineLabel(doc, join) {
