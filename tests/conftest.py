@@ -55,9 +55,10 @@ def pytest_collection_modifyitems(items):
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
     # While the shared site builds (pytest_collection_finish), the workers run what needs no site: the long slow
-    # tests first, so that none of them is left to run alone at the end, then the unit tests, then the site's.
+    # tests first, so that none of them is left to run alone at the end, then the unit tests, then the site's,
+    # the longest of those (marked long) first for the same reason.
     items.sort(key=lambda item: (bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ()))),
-                                 item.get_closest_marker("slow") is None))
+                                 item.get_closest_marker("slow") is None, item.get_closest_marker("long") is None))
 
 
 _CODE_BLOCK = re.compile(r'<details class="crossover-code[^"]*"[^>]*>(?:(?!<details).)*?</details>', re.S)

@@ -103,6 +103,7 @@ def test_the_guides_three_files_are_measured_and_shown(tmp_path, quick_cache):
         n: m["measured_at"] for n, m in before.items() if n not in remeasured}
 
 
+@pytest.mark.long
 def test_the_guides_three_files_keep_the_fast_tier_green(tmp_path):
     """With the same three files, the copy's whole fast tier passes (needs no site: it runs while the site builds)."""
     project = toy_project(tmp_path / "project")

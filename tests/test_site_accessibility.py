@@ -48,6 +48,7 @@ def test_scripts_load_only_where_used(built_site):
         assert "pyodide" not in html, page
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_serious_accessibility_violations(browser, site_url, built_site, scheme):
     """axe-core finds no serious or critical violation on any page, in light and in dark mode."""

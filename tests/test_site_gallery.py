@@ -3,6 +3,8 @@
 import json
 import shutil
 
+import pytest
+
 from conftest import GUEST_GPU, build_site, quick_env
 
 
@@ -31,6 +33,7 @@ def test_second_machine_appears_in_gallery_race_pages_and_data(guest_site, brows
         server.shutdown()
 
 
+@pytest.mark.long
 def test_fifty_machines_fit_every_page_budget_and_all_reach_the_gallery(tmp_path, quick_cache):
     """With 50 committed machines, lesson pages draw a few and point to the rest; the gallery and data list all."""
     from test_site_accessibility import BUDGET, KIB, LESSON_BUDGET, pages, weight
