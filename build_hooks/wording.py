@@ -8,7 +8,7 @@ than one view says lives here, so one page cannot word it differently from the n
 
 from __future__ import annotations
 
-from build_hooks import conditions, stats
+from build_hooks import conditions, consistency, stats
 from build_hooks.dataset import Machine
 from build_hooks.render import multiple, si
 
@@ -29,12 +29,13 @@ def canary_moves(machine: Machine, groups: list[str]) -> list[str]:
 
 
 def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None = None,
-                       groups: list[str] = ()) -> str:
+                       groups: list[str] = (), flagged: bool = False) -> str:
     """How points of one experiment agree with the same configurations measured by another.
 
     The two were timed at different moments, so their rounds cannot be paired: they are
     compared by their quartiles (stats.unpaired_ratio). A difference is explained by the
-    machine's state only where the canaries of those experiments saw it move.
+    machine's state only where the canaries of those experiments saw it move. `flagged`: the
+    consistency check (About the data) marks these pairs ≠ beyond its tolerance.
     """
     ratios = [a["median"] / b["median"] for a, b in pairs if stats.unpaired_ratio(a, b).verdict != 0]
     if not ratios:
@@ -44,7 +45,20 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
     spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
               f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
     rest = "" if len(ratios) == len(pairs) else " for the other" if len(ratios) == 1 else " for the others"
-    return f"{agree} {spread}{rest}{_why(machine, groups)}"
+    return f"{agree} {spread}{rest}{_against_tolerance(ratios, flagged)}{_why(machine, groups)}"
+
+
+def _against_tolerance(ratios: list[float], flagged: bool) -> str:
+    """Where differences stand against the consistency check's tolerance (About the data), so a
+    "differ" here never reads as a contradiction the check does not make, or hides one it does."""
+    beyond = [r for r in ratios if not 1 / consistency.TOLERANCE <= r <= consistency.TOLERANCE]
+    limit = f"{consistency.TOLERANCE:g}×"
+    if not beyond:
+        return (f". That is within the {limit} two timings of one configuration may differ by (About the data)"
+                + (", so no point is marked ≠" if flagged else ""))
+    which = "That is" if len(ratios) == 1 else f"{len(beyond)} of them are"
+    return (f". {which} beyond the {limit} two timings of one configuration may differ by (About the data)"
+            + (", and marked ≠" if flagged else ""))
 
 
 def _why(machine: Machine | None, groups: list[str]) -> str:

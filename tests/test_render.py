@@ -124,3 +124,19 @@ def test_a_machines_provenance_is_stated_once_per_page():
     assert page.count("2 threads") == 1 and page.count("4 threads") == 1
     assert page.count("Measured on <strong>CPU A</strong>, as above.") == 1
     assert page.count("Measured on <strong>CPU B</strong>, as above.") == 1
+
+
+def test_agreement_is_stated_against_the_consistency_checks_tolerance():
+    """A difference the 1.1x rule calls real but the consistency check tolerates is said to be within its tolerance,
+    and one beyond it is said to be marked, so the two rules never read as contradicting each other."""
+    from build_hooks import consistency, stats, wording
+
+    def point(median):
+        return stats.summarise([median * 0.99, median, median * 1.01])
+
+    within = wording.same_configuration([(point(1.0), point(1.0)), (point(1.15), point(1.0))], flagged=True)
+    assert "differ by +15% for the other" in within and f"within the {consistency.TOLERANCE:g}×" in within
+    assert "no point is marked ≠" in within
+    beyond = wording.same_configuration([(point(1.6), point(1.0))], flagged=True)
+    assert f"That is beyond the {consistency.TOLERANCE:g}×" in beyond and "marked ≠" in beyond
+    assert "marked" not in wording.same_configuration([(point(1.6), point(1.0))])

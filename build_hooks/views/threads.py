@@ -38,7 +38,7 @@ def _same_configuration_note(machine) -> Html:
     if not pairs:
         return Html("")
     return note(f"The {most}-thread points repeat configurations of the training-step experiment. They "
-                f"{same_configuration(pairs, machine, [GROUP, analysis.STEP])}.")
+                f"{same_configuration(pairs, machine, [GROUP, analysis.STEP], flagged=True)}.")
 
 
 @fact
@@ -111,7 +111,7 @@ def _trusted_twins(machine) -> dict[int, dict]:
 def one_thread_wins(data: Dataset) -> str:
     """Across the machines a lesson page draws (dataset.shown: fifty committed files must not make fifty
     sentences): where one thread beat all of them beyond the spread, at which batches (or that it never did)."""
-    found, doubted = [], []
+    found, doubted, stood_in = [], [], False
     for machine in data.shown(GROUP):
         took = {(b["params"]["batch"], b["params"]["threads"]): b for b in machine.measured(GROUP)}
         most = max(t for _, t in took)
@@ -128,6 +128,7 @@ def one_thread_wins(data: Dataset) -> str:
         if trusted:
             found.append(f"on {name}, at batch {listing([str(b) for b in trusted])}")
         if by_twin:
+            stood_in = True
             found.append(f"on {name}, at batch " + listing([
                 f"{b} ({si(took[(b, 1)]['stats']['median'], 's')} against the training-step experiment's "
                 f"{si(twin['median'], 's')} for the all-thread configuration)" for b, twin in by_twin.items()]))
@@ -139,6 +140,9 @@ def one_thread_wins(data: Dataset) -> str:
                       + [f"It also did {where}" for where in found[1:]]) if found else
             "on none of them did one thread beat all of them in a comparison the consistency "
             "checks trust")
+    if stood_in:  # the stand-in is one of a pair marked ≠: say why it may still be compared with
+        text += (". Where the training step's time stands in, the two all-thread timings disagree (marked ≠). The "
+                 "faster one is compared, the likelier, since interference only slows a run")
     if doubted:
         text += (". The threads experiment also has one thread ahead by its paired rounds " + listing(doubted)
                  + ". But there its all-thread point disagrees with the same configuration in the training-step "
