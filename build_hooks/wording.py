@@ -8,9 +8,9 @@ than one view says lives here, so one page cannot word it differently from the n
 
 from __future__ import annotations
 
-from build_hooks import conditions, consistency, stats
+from build_hooks import conditions, consistency, render, stats
 from build_hooks.dataset import Machine
-from build_hooks.render import multiple, si
+from build_hooks.render import listing, multiple, si
 
 CANARY_MOVED = 1.3  # a canary whose readings over an experiment span more than this has seen the machine move
 
@@ -142,3 +142,14 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, ex
                  f"{si(cpu['clock_hz'], 'Hz')} clock the operating system reports (boost clocks, or a host "
                  "that changed state). The true peak is higher, and the percentage overstates the share reached")
     return text
+
+
+def marked_timings(benches: list[dict]) -> str:
+    """A short sentence for a headline built on points the table marks (noisy, under load, ...):
+    ". Its timings were taken under load: treat it with care", or "" for unmarked points."""
+    marked = [stats.caveats(b["stats"], b["extra_info"]) for b in benches]
+    kinds = list(dict.fromkeys(k for found in marked for k in found))
+    if not kinds:
+        return ""
+    which = "Its timings were" if all(marked) else "Some of its timings were"
+    return f". {which} {listing([render.CAVEAT_WORDS[k] for k in kinds])}: treat it with care"

@@ -140,3 +140,15 @@ def test_agreement_is_stated_against_the_consistency_checks_tolerance():
     beyond = wording.same_configuration([(point(1.6), point(1.0))], flagged=True)
     assert f"That is beyond the {consistency.TOLERANCE:g}×" in beyond and "marked ≠" in beyond
     assert "marked" not in wording.same_configuration([(point(1.6), point(1.0))])
+
+
+def test_a_headline_built_on_marked_points_says_so():
+    """A sentence whose ratio comes from points the table marks says which marks, in words; unmarked points add nothing."""
+    from build_hooks import stats, wording
+
+    def bench(load):
+        return {"stats": stats.summarise([1.0, 1.01, 1.02, 1.03, 1.04]), "extra_info": {"under_load": load}}
+
+    assert wording.marked_timings([bench(False), bench(False)]) == ""
+    assert wording.marked_timings([bench(True), bench(True)]) == ". Its timings were taken under load: treat it with care"
+    assert wording.marked_timings([bench(False), bench(True)]).startswith(". Some of its timings were taken under load")

@@ -15,7 +15,7 @@ from build_hooks.render import (
     si,
     table,
 )
-from build_hooks.wording import times_with_interval
+from build_hooks.wording import marked_timings, times_with_interval
 
 CHECKPOINT = "checkpointing"
 
@@ -47,4 +47,5 @@ def checkpointing_summary(data: Dataset) -> str:
             -1: f"a step took {times_with_interval(ratio)} as long, faster rather than slower",
             0: "the step time did not change beyond the measurements' spread"}[ratio.verdict]
     return (f"checkpointing kept {si(on['extra_info']['activation_bytes'], 'B')} of activations instead of "
-            f"{si(off['extra_info']['activation_bytes'], 'B')} ({100 * saved:.0f}% less), and {time}")
+            f"{si(off['extra_info']['activation_bytes'], 'B')} ({100 * saved:.0f}% less), and {time}"
+            + (marked_timings([off, on]) if ratio.verdict else ""))
