@@ -309,3 +309,19 @@ def test_one_share_is_not_stated_as_a_range():
     except page.MissingData:
         pytest.skip("one width is too little to validate the model")
     assert " to " not in text.split("predicts", 1)[1].split("of the measured", 1)[0], text
+
+
+def test_the_race_opens_with_who_wins_at_its_smallest_and_largest_setting(monkeypatch):
+    """Two short sentences, from the grid's rule: the CPU ahead at the smallest setting, the GPU at the largest."""
+    from build_hooks import race
+
+    def lane(kind, times):
+        return {"kind": kind, "estimate": False, "machine_id": "m", "label": f"Fixture {kind}",
+                "epochs": {str(w): {str(b): {"seconds": t, "q1": t * 0.99, "q3": t * 1.01} for b, t in by.items()}
+                           for w, by in times.items()}}
+    lanes = [lane("CPU", {32: {1: 1.0, 512: 4.0}, 512: {1: 2.0, 512: 30.0}}),
+             lane("GPU", {32: {1: 2.0, 512: 2.0}, 512: {1: 2.01, 512: 3.0}})]
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32, 512], "batches": [1, 512]})
+    text = page.render_fact("race_corners", Dataset([]))
+    assert text == ("At batch 1 and width 32, the CPU finishes first, 2.0× ahead. "
+                    "At batch 512 and width 512, the GPU finishes first, 10× ahead")

@@ -130,6 +130,30 @@ def race_verdict_summary(data: Dataset) -> str:
     return f"{intro}Of the {n} settings raced, " + ", ".join(parts[:-1]) + ", and " + parts[-1]
 
 
+@fact
+def race_corners(data: Dataset) -> str:
+    """The race's answer in two sentences: who finishes first at the smallest setting raced (smallest batch and
+    width) and at the largest, by the grid's rule (race.matchup)."""
+    found = race.verdicts(race.race_data(data))
+    if not found:
+        raise MissingData("no CPU and GPU pair at the same setting")
+    small, large = min(found), max(found, key=lambda size: (size[1], size[0]))
+    sentences = [_corner(found[small], *small)]
+    if large != small:
+        sentences.append(_corner(found[large], *large))
+    return ". ".join(sentences)
+
+
+def _corner(pairing: dict, width: int, batch: int) -> str:
+    """One setting's verdict as a short sentence: "At batch 1 and width 32, the CPU finishes first, 2.0× ahead"."""
+    at = f"At batch {batch} and width {width}"
+    if pairing["leader"] == "level":
+        return f"{at}, the two are level"
+    gpu = "the estimated GPU" if pairing["estimate"] else "the GPU"
+    who = gpu if pairing["leader"] == "GPU" else "the CPU"
+    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead"
+
+
 def _lane_name(lane: dict) -> str:
     return untrusted.placeholder(lane["label"]) + (" (estimate)" if lane["estimate"] else "")
 
@@ -316,6 +340,17 @@ def _why_the_host_is_slower(data: Dataset) -> str:
 
 
 @fact
+def race_estimate_trails(data: Dataset) -> str:
+    """Where another machine's CPU lane beats the estimated GPU beyond both spreads, and why (the estimate issues
+    at this host's pace); that none does; or that no lane is estimated."""
+    lanes = race.race_data(data)["lanes"]
+    if not any(lane["estimate"] for lane in lanes):
+        return "No lane here is estimated"
+    trails = _estimate_trails(data, lanes).removeprefix(". ")
+    return trails or "No other machine's CPU lane beats the estimated GPU beyond both spreads"
+
+
+@fact
 def race_lanes_kind(data: Dataset) -> str:
     """What the lanes are: all measured, or measured CPU with an estimated GPU."""
     lanes = race.race_data(data)["lanes"]
@@ -323,8 +358,7 @@ def race_lanes_kind(data: Dataset) -> str:
         return ("The CPU lanes replay the measured epochs in this build's data (this host's and those of the "
                 "machines whose files are committed). This build measured no GPU. So the "
                 "GPU lane is an unvalidated estimate from its datasheet and this host's own per-operation "
-                f"cost. It has a band {_band_words(*lanes)}, and is labelled as one everywhere"
-                + _estimate_trails(data, lanes))
+                f"cost. It has a band {_band_words(*lanes)}, and is labelled as one everywhere")
     if not lanes:
         return "No epoch times were measured in this build"
     return "Every lane replays an epoch this build measured; nothing here is estimated"
