@@ -328,3 +328,32 @@ def test_a_verdict_cell_on_home_opens_the_race_at_its_setting(browser, site_url)
     page.wait_for_selector("#race:not([hidden])")
     assert page.locator("#race-batch-value").text_content() != "3"
     page.close()
+
+
+def twelve_lanes(real: dict) -> dict:
+    """The page's race data with twelve made-up lanes (alternately CPU and GPU), to check styles at that count."""
+    template = next(iter(next(iter(real["lanes"][0]["epochs"].values())).values()))
+    epochs = {str(w): {str(b): {**template, "seconds": 1.0 / b, "q1": 1.0 / b, "q3": 1.0 / b, "steps": 1, "caveats": []}
+                       for b in real["batches"]} for w in real["widths"]}
+    lanes = [{**real["lanes"][0], "id": f"lane-{i}", "kind": "GPU" if i % 2 else "CPU", "device": "cuda" if i % 2 else "cpu",
+              "estimate": False, "label": f"Synthetic {i}", "machine": "Synthetic", "machine_id": "synthetic",
+              "epochs": epochs} for i in range(12)]
+    return {**real, "lanes": lanes, "machines": [{"crossover": {}, "id": "synthetic", "label": "Synthetic"}]}
+
+
+def test_twelve_lanes_never_share_a_style_and_each_key_matches_its_bar_and_line(browser, site_url):
+    """Up to twelve lanes: letters and dash patterns all differ, and a lane's key, bar and chart line share one colour."""
+    page, errors = open_race_with(browser, site_url, twelve_lanes, reduced_motion="reduce")
+    page.get_by_role("button", name="Start").click()
+    styles = page.evaluate("""() => [...document.querySelectorAll('#race-chart path.race-chart__line')].map(p => {
+        const lane = p.getAttribute('data-lane');
+        const row = document.querySelector(`.race-lane[data-lane="${lane}"]`);
+        return {lane, dash: p.getAttribute('stroke-dasharray') || '', line: getComputedStyle(p).stroke,
+                key: getComputedStyle(row.querySelector('.race-key')).backgroundColor,
+                bar: getComputedStyle(row.querySelector('.race-lane__bar')).backgroundColor,
+                letter: row.querySelector('.race-key').textContent};
+    })""")
+    page.close()
+    assert len(styles) == 12 and not errors
+    assert len({s["dash"] for s in styles}) == 12 and len({s["letter"] for s in styles}) == 12, styles
+    assert all(s["line"] == s["key"] == s["bar"] for s in styles), styles

@@ -11,8 +11,9 @@
   var SCREEN_SECONDS = 5; // the slowest lane takes this long on screen
   var SVG = "http://www.w3.org/2000/svg";
   // A lane is told apart by more than colour: each has a colour, a dash pattern and a letter,
-  // drawn at its line's end, beside its name in the lanes and in the legend.
-  var DASHES = ["", "7 3", "2 3", "9 3 2 3", "4 4", "1 2"];
+  // drawn at its line's end, beside its name in the lanes and in the legend. Twelve dash patterns
+  // and six colours: up to twelve lanes, no two share a dash or a letter, and none a colour and dash.
+  var DASHES = ["", "7 3", "2 3", "9 3 2 3", "4 4", "1 2", "12 3", "6 2 1 2", "3 6", "10 2 2 2 2 2", "5 2 5 6", "1 4"];
   var STYLES = 6; // .race-chart__line--s0 ... s5 in crossover.css: colour-blind-safe colours
 
   function formatSeconds(s) {
@@ -145,7 +146,8 @@
         if (lane.estimate) name.appendChild(el("span", { "class": "race-estimate" }, " (estimate)"));
         if (lane.yours) name.appendChild(el("span", { "class": "race-yours" }, "yours"));
         var track = el("div", { "class": "race-lane__track" });
-        var bar = el("div", { "class": "race-lane__bar race-lane__bar--" + lane.kind.toLowerCase() });
+        // The bar takes the lane's own colour, as its key and its chart line do: the name says CPU or GPU.
+        var bar = el("div", { "class": "race-lane__bar race-lane__bar--s" + styleIndex(lane) % STYLES });
         track.appendChild(bar);
         // Before a race a lane has no time to show (not "0 s"); the race fills it in.
         var time = el("span", { "class": "race-lane__time" }, point ? "—" : "not measured");
