@@ -59,6 +59,8 @@ class Series:
     colour_key: str = ""  # series sharing a key share a colour
     flagged: list[bool] | None = None  # points to mark as noisy
     markers: bool = True  # False: a bare line, such as a roof
+    colour: str = ""  # an explicit colour (the race's lane styles), else the palette's by colour_key
+    dashes: tuple[float, ...] = ()  # an explicit dash pattern, on and off lengths in points
 
 
 def _plain(text: str) -> str:
@@ -99,10 +101,10 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
         colours: dict[str, str] = {}
         for ax, panel in zip(axes[0], panels):
             for s in panel["series"]:
-                colour = colours.setdefault(s.colour_key or s.label, PALETTE[len(colours) % len(PALETTE)])
+                colour = s.colour or colours.setdefault(s.colour_key or s.label, PALETTE[len(colours) % len(PALETTE)])
                 ax.plot(s.x, s.y, linestyle="none" if s.style == "o" else s.style, color=colour,
                         marker="o" if s.markers else None, markersize=3.5,
-                        linewidth=1.6, label=_plain(s.label))
+                        linewidth=1.6, label=_plain(s.label), **({"dashes": s.dashes} if s.dashes else {}))
                 if s.flagged and any(s.flagged):
                     fx = [x for x, f in zip(s.x, s.flagged) if f]
                     fy = [y for y, f in zip(s.y, s.flagged) if f]

@@ -84,6 +84,18 @@ def verdicts(race: dict) -> dict[tuple[int, int], dict]:
     return found
 
 
+# A lane's look, by its place among the lanes: the same in race.js (DASHES) and crossover.css
+# (.race-chart__line--s0 ...), so the chart drawn without JavaScript matches the live one.
+LANE_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#8C8C8C"]
+LANE_DASHES = ["", "7 3", "2 3", "9 3 2 3", "4 4", "1 2", "12 3", "6 2 1 2", "3 6", "10 2 2 2 2 2", "5 2 5 6", "1 4"]
+
+
+def lane_style(index: int) -> tuple[str, str, tuple[float, ...]]:
+    """(letter, colour, dash pattern) of the lane at this place, as the live race draws it."""
+    dashes = tuple(float(x) for x in LANE_DASHES[index % len(LANE_DASHES)].split())
+    return chr(65 + index % 26), LANE_COLOURS[index % len(LANE_COLOURS)], dashes
+
+
 def _lane(index: int, machine: Machine, device: str) -> dict:
     epochs: dict[str, dict[str, dict]] = {}
     for bench in machine.measured(EPOCH, device=device):

@@ -117,3 +117,20 @@ def test_an_estimated_lane_counts_the_sizes_its_host_bounds():
     lane = next(lane for lane in race.race_data(data)["lanes"] if lane["estimate"])
     bound, raced = race.host_bound_sizes(data, lane)
     assert raced == sum(len(e) for e in lane["epochs"].values()) and bound == raced  # made-up ms per op: host-bound
+
+
+def test_the_static_chart_uses_the_live_races_lane_styles():
+    """race.lane_style's colours and dashes are race.js's DASHES and crossover.css's lane colours, in order."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    script = (root / "docs" / "javascripts" / "race.js").read_text()
+    dashes = json.loads(re.search(r"var DASHES = (\[.*?\]);", script).group(1))
+    css = (root / "docs" / "stylesheets" / "crossover.css").read_text()
+    colours = [re.search(rf"\.race-chart__line--s{i} {{ stroke: (#[0-9A-Fa-f]{{6}}); }}", css).group(1)
+               for i in range(len(race.LANE_COLOURS))]
+    assert dashes == race.LANE_DASHES and colours == race.LANE_COLOURS
+    assert re.search(r"var STYLES = (\d+);", script).group(1) == str(len(race.LANE_COLOURS))
+    letters = [race.lane_style(i)[0] for i in range(12)]
+    assert len(set(letters)) == 12 and len({race.lane_style(i)[2] for i in range(12)}) == 12

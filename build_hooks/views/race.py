@@ -32,21 +32,24 @@ def race_chart_static(data: Dataset) -> Html:
         return missing("No epoch times have been measured yet.")
     width = str(PREFERRED_WIDTH if PREFERRED_WIDTH in widths else widths[0])
     series = []
-    for lane in race_data["lanes"]:
+    for index, lane in enumerate(race_data["lanes"]):
         epochs = lane["epochs"].get(width, {})
         batches = sorted(int(b) for b in epochs)
         if batches:
-            style = ":" if lane["estimate"] else "--" if lane["kind"] == "GPU" else "-"
+            # The live chart's look (race.lane_style): its letter, colour and dash, so the two read alike.
+            letter, colour, dashes = race.lane_style(index)
             # Plain text, not a placeholder: matplotlib draws a label as glyphs (and escapes what it writes).
-            name = lane["label"] + (" (estimate)" if lane["estimate"] else "")
-            series.append(plots.Series(name, batches, [epochs[str(b)]["seconds"] for b in batches], style))
+            name = f"{letter}: {lane['label']}" + (" (estimate)" if lane["estimate"] else "")
+            series.append(plots.Series(name, batches, [epochs[str(b)]["seconds"] for b in batches], "-",
+                                       colour=colour, dashes=dashes))
     svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)", "ylabel": "epoch time (s)",
                               "subtitle": "Lower is better"}],
                             title=f"One epoch per lane at width {width}",
                             alt=f"Epoch time against batch size at width {width} for every lane of the race, "
                                 "log scales; the tables below have the numbers.", size=(4.4, 3.4), legend_columns=1)
-    return figure(svg, f"The race's epochs at width {width}, drawn when the site was built. Solid: CPU; "
-                       "dashed: GPU; dotted: an estimate, not a measurement. The tables below give every width.")
+    return figure(svg, f"The race's epochs at width {width}, drawn when the site was built. Each lane has the "
+                       "letter, colour and dash it has in the live race; an estimate says so in its name. The "
+                       "tables below give every width.")
 
 
 @section
