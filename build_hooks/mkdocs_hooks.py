@@ -143,6 +143,7 @@ def _notebook_download(source: str) -> str:
     converted once per version of the source (jupytext's import alone is a fifth of a warm build)."""
     with open(source, encoding="utf-8") as handle:
         text = handle.read()
+    text = for_download(text)
     cached = crossover_config.settings().cache_dir / "notebook" / f"{digests.digest(text.encode())}.ipynb"
     stored = digests.load_entry(cached)
     if stored is not None:
@@ -152,6 +153,18 @@ def _notebook_download(source: str) -> str:
     notebook = jupytext.writes(jupytext.reads(text, fmt="py:percent"), fmt="ipynb")
     digests.save_entry(cached, notebook)
     return notebook
+
+
+_SITE_ONLY = re.compile(r"^# <!-- site only -->\n.*?^# <!-- end site only -->\n", re.M | re.S)
+_RELATIVE_LINK = re.compile(r"\[([^\]]+)\]\((?!https?:|#)[^)]*\)")
+
+
+def for_download(source: str) -> str:
+    """The lab's source as a downloaded notebook should read: without what only makes sense on the site's page
+    (between `<!-- site only -->` marks), and with the site's relative links as their text, which Jupyter and
+    Colab could not follow."""
+    text = _SITE_ONLY.sub("", source)
+    return "\n".join(_RELATIVE_LINK.sub(r"\1", line) if line.startswith("#") else line for line in text.split("\n"))
 
 
 class PageTimeout(Exception):

@@ -6,7 +6,7 @@ import pytest
 
 from build_hooks import mkdocs_hooks, site_data, untrusted
 from build_hooks.dataset import Dataset, Machine
-from conftest import synthetic_doc
+from conftest import ROOT, synthetic_doc
 
 PAGE = SimpleNamespace(file=SimpleNamespace(src_uri="lesson.md"), url="lesson/")
 
@@ -23,3 +23,15 @@ def test_placeholders_left_in_the_page_frame_are_shown_as_text(tmp_path):
     out = mkdocs_hooks.on_post_page(f"<title>{untrusted.placeholder('<b>x</b>')}</title>", PAGE,
                                     {"site_dir": str(tmp_path)})
     assert out == "<title><bdi>&lt;b&gt;x&lt;/b&gt;</bdi></title>"
+
+
+def test_the_downloaded_notebook_has_no_site_only_text_or_relative_links():
+    """The .ipynb a reader downloads keeps its words but not the site's relative links (dead in Jupyter or Colab)
+    nor the sentences about the page it was downloaded from."""
+    from build_hooks import mkdocs_hooks
+
+    source = (ROOT / "docs" / "lab" / "crossover_lab.py").read_text()
+    text = mkdocs_hooks.for_download(source)
+    assert "](../" in source and "](../" not in text and "layer width the race offers" in text
+    assert "button above" in source and "button above" not in text and "The page you are reading" not in text
+    assert "# # Lab: find your own crossover" in text and "import torch" in text

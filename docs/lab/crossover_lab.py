@@ -27,6 +27,7 @@
 # with Python 3.11 and torch 2.13, and check that Python 3.10 to 3.13 accept its syntax.
 # How long it runs depends on the machine; the progress line says how long is left.
 #
+# <!-- site only -->
 # The page you are reading was produced by running it on the machine that built the site,
 # in a run of its own. On a virtual machine, its times can differ from the site's tables
 # for the same configuration by a factor of two or more. The site's tables are the ones
@@ -35,6 +36,7 @@
 # Download it as a notebook for Jupyter or Colab
 # ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain Python script (the `.py`
 # button above).
+# <!-- end site only -->
 
 # %%
 import datetime
