@@ -463,3 +463,21 @@ def test_an_empty_or_cut_file_is_named_in_words_without_a_field_path(browser, si
     assert says in problem and "(field $)" not in problem, problem
     assert "Unexpected end" not in problem or says != "the file is empty", problem
     page.close()
+
+
+def test_a_refusal_on_a_phone_is_a_short_bold_headline_then_plain_words(browser, site_url, tmp_path):
+    """At 375 px only what happened is bold; the detail that follows is in plain weight and a smaller size."""
+    path = tmp_path / "empty.json"
+    path.write_text("")
+    page = browser.new_page(viewport={"width": 375, "height": 800})
+    page.goto(site_url + "race/")
+    page.wait_for_selector("#yours:not([hidden])")
+    page.set_input_files("#yours-file", str(path))
+    page.wait_for_function("document.getElementById('yours-problem').textContent")
+    weights = page.evaluate("""() => { const p = document.getElementById('yours-problem');
+        return {head: p.querySelector('strong').textContent, body: getComputedStyle(p).fontWeight,
+                size: parseFloat(getComputedStyle(p).fontSize),
+                base: parseFloat(getComputedStyle(document.getElementById('yours-status')).fontSize)}; }""")
+    page.close()
+    assert weights["head"] == "empty.json was not added:" and int(weights["body"]) < 600
+    assert weights["size"] < weights["base"], weights

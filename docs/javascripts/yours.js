@@ -538,7 +538,11 @@ function makeSlot(name, box, race, prefix, words) {
     // What is already in the page stays there: say so, or the reader thinks it is gone too.
     status.textContent = current ? "Still showing " + current.name + "." : "";
     const detail = error instanceof FileProblem ? error.describe() : String(error && error.message || error);
-    problem.textContent = what + ": " + detail;
+    // What happened in bold, then the detail in plain weight: a phone shows a short headline, not a red wall.
+    problem.textContent = "";
+    const head = document.createElement("strong");
+    head.textContent = what + ":";
+    problem.append(head, " " + detail);
   }
 
   function show(result, restored, extra) {
