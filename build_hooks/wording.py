@@ -82,11 +82,18 @@ def ratio_sentence(ratio: stats.Ratio, larger: str, smaller: str, same: str) -> 
     return same
 
 
+def _interval_end(ratio: float) -> str:
+    """An interval's end as multiple() writes it, but never a bare "1.0×" for a ratio that is not 1:
+    an interval "1.0× to 1.5×" beside a claimed difference reads as if it included no difference."""
+    text = multiple(ratio)
+    return f"{ratio:.2f}×" if text == "1.0×" and round(ratio, 2) != 1 else text
+
+
 def times_with_interval(ratio: stats.Ratio) -> str:
     """A measured ratio (of the medians) with its interval, named for what it is: "1.3× (1.2×
     to 1.4× over all 3 rounds)", "(… in the middle 3 of 5 rounds)", "(2.2× in each of the 3
     rounds)", "(… between the quartiles)"."""
-    low, high = multiple(ratio.low), multiple(ratio.high)
+    low, high = _interval_end(ratio.low), _interval_end(ratio.high)
     if not ratio.paired:
         spread = f"{low} between the quartiles" if low == high else f"{low} to {high} between the quartiles"
     elif low == high:

@@ -152,3 +152,11 @@ def test_a_headline_built_on_marked_points_says_so():
     assert wording.marked_timings([bench(False), bench(False)]) == ""
     assert wording.marked_timings([bench(True), bench(True)]) == ". Its timings were taken under load: treat it with care"
     assert wording.marked_timings([bench(False), bench(True)]).startswith(". Some of its timings were taken under load")
+
+
+def test_an_interval_end_near_one_keeps_two_decimals():
+    """An end that would print as 1.0x but is not 1 shows two decimals, so it never reads as 'no difference'."""
+    from build_hooks import wording
+
+    assert wording._interval_end(1.03) == "1.03×" and wording._interval_end(1.0) == "1.0×"
+    assert wording._interval_end(1.5) == "1.5×" and wording._interval_end(0.97) == "0.97×"

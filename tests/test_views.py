@@ -325,3 +325,16 @@ def test_the_race_opens_with_who_wins_at_its_smallest_and_largest_setting(monkey
     text = page.render_fact("race_corners", Dataset([]))
     assert text == ("At batch 1 and width 32, the CPU finishes first, 2.0× ahead. "
                     "At batch 512 and width 512, the GPU finishes first, 10× ahead")
+
+
+def test_an_estimated_gpu_is_named_so_in_its_own_grid_cell(monkeypatch):
+    """A grid cell the estimate wins says 'GPU (est.)', not a bare 'GPU' that reads as measured."""
+    from build_hooks import race
+
+    def lane(kind, seconds, estimate):
+        return {"kind": kind, "estimate": estimate, "machine_id": "m", "label": f"Fixture {kind}",
+                "epochs": {"32": {"512": {"seconds": seconds, "q1": seconds * 0.9, "q3": seconds * 1.1}}}}
+    lanes = [lane("CPU", 5.0, False), lane("GPU", 1.0, True)]
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [512]})
+    grid = str(page.render_section("verdict_grid_home", Dataset([])))
+    assert "GPU (est.)<br>" in grid

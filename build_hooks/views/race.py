@@ -96,7 +96,9 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int) -> Html:
     if pairing is None:
         return html("not raced")
     leader = pairing["leader"]
-    text = html("{}<br><small>{}</small>", leader, multiple(pairing["ratio"])) if leader != "level" else html("level")
+    # An estimated GPU is named so in its own cell, not only in the sentence above the grid.
+    shown = f"{leader} (est.)" if leader == "GPU" and pairing["estimate"] else leader
+    text = html("{}<br><small>{}</small>", shown, multiple(pairing["ratio"])) if leader != "level" else html("level")
     label = (f"{leader} first at width {width}, batch {batch}" if leader != "level"
              else f"level at width {width}, batch {batch}")
     return html('<a class="verdict verdict--{}" href="{}race/?batch={}&amp;width={}" aria-label="{}">{}</a>',
@@ -332,7 +334,7 @@ def _why_the_host_is_slower(data: Dataset) -> str:
             "a step). Fitted the same way, it is "
             + listing([f"{si(t, 's')} on {untrusted.placeholder(m.label)}" for m, t in others]))
     if busy is not None:
-        text += (f". Other processes used at most {100 * busy:.1f}% of this host's CPU while its training steps were "
+        text += (f". Other processes used at most {100 * busy:.2g}% of this host's CPU while its training steps were "
                  "timed. " + ("So no other work on this machine explains the gap" if busy < conditions.FOREIGN_CPU_LIMIT
                               else "That load may explain part of the gap"))
     slow = gate.slow_start_share(host.doc)

@@ -84,8 +84,7 @@ def _estimate_error(m: Machine) -> str:
     """How far the first-principles H200 estimate was from this machine's measured GPU steps."""
     error = gpu_estimate.measured_error(m)
     if error is None:
-        return (f"unvalidated: no measured {gpu_estimate.SHEET.name} yet (band "
-                f"{gpu_estimate.BAND_RULE})")
+        return f"unvalidated: no measured {gpu_estimate.SHEET.name} yet"  # its band: on Predicting a step
     return f"median {100 * error:.0f}% over the measured GPU steps"
 
 
