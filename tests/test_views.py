@@ -338,3 +338,19 @@ def test_an_estimated_gpu_is_named_so_in_its_own_grid_cell(monkeypatch):
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [512]})
     grid = str(page.render_section("verdict_grid_home", Dataset([])))
     assert "GPU (est.)<br>" in grid
+
+
+def test_home_says_whether_the_grids_gpu_is_a_model_set_by_this_hosts_pace():
+    """With no GPU measured, home says the grid's GPU is a model and at how many settings the host sets its time;
+    with a measured GPU, that every GPU in the grid was measured."""
+    from pathlib import Path
+
+    from build_hooks import dataset
+
+    root = Path(__file__).resolve().parent.parent
+    committed = Dataset(list(dataset.load_committed(root / "results", root)))
+    assert page.render_fact("home_estimate_pace", committed).startswith("Its GPU is a model")
+    steps = {(d, 32, b): 1e-3 for d in ("cpu", "cuda") for b in (1, 64)}
+    measured = synthetic_doc(gpu="Fixture GPU", step_times=steps, epoch_times=steps)
+    assert page.render_fact("home_estimate_pace", Dataset([Machine(measured, "f", "t")])) == \
+        "Every GPU in the grid was measured"

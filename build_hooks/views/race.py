@@ -251,6 +251,19 @@ def race_issue_bound(data: Dataset) -> str:
 
 
 @fact
+def home_estimate_pace(data: Dataset) -> str:
+    """Home's short warning under the grid: whether the GPU in it is a model whose time this host's issuing sets."""
+    estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
+    if estimate is None:
+        return "Every GPU in the grid was measured"
+    bound, raced = race.host_bound_sizes(data, estimate)
+    if not bound:
+        return "Its GPU is a model, from the datasheet and this host's cost per operation"
+    return (f"Its GPU is a model. At {bound} of its {raced} settings, the time is set by how fast this host issues "
+            "operations, not by the GPU")
+
+
+@fact
 def race_estimate_flat(data: Dataset) -> str:
     """Whether the estimated GPU's step is bound by its host's issuing at every size (then its flat
     step, and its epoch halving with the batch, are the model's, not a finding), or that no GPU
