@@ -244,7 +244,9 @@ def test_recovering_from_a_corrupt_host_cache_logs_information_not_a_warning(tmp
 
     from build_hooks import mkdocs_hooks, site_data
 
-    settings = config.Settings(cache_dir=tmp_path / "cache", results_dir=config.PROJECT_ROOT / "results", quick=True)
+    # Smoke: no canaries or settle waits; the recovery, not the numbers, is under test.
+    settings = config.Settings(cache_dir=tmp_path / "cache", results_dir=config.PROJECT_ROOT / "results", quick=True,
+                               smoke=True)
     measure.run(only=["call_overhead"], settings=settings, log=lambda msg: None)
     next(settings.cache_dir.glob("*.quick.json")).write_text("{ not json")
     real_run = measure.run
@@ -255,6 +257,7 @@ def test_recovering_from_a_corrupt_host_cache_logs_information_not_a_warning(tmp
     monkeypatch.setattr(site_data.measure, "run", run)
     monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(settings.cache_dir))
     monkeypatch.setenv("CROSSOVER_QUICK", "1")
+    monkeypatch.setenv("CROSSOVER_SMOKE", "1")
     with caplog.at_level(logging.INFO, logger="mkdocs.crossover"):
         site_data.prepare(log=mkdocs_hooks.log.info)
     said = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "mkdocs.crossover"]
