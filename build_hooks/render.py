@@ -13,6 +13,7 @@ it. In Markdown, strings from results files go through `untrusted.placeholder`.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import re
 from collections.abc import Callable
@@ -115,6 +116,8 @@ def table(head: list, rows: list[list], caption: object = "", table_id: str = ""
     # area only if the wrapper can take focus, and screen readers need its name. Its cells are
     # measured numbers, not words anyone searches for: the search index leaves them out.
     name = plain(caption) or "Table: " + ", ".join(plain(h) for h in head)
+    if _table_owner.get():  # per_machine draws one table per machine: each region gets a name of its own
+        name += f" ({_table_owner.get()})"
     return html('<div class="crossover-table" role="region" tabindex="0" aria-label="{}" data-search-exclude>'
                 "<table{}>{}<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>",
                 name, ident, cap, th, body)
@@ -249,8 +252,17 @@ def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) ->
     parts = []
     for machine in machines:
         heading = html("<p><strong>{}</strong></p>", machine.label) if len(machines) > 1 else Html("")
-        parts.append(heading + render(machine) + provenance(machine, data.host))
+        owner = _table_owner.set(machine.label if len(machines) > 1 else "")
+        try:
+            drawn = render(machine)
+        finally:
+            _table_owner.reset(owner)
+        parts.append(heading + drawn + provenance(machine, data.host))
     return join(parts, "\n") + more_machines(data, group)
+
+
+# The machine whose tables per_machine is drawing, named in each table's region label.
+_table_owner: contextvars.ContextVar[str] = contextvars.ContextVar("table_owner", default="")
 
 
 _PROVENANCE = re.compile(r'<p class="crossover-provenance">(Measured on <strong>.*?</strong>).*?</p>', re.S)

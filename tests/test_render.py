@@ -160,3 +160,19 @@ def test_an_interval_end_near_one_keeps_two_decimals():
 
     assert wording._interval_end(1.03) == "1.03×" and wording._interval_end(1.0) == "1.0×"
     assert wording._interval_end(1.5) == "1.5×" and wording._interval_end(0.97) == "0.97×"
+
+
+def test_each_machines_table_region_has_a_name_of_its_own():
+    """per_machine's tables are named after their machine, so a page never has two regions with one name."""
+    import re
+
+    from build_hooks import render
+    from build_hooks.dataset import Dataset, Machine
+    from conftest import synthetic_doc
+
+    data = Dataset([Machine(synthetic_doc("a", brand="Fixture A"), "f", "this build host"),
+                    Machine(synthetic_doc("b", brand="Fixture B <i>"), "g", "committed reference")])
+    drawn = str(render.per_machine(data, "training_step", lambda m: render.table(["batch"], [[1]])))
+    labels = re.findall(r'role="region" tabindex="0" aria-label="([^"]*)"', drawn)
+    assert len(labels) == 2 and len(set(labels)) == 2 and "&lt;i&gt;" in labels[1], labels
+    assert 'aria-label="Table: batch"' in str(render.table(["batch"], [[1]]))  # alone, as before

@@ -357,3 +357,25 @@ def test_twelve_lanes_never_share_a_style_and_each_key_matches_its_bar_and_line(
     assert len(styles) == 12 and not errors
     assert len({s["dash"] for s in styles}) == 12 and len({s["letter"] for s in styles}) == 12, styles
     assert all(s["line"] == s["key"] == s["bar"] for s in styles), styles
+
+
+def test_without_javascript_the_gallery_says_how_to_add_a_machine(browser, site_url):
+    """With JavaScript off, the gallery's file box stays hidden and a note points to adding a machine for everyone."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + "gallery/")
+    note = page.locator("article p", has_text="Adding your own file here needs JavaScript")
+    assert note.count() == 1 and note.is_visible() and not page.locator("#yours").is_visible()
+    context.close()
+
+
+def test_a_disabled_button_looks_disabled(browser, site_url):
+    """The browser race's Start, disabled while it runs, is drawn faded with a not-allowed cursor."""
+    page = browser.new_page()
+    page.goto(site_url + "race/")
+    page.wait_for_selector("#browser:not([hidden])")
+    enabled = page.locator("#browser-start").evaluate("b => getComputedStyle(b).opacity")
+    page.locator("#browser-start").evaluate("b => { b.disabled = true; }")
+    style = page.locator("#browser-start").evaluate("b => [getComputedStyle(b).opacity, getComputedStyle(b).cursor]")
+    page.close()
+    assert float(style[0]) < float(enabled) and style[1] == "not-allowed", (enabled, style)
