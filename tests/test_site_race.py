@@ -379,3 +379,27 @@ def test_a_disabled_button_looks_disabled(browser, site_url):
     style = page.locator("#browser-start").evaluate("b => [getComputedStyle(b).opacity, getComputedStyle(b).cursor]")
     page.close()
     assert float(style[0]) < float(enabled) and style[1] == "not-allowed", (enabled, style)
+
+
+@pytest.mark.parametrize("width", [320, 1280])
+def test_chart_letters_sit_at_their_lines_and_the_lines_fill_the_frame(browser, site_url, width):
+    """On synthetic lanes: each end letter stays by its own line's end (four lines end within 11 px there, so their
+    letters stack: at most three text lines away), and the y-axis is fitted to the data (the lines span most of the
+    frame's height, not one decade of three)."""
+    page, errors = open_race_with(browser, site_url, synthetic_race, viewport={"width": width, "height": 800})
+    found = page.locator("#race-chart").evaluate("""svg => {
+        const frame = svg.querySelector('.race-chart__frame');
+        const ends = [...svg.querySelectorAll('path.race-chart__line')].map(p => {
+            const nums = p.getAttribute('d').match(/-?[\\d.]+/g).map(Number);
+            const letter = svg.querySelector(`text.race-chart__end[data-lane="${p.getAttribute('data-lane')}"]`);
+            return {line: nums[nums.length - 1], letter: Number(letter.getAttribute('y')) - 3,
+                    ys: nums.filter((_, i) => i % 2)};
+        });
+        return {ends, top: Number(frame.getAttribute('y')), height: Number(frame.getAttribute('height'))};
+    }""")
+    page.close()
+    assert not errors
+    far = [(e["line"], e["letter"]) for e in found["ends"] if abs(e["letter"] - e["line"]) > 3 * 14]
+    assert not far, (far, [(e["line"], e["letter"]) for e in found["ends"]])
+    ys = [y for e in found["ends"] for y in e["ys"]]
+    assert max(ys) - min(ys) >= 0.6 * found["height"], (min(ys), max(ys), found["height"])

@@ -275,22 +275,28 @@
       var ys = [].concat.apply([], series.map(function (s) { return s.pts.map(function (p) { return p[1]; }); }));
       if (!ys.length) return;
       var x0 = Math.log2(data.batches[0]), x1 = Math.log2(data.batches[data.batches.length - 1]);
-      var y0 = Math.floor(Math.log10(Math.min.apply(null, ys))), y1 = Math.ceil(Math.log10(Math.max.apply(null, ys)));
-      if (y1 === y0) y1 += 1;
+      // The y range is the data's, padded, not whole decades: lines between 0.8 ms and 1.2 s fill the
+      // frame instead of sharing it with two empty decades.
+      // More room below: the fastest lanes end there, and their letters need space to spread.
+      var y0 = Math.log10(Math.min.apply(null, ys) / 1.8), y1 = Math.log10(Math.max.apply(null, ys) * 1.25);
+      if (y1 - y0 < 0.5) { var mid = (y0 + y1) / 2; y0 = mid - 0.25; y1 = mid + 0.25; }
       var X = function (b) { return m.l + (W - m.l - m.r) * (Math.log2(b) - x0) / ((x1 - x0) || 1); };
       var Y = function (s) { return H - m.b - (H - m.t - m.b) * (Math.log10(s) - y0) / (y1 - y0); };
       svg.appendChild(svgEl("rect", { x: m.l, y: m.t, width: W - m.l - m.r, height: H - m.t - m.b, "class": "race-chart__frame" }));
-      for (var e = y0; e <= y1; e++) {
-        svg.appendChild(svgEl("line", { x1: m.l, x2: W - m.r, y1: Y(Math.pow(10, e)), y2: Y(Math.pow(10, e)), "class": "race-chart__grid" }));
-        var ty = svgEl("text", { x: m.l - 4, y: Y(Math.pow(10, e)) + 3, "text-anchor": "end" });
-        ty.textContent = tickLabel(Math.pow(10, e));
+      yTicks(y0, y1, H - m.t - m.b).forEach(function (t) {
+        svg.appendChild(svgEl("line", { x1: m.l, x2: W - m.r, y1: Y(t), y2: Y(t), "class": "race-chart__grid" }));
+        var ty = svgEl("text", { x: m.l - 4, y: Y(t) + 3, "text-anchor": "end" });
+        ty.textContent = tickLabel(t);
         svg.appendChild(ty);
-      }
-      data.batches.forEach(function (b, i) {
-        if (i % 2 && i !== data.batches.length - 1) return;
+      });
+      // Batch labels at least a label's width apart, the last one always: "256512" never runs together.
+      var last = data.batches[data.batches.length - 1], drawnAt = -Infinity, room = 30;
+      data.batches.forEach(function (b) {
+        if (b !== last && (X(b) - drawnAt < room || X(last) - X(b) < room)) return;
         var tx = svgEl("text", { x: X(b), y: H - m.b + 14, "text-anchor": "middle" });
         tx.textContent = String(b);
         svg.appendChild(tx);
+        drawnAt = X(b);
       });
       var xl = svgEl("text", { x: (W + m.l) / 2, y: H - 4, "text-anchor": "middle" });
       xl.textContent = "batch size (samples)";
@@ -340,16 +346,46 @@
     }
 
     // Each line's letter just right of its last point, nudged apart where lines end close together.
+    /* Ticks at 1, 2 and 5 times a power of ten inside [10^y0, 10^y1]; only the decades when those would crowd. */
+    function yTicks(y0, y1, height) {
+      var ticks = [];
+      for (var e = Math.floor(y0); e <= Math.ceil(y1); e++) {
+        [1, 2, 5].forEach(function (k) { var t = k * Math.pow(10, e); if (Math.log10(t) >= y0 && Math.log10(t) <= y1) ticks.push(t); });
+      }
+      var decades = ticks.filter(function (t) { return Math.abs(Math.log10(t) - Math.round(Math.log10(t))) < 1e-9; });
+      return ticks.length * 16 > height && decades.length >= 2 ? decades : ticks;
+    }
+
+    /* Each lane's letter at its line's end. Letters that would overlap are spread as a group centred on
+     * their lines' ends (not pushed ever further one way), then kept inside the frame. */
     function endLabels(svg, series, X, Y, m, H) {
       var GAP = 14;  // a line of 11 px text, with its ascent and descent
       var ends = series.map(function (s) {
         var last = s.pts[s.pts.length - 1];
-        return { lane: s.lane, x: X(last[0]) + 3, y: Y(last[1]) };
-      }).sort(function (a, b) { return a.y - b.y; });
-      for (var i = 1; i < ends.length; i++) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + GAP);
-      // The lowest letter stays inside the frame, clear of the batch labels under it.
-      var overflow = ends.length ? ends[ends.length - 1].y - (H - m.b - 6) : 0;
-      if (overflow > 0) ends.forEach(function (e) { e.y = Math.max(m.t + 4, e.y - overflow); });
+        return { lane: s.lane, x: X(last[0]) + 3, y: Y(last[1]), want: Y(last[1]) };
+      }).sort(function (a, b) { return a.want - b.want; });
+      var groups = ends.map(function (e) { return { members: [e], top: e.want }; });
+      var merged = true;
+      while (merged) {  // merge neighbouring groups that overlap, each centred on its members' ends
+        merged = false;
+        for (var i = 1; i < groups.length; i++) {
+          var a = groups[i - 1], b = groups[i];
+          if (a.top + a.members.length * GAP > b.top) {
+            var members = a.members.concat(b.members);
+            var centre = members.reduce(function (sum, e) { return sum + e.want; }, 0) / members.length;
+            groups.splice(i - 1, 2, { members: members, top: centre - (members.length - 1) * GAP / 2 });
+            merged = true;
+            break;
+          }
+        }
+      }
+      var low = m.t + 4, high = H - m.b - 6;  // inside the frame, clear of the batch labels under it
+      groups.forEach(function (g) { g.members.forEach(function (e, k) { e.y = g.top + k * GAP; }); });
+      // Into the frame: down from its top edge, then up from its bottom one, keeping every gap.
+      ends.forEach(function (e, k) { e.y = Math.max(e.y, low, k ? ends[k - 1].y + GAP : low); });
+      for (var k = ends.length - 1; k >= 0; k--) {
+        ends[k].y = Math.min(ends[k].y, k < ends.length - 1 ? ends[k + 1].y - GAP : high);
+      }
       ends.forEach(function (e) {
         var text = svgEl("text", { x: e.x, y: e.y + 3, "class": "race-chart__end", "data-lane": e.lane.id });
         text.textContent = letter(e.lane);
