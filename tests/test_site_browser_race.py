@@ -248,3 +248,17 @@ def test_a_device_too_slow_for_the_box_stops_after_two_rounds(browser, site_url)
     assert {len(b["stats"]["data"]) for b in downloaded(watched.page)["benchmarks"]} == {2}
     on_site_only(watched)
     watched.page.close()
+
+
+def test_while_it_runs_the_page_names_the_running_backend_and_has_left_loading(browser, site_url):
+    """Once epochs run, the status no longer says 'Loading', and the progress names the backend about to run."""
+    watched = Watched(browser, site_url, rewrite=with_plan(**{**SMALL, "min_rounds": 2, "max_rounds": 2}))
+    page = watched.page
+    page.locator("#browser-start").click()
+    page.wait_for_function("document.getElementById('browser-eta').textContent.includes(' left')", timeout=120_000)
+    assert "Loading" not in page.locator("#browser-status").text_content()
+    assert re.search(r"^Round \d of \d: batch \d+ on (WebGPU|WebAssembly)", page.locator("#browser-eta").text_content())
+    page.locator("#browser-stop").click()
+    page.wait_for_function("!document.getElementById('browser-start').disabled", timeout=120_000)
+    on_site_only(watched)
+    watched.page.close()

@@ -260,6 +260,14 @@ export async function raceBrowser(plan, width, join, ui) {
     loss[backend][batch] = last;
   }
 
+  // The forecast is the measured epochs' pace times the epochs still planned, not capped by the box: a
+  // slow device's bar then says how long is really left instead of sitting full at "about 1 s left".
+  function say(backend, batch) {
+    const done = elapsed(), left = epochsDone ? (done / epochsDone) * Math.max(1, perRound * planned - epochsDone) : null;
+    ui.progress(left === null ? 0 : done / (done + left), "Round " + (rounds + 1) + " of " + planned + ": batch " + batch +
+      " on " + BACKEND_NAME[backend] + (left === null ? "" : " \u00b7 about " + clock(left) + " left"));
+  }
+
   try {
     while (rounds < plan.max_rounds && backends.length) {
       const roundStart = elapsed();
@@ -268,6 +276,7 @@ export async function raceBrowser(plan, width, join, ui) {
       for (const batch of plan.batches) {
         for (const backend of order) {
           if (backends.indexOf(backend) < 0) continue;  // dropped after a failure
+          say(backend, batch);  // before the epoch: the text names the backend now running
           try {
             await timeOne(backend, batch);
           } catch (error) {
@@ -277,10 +286,6 @@ export async function raceBrowser(plan, width, join, ui) {
               "); the epochs it had finished are kept, and the CPU lane went on.");
           }
           epochsDone += 1;
-          const done = elapsed(), perEpoch = done / epochsDone;
-          const total = Math.max(done, Math.min(budget, perEpoch * perRound * planned));
-          ui.progress(Math.min(1, done / total), "Round " + (rounds + 1) + " of " + planned + ": batch " + batch + " on " +
-            BACKEND_NAME[backend] + " \u00b7 about " + clock(total - done) + " left");
           await new Promise(function (resolve) { setTimeout(resolve, 0); }); // let the page draw and Stop be pressed
           if (stopped()) throw new Stop();
         }

@@ -712,11 +712,14 @@ function setupBrowser(box, race, plan) {
     const width = chosenWidth();
     start.disabled = true; stop.hidden = false; stop.disabled = false; bar.hidden = false; bar.value = 0; stopping = false;
     slot.say("Loading TensorFlow.js from this site\u2026");
-    let run;
+    let run, racing = false;
     try {
       const module = await import("./browser-race.js");
       run = await module.raceBrowser(plan, width, race.join, {
-        progress: function (fraction, text) { bar.value = fraction; eta.textContent = text; },
+        progress: function (fraction, text) {
+          if (!racing && /^Round /.test(text)) { racing = true; slot.say("Racing in your browser: the progress is below."); }
+          bar.value = fraction; eta.textContent = text;
+        },
         stopped: function () { return stopping; },
       });
     } catch (error) {
