@@ -354,3 +354,20 @@ def test_home_says_whether_the_grids_gpu_is_a_model_set_by_this_hosts_pace():
     measured = synthetic_doc(gpu="Fixture GPU", step_times=steps, epoch_times=steps)
     assert page.render_fact("home_estimate_pace", Dataset([Machine(measured, "f", "t")])) == \
         "Every GPU in the grid was measured"
+
+
+def test_the_estimated_crossover_is_the_first_batch_of_an_unbroken_estimate_lead(monkeypatch):
+    """Per width: the batch from which the estimate leads at every larger batch; a width it never holds says so."""
+    from build_hooks import race
+
+    def lane(kind, times, estimate):
+        return {"kind": kind, "estimate": estimate, "machine_id": "m", "label": f"Fixture {kind}",
+                "epochs": {w: {b: {"seconds": t, "q1": t * 0.99, "q3": t * 1.01} for b, t in by.items()}
+                           for w, by in times.items()}}
+    cpu = {"32": {"1": 1.0, "64": 1.0, "512": 1.0}, "512": {"1": 1.0, "64": 5.0, "512": 9.0}}
+    gpu = {"32": {"1": 2.0, "64": 0.5, "512": 2.0}, "512": {"1": 2.0, "64": 1.0, "512": 1.0}}
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": [lane("CPU", cpu, False), lane("GPU", gpu, True)],
+                                                         "widths": [32, 512], "batches": [1, 64, 512]})
+    assert page.render_fact("estimated_crossovers", Dataset([])) == (
+        "By the labelled estimate against this host's CPU, a GPU would win from batch 64 at width 512. "
+        "At width 32 it wins at no batch raced")

@@ -251,6 +251,30 @@ def race_issue_bound(data: Dataset) -> str:
 
 
 @fact
+def estimated_crossovers(data: Dataset) -> str:
+    """Where no GPU was measured: per width, the batch from which the labelled estimate leads its host's CPU at every
+    larger batch raced (the grid's rule), or that it never does; with a measured GPU, that none is estimated."""
+    found = {size: p for size, p in race.verdicts(race.race_data(data)).items() if p["estimate"]}
+    if not found:
+        return "No crossover here is estimated: a measured GPU gives them"
+    wins, never = [], []
+    for width in sorted({w for w, _ in found}):
+        batches = sorted(b for w, b in found if w == width)
+        leads = [b for i, b in enumerate(batches) if all(found[(width, later)]["leader"] == "GPU"
+                                                        for later in batches[i:])]
+        if leads:
+            wins.append(f"from batch {leads[0]} at width {width}")
+        else:
+            never.append(str(width))
+    # Two short sentences: where it wins, then the widths where it never does.
+    widths = f"width{'s' if len(never) > 1 else ''} {listing(never)}"
+    if not wins:
+        return f"By the labelled estimate against this host's CPU, a GPU wins at no batch raced, at {widths}"
+    text = "By the labelled estimate against this host's CPU, a GPU would win " + listing(wins)
+    return text + (f". At {widths} it wins at no batch raced" if never else "")
+
+
+@fact
 def home_estimate_pace(data: Dataset) -> str:
     """Home's short warning under the grid: whether the GPU in it is a model whose time this host's issuing sets."""
     estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
