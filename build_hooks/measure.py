@@ -11,6 +11,7 @@ each experiment, so an interrupted run keeps every experiment that had finished.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import faulthandler
 import itertools
@@ -40,6 +41,7 @@ from build_hooks import (
     conditions,
     config,
     dataset,
+    digests,
     experiments,
     forecast,
     provenance,
@@ -648,6 +650,9 @@ def usable_cache_dir(directory: Path) -> None:
                                "set CROSSOVER_CACHE_DIR to a writable folder") from None
 
 
+STAMP_BYTES = 64 * 1024  # a stamp is a few hundred bytes
+
+
 def _stamp_path(settings: config.Settings) -> Path:
     return settings.cache_dir / f"host.{settings.mode}.stamp"  # not *.json: it is no results file
 
@@ -661,8 +666,9 @@ def _write_stamp(settings: config.Settings, path: Path, doc: dict) -> None:
              "environment_key": doc["environment_key"]}
     text = json.dumps(stamp, sort_keys=True)
     target = _stamp_path(settings)
-    if not target.exists() or target.read_text() != text:
-        target.write_text(text)
+    if digests.read_regular(target, STAMP_BYTES) != text.encode():
+        with contextlib.suppress(OSError):  # a stamp only saves the next build a check: failing to write costs that
+            store.write_atomically(target, text)
 
 
 def current_without_torch(settings: config.Settings) -> Path | None:
@@ -673,7 +679,8 @@ def current_without_torch(settings: config.Settings) -> Path | None:
     means the full check, which imports torch, must run.
     """
     try:
-        stamp = json.loads(_stamp_path(settings).read_text())
+        # A regular file of a stamp's size only: a FIFO or a link to /dev/zero must not hang or exhaust memory.
+        stamp = json.loads(digests.read_regular(_stamp_path(settings), STAMP_BYTES) or b"null")
         if not re.fullmatch(r"[A-Za-z0-9][\w.-]*\.json", stamp["results"]):
             return None  # a name only: a path would let the stamp pick another machine's file
         path = settings.cache_dir / stamp["results"]

@@ -607,8 +607,10 @@ def _try_lock(fd: int, fcntl) -> bool:
 def _holder(folder: Path) -> str:
     """Who holds the lock, as its holder recorded it: printed to a terminal, so its control characters are shown
     as escapes (a command line can hold a screen clear)."""
+    from build_hooks import digests
+
     try:
-        info = json.loads((folder / LOCK_HOLDER).read_text()[:4096])
+        info = json.loads(digests.read_regular(folder / LOCK_HOLDER, 4096) or b"null")  # never a FIFO or /dev/zero
         return untrusted.terminal(f"process {info['pid']} ({str(info['command'])[:200]}) since {info['since']}")
     except (OSError, ValueError, KeyError, TypeError):
         return "holder unknown"

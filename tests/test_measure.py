@@ -529,3 +529,14 @@ def test_ctrl_c_during_the_torch_import_is_held_then_honoured():
             os.kill(os.getpid(), signal.SIGINT)
             finished.append(True)  # the import goes on undisturbed
     assert finished and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.parametrize("kind", ["fifo", "endless", "folder"])
+def test_a_stamp_that_is_no_file_means_check_again_without_hanging(tmp_path, monkeypatch, kind):
+    """A stamp that is a FIFO, a link to /dev/zero or a folder is ignored (the full check runs); nothing hangs."""
+    monkeypatch.setenv("CROSSOVER_CACHE_DIR", str(tmp_path / "cache"))
+    settings = config.settings()
+    settings.cache_dir.mkdir(parents=True)
+    stamp = measure._stamp_path(settings)
+    {"fifo": lambda: os.mkfifo(stamp), "endless": lambda: stamp.symlink_to("/dev/zero"), "folder": stamp.mkdir}[kind]()
+    assert measure.current_without_torch(settings) is None

@@ -538,3 +538,14 @@ def test_a_cache_folder_replaced_by_a_file_mid_run_is_named_not_a_traceback(tmp_
             shutil.rmtree(path.parent)
             path.parent.write_text("a file where the cache folder was")
             store.save_atomic(path, doc)
+
+
+def test_a_lock_note_that_is_no_file_names_no_holder_and_never_hangs(tmp_path):
+    """The lock holder's note being a link to /dev/zero or a FIFO gives 'holder unknown' at once."""
+    import os
+
+    (tmp_path / store.LOCK_HOLDER).symlink_to("/dev/zero")
+    assert store._holder(tmp_path) == "holder unknown"
+    (tmp_path / store.LOCK_HOLDER).unlink()
+    os.mkfifo(tmp_path / store.LOCK_HOLDER)
+    assert store._holder(tmp_path) == "holder unknown"
