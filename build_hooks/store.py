@@ -332,7 +332,19 @@ def _check_times(doc: dict) -> None:
                                   "(such as \"2026-11-30T14:05:00+00:00\")")
 
 
+def _check_date(doc: dict) -> None:
+    """A file measured in the future is a typo or a doctored file, and pages draw the newest machines first."""
+    try:
+        when = dt.datetime.fromisoformat(doc["datetime"])
+    except (ValueError, TypeError):
+        return  # the schema names a malformed date
+    if when.tzinfo and when > dt.datetime.now(dt.UTC) + dt.timedelta(days=1):
+        raise _Problem("$.datetime", f"{quote(doc['datetime'])} is in the future: a measurement's date is when it ran; "
+                                     f"{REMEASURE}")
+
+
 def _check_consistency(doc: dict) -> None:
+    _check_date(doc)
     experiments = doc["experiments"]
     both = sorted(set(doc.get("unfinished", {})) & set(experiments))
     if both:

@@ -115,7 +115,7 @@ import json, os, time
 from pathlib import Path
 from build_hooks import store
 doc = json.loads(Path({str(path)!r}).read_text())
-doc["datetime"] = "2027-01-01T00:00:00+00:00"
+doc["datetime"] = "2026-01-01T00:00:00+00:00"
 os.fsync = lambda fd: (print("writing", flush=True), time.sleep(60))
 store.save_atomic(Path({str(path)!r}), doc)
 '''], cwd=ROOT, stdout=subprocess.PIPE, text=True)

@@ -75,7 +75,7 @@ def test_interrupted_write_keeps_old_file(tmp_path, doc, monkeypatch):
         raise KeyboardInterrupt  # as if Ctrl-C arrived mid-write
 
     monkeypatch.setattr(os, "fsync", crash)
-    changed = {**doc, "datetime": "2027-01-01T00:00:00+00:00"}
+    changed = {**doc, "datetime": "2026-01-01T00:00:00+00:00"}
     with pytest.raises(KeyboardInterrupt):
         store.save_atomic(path, changed)
     assert path.read_bytes() == before
@@ -549,3 +549,11 @@ def test_a_lock_note_that_is_no_file_names_no_holder_and_never_hangs(tmp_path):
     (tmp_path / store.LOCK_HOLDER).unlink()
     os.mkfifo(tmp_path / store.LOCK_HOLDER)
     assert store._holder(tmp_path) == "holder unknown"
+
+
+def test_a_file_dated_in_the_future_is_refused(tmp_path, doc):
+    """A measurement dated years ahead would be drawn first as the newest machine: it is refused, naming the date."""
+    doc["datetime"] = "9999-11-30T00:00:00+00:00"
+    with pytest.raises(store.ResultsError, match=r"is in the future") as err:
+        store.validate(doc, tmp_path / "m.json")
+    assert err.value.field == "$.datetime"

@@ -267,7 +267,7 @@ def estimated_crossovers(data: Dataset) -> str:
         else:
             never.append(str(width))
     # Two short sentences: where it wins, then the widths where it never does.
-    widths = f"width{'s' if len(never) > 1 else ''} {listing(never)}"
+    widths = f"width{'s' if len(never) > 1 else ''} {listing(never)}" if never else ""
     if not wins:
         return f"By the labelled estimate against this host's CPU, a GPU wins at no batch raced, at {widths}"
     text = "By the labelled estimate against this host's CPU, a GPU would win " + listing(wins)
