@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import conditions, gate, gpu_estimate, plots, race, untrusted
+from build_hooks import analysis, conditions, gate, gpu_estimate, plots, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import SITE_ROOT, Html, figure, html, listing, missing, multiple, note, si, table
@@ -259,11 +259,10 @@ def estimated_crossovers(data: Dataset) -> str:
         return "No crossover here is estimated: a measured GPU gives them"
     wins, never = [], []
     for width in sorted({w for w, _ in found}):
-        batches = sorted(b for w, b in found if w == width)
-        leads = [b for i, b in enumerate(batches) if all(found[(width, later)]["leader"] == "GPU"
-                                                        for later in batches[i:])]
-        if leads:
-            wins.append(f"from batch {leads[0]} at width {width}")
+        # The site's one crossover rule (analysis.crossover), on the grid's verdicts at this width.
+        first = analysis.crossover({b: 1 if p["leader"] == "GPU" else -1 for (w, b), p in found.items() if w == width})
+        if first is not None:
+            wins.append(f"from batch {first} at width {width}")
         else:
             never.append(str(width))
     # Two short sentences: where it wins, then the widths where it never does.
