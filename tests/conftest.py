@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import re
@@ -326,8 +327,13 @@ def complete_doc(gpu: str | None = None, machine_id: str = "complete-fixture", g
     """A schema-valid document with made-up points for every experiment's quick plan.
 
     Times grow with the point's index so curves are not flat; every extra_info key an
-    experiment declares gets a plausible made-up value. For tests only.
+    experiment declares gets a plausible made-up value. For tests only (each gets its own copy).
     """
+    return copy.deepcopy(_complete_doc(gpu, machine_id, gpu_device))
+
+
+@functools.cache
+def _complete_doc(gpu: str | None, machine_id: str, gpu_device: str) -> dict:
     from build_hooks import experiments
 
     doc = synthetic_doc(machine_id, gpu=gpu, step_times={("cpu", 32, 1): 1e-4})

@@ -71,6 +71,14 @@ def raced(browser, site_url):
     watched.page.close()
 
 
+def test_training_runs_in_a_worker_never_on_the_page(raced):
+    """The page itself never loads TensorFlow.js: every step ran in the worker, so no epoch could hold the page
+    (the longest task with one competing process is scripts/bench_browser_race.py's to measure and report)."""
+    page = raced["watched"].page
+    assert page.evaluate("typeof window.tf") == "undefined" and page.evaluate("typeof window.crossoverTrain") == "undefined"
+    assert "worker" not in page.locator("#browser-problem").text_content()
+
+
 def test_nothing_of_the_library_loads_before_the_button_is_pressed(raced):
     """The race page requests no TensorFlow.js file and no browser-race module until the reader presses the button."""
     assert not [u for u in raced["before"] if any(part in u for part in LIBRARY)]
@@ -186,26 +194,30 @@ FAKE_ADAPTER = """Object.defineProperty(Navigator.prototype, "gpu", {get: () => 
   getPreferredCanvasFormat: () => "bgra8unorm"})})"""
 
 
-def test_an_adapter_that_describes_itself_in_numbers_still_races_the_cpu(browser, site_url):
-    """A WebGPU adapter whose description is not a string (and whose device never starts) breaks nothing: the
-    WebAssembly lane still joins, and no script error is thrown."""
-    watched = Watched(browser, site_url, init_script=FAKE_ADAPTER,
+def test_without_a_worker_the_page_trains_and_an_odd_adapter_still_races_the_cpu(browser, site_url):
+    """Where no worker can start, the race runs on the page and says so; there, a WebGPU adapter whose description is
+    not a string (and whose device never starts) breaks nothing: the WebAssembly lane joins, no script error is thrown."""
+    watched = Watched(browser, site_url, init_script=FAKE_ADAPTER + "; delete window.Worker;",
                       rewrite=with_plan(**{**SMALL, "min_rounds": 1, "budget_s": 0.01}))
     race_the_browser(watched)
     names = watched.page.locator(".race-lane--yours .race-lane__name").all_text_contents()
     assert any("CPU (WebAssembly" in name for name in names), names
+    assert "could not start a worker, so the race ran on the page" in watched.page.locator("#browser-problem").text_content()
     assert not [e for e in watched.errors if "is not a function" in e], watched.errors
     watched.page.close()
 
 
 def test_stop_keeps_what_was_finished(browser, site_url):
-    """Stop ends the run after the epoch in hand and says so; whatever joined has fewer rounds than planned."""
+    """Stop ends the run at once, mid-epoch, and says so; whatever joined has fewer rounds than planned."""
     watched = Watched(browser, site_url, rewrite=with_plan(**{**SMALL, "min_rounds": 5, "max_rounds": 5}))
     page = watched.page
     page.locator("#browser-start").click()
-    page.wait_for_function("document.getElementById('browser-eta').textContent.startsWith('Round 1')", timeout=120_000)
+    page.wait_for_function("document.getElementById('browser-eta').textContent.includes(' left')", timeout=120_000)
+    pressed = page.evaluate("performance.now()")
     page.locator("#browser-stop").click()
-    page.wait_for_function("!document.getElementById('browser-start').disabled", timeout=120_000)
+    # An epoch of batch 8 on SwiftShader takes seconds: done this soon, the epoch in hand was not waited for.
+    page.wait_for_function("!document.getElementById('browser-start').disabled", timeout=120_000, polling=20)
+    assert page.evaluate("performance.now()") - pressed < 1500
     assert "Stopped" in page.locator("#browser-problem").text_content()
     if page.locator("#browser-download").is_visible():
         doc = downloaded(page)
@@ -250,14 +262,18 @@ def test_a_device_too_slow_for_the_box_stops_after_two_rounds(browser, site_url)
     watched.page.close()
 
 
-def test_while_it_runs_the_page_names_the_running_backend_and_has_left_loading(browser, site_url):
-    """Once epochs run, the status no longer says 'Loading', and the progress names the backend about to run."""
+def test_while_it_runs_the_page_names_the_running_backend_and_lanes_join_size_by_size(browser, site_url):
+    """Once epochs run, the status no longer says 'Loading', the progress names the backend about to run, and both
+    lanes join as soon as the first size has run on both, while the run goes on."""
     watched = Watched(browser, site_url, rewrite=with_plan(**{**SMALL, "min_rounds": 2, "max_rounds": 2}))
     page = watched.page
     page.locator("#browser-start").click()
     page.wait_for_function("document.getElementById('browser-eta').textContent.includes(' left')", timeout=120_000)
     assert "Loading" not in page.locator("#browser-status").text_content()
     assert re.search(r"^Round \d of \d: batch \d+ on (WebGPU|WebAssembly)", page.locator("#browser-eta").text_content())
+    page.wait_for_function("document.querySelectorAll('.race-lane--yours').length === 2", timeout=120_000)
+    assert page.locator("#browser-start").is_disabled()  # still running
+    assert f"So far: batch {SMALL['batches'][0]}; the run goes on." in page.locator("#browser-status").text_content()
     page.locator("#browser-stop").click()
     page.wait_for_function("!document.getElementById('browser-start').disabled", timeout=120_000)
     on_site_only(watched)

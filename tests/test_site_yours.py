@@ -234,7 +234,7 @@ def test_hostile_strings_that_pass_the_schema_are_shown_as_text(browser, site_ur
 
 def test_a_quick_mode_file_cannot_race_a_full_site(browser, site_url, lab_file):
     """On a site built in full mode, the notebook's quick-mode file is refused as quick-mode data."""
-    watched = Watched(browser, site_url, rewrite=lambda html: html.replace('"mode": "quick"', '"mode": "full"'))
+    watched = Watched(browser, site_url, rewrite=lambda html: html.replace('"mode":"quick"', '"mode":"full"'))
     assert "quick mode" in watched.add(lab_file["path"])
     watched.check_harmless()
     watched.page.close()

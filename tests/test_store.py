@@ -282,7 +282,11 @@ def test_a_payload_in_any_param_of_any_experiment_is_refused_naming_file_point_a
     from conftest import complete_doc
 
     doc = complete_doc(gpu="Fixture GPU")
-    index, bench = next((i, b) for i, b in enumerate(doc["benchmarks"]) if b["group"] == group)
+    # Only this experiment's points: the schema checks each point on its own, and a sixth of the document
+    # validates in a sixth of the time (these 207 cases were the fast tier's largest cost).
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["group"] == group]
+    doc["experiments"] = {group: doc["experiments"][group]}
+    index, bench = 0, doc["benchmarks"][0]
     bench["params"][key] = payload
     with pytest.raises(store.ResultsError) as err:
         store.load(write(tmp_path / "m.json", doc))

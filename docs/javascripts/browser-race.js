@@ -2,21 +2,17 @@
  * CPU (WebAssembly, one thread), with TensorFlow.js served by this site (vendor/tfjs, from
  * tools/package-lock.json). Loaded only when the reader presses the button (yours.js imports it).
  *
- * It copies the epoch_time experiment: the same rows, widths and batches (the page's plan, from
- * the build), a 512 -> width -> 10 MLP with PyTorch's initialisation, softmax cross-entropy and
- * plain SGD. Every epoch is timed to completion: the clock stops only after the last step's loss
- * has been read back, which waits for everything the GPU had queued. Backends alternate epoch by
- * epoch and rounds repeat the sweep, so a slow moment of the machine lands on both lanes; the
- * time box cuts rounds, never an epoch. The result is a results file in the project's schema
- * (software.stack says TensorFlow.js), which joins the race through the same checks as any file.
+ * The training itself (browser-race-train.js) runs in a dedicated worker: the page never waits on an
+ * epoch, and Stop ends the worker at once, keeping every epoch it had reported. Where a worker cannot
+ * start, the same file runs on the page and pauses between steps. This module gathers the epochs and
+ * writes them as a results file in the project's schema (software.stack says TensorFlow.js), which
+ * joins the race through the same checks as any file.
  */
 
 const VENDOR = new URL("./vendor/tfjs/", import.meta.url);
-const SCRIPTS = ["tf.es2017.min.js", "tf-backend-webgpu.es2017.min.js", "tf-backend-wasm.es2017.min.js"];
-const WARM_UP_STEPS = 3; // compiles each batch's kernels (and shaders) before anything is timed
+const TRAINER = new URL("./browser-race-train.js", import.meta.url);
 const BACKEND_NAME = { webgpu: "WebGPU", wasm: "WebAssembly" };
-
-class Stop extends Error {} // the run ends here on purpose (Stop pressed, tab hidden): keep what finished
+const STOP_POLL_MS = 50; // how often the page looks at the Stop button while the worker trains
 
 let library = null;
 
@@ -30,108 +26,21 @@ function loadScript(url) {
   });
 }
 
-/* TensorFlow.js and its two backends, fetched once from this site. */
-function loadLibrary() {
+/* On the page (no worker): TensorFlow.js, its two backends and the trainer, fetched once from this site. */
+function loadOnPage() {
   if (!library) {
-    library = SCRIPTS.reduce(function (chain, name) {
-      return chain.then(function () { return loadScript(new URL(name, VENDOR)); });
+    const names = ["tf.es2017.min.js", "tf-backend-webgpu.es2017.min.js", "tf-backend-wasm.es2017.min.js"];
+    library = names.map(function (name) { return new URL(name, VENDOR); }).concat([TRAINER]).reduce(function (chain, url) {
+      return chain.then(function () { return loadScript(url); });
     }, Promise.resolve()).then(function () {
       const tf = window.tf;
-      // One thread: threads need a cross-origin-isolated page, which a static host cannot promise.
-      tf.env().set("WASM_HAS_MULTITHREAD_SUPPORT", false);
+      tf.env().set("WASM_HAS_MULTITHREAD_SUPPORT", false);  // threads need a cross-origin-isolated page
       tf.wasm.setWasmPaths(VENDOR.href);
       return tf;
     });
     library.catch(function () { library = null; });
   }
   return library;
-}
-
-/* The GPU TensorFlow.js will use (it asks for the high-performance adapter too), or why there is none. */
-async function gpuAdapter() {
-  if (!navigator.gpu) {
-    return { problem: "This browser offers no WebGPU (Chrome and Edge 113 or later, Safari 26 and Firefox 141 on " +
-      "Windows do), so only the CPU lane races." };
-  }
-  let adapter = null;
-  try { adapter = await navigator.gpu.requestAdapter({ powerPreference: "high-performance" }); } catch (error) { /* below */ }
-  if (!adapter) {
-    return { problem: "WebGPU is here but offered no GPU adapter (the browser may block this GPU or its driver), " +
-      "so only the CPU lane races." };
-  }
-  const info = adapter.info || {};
-  const text = function (value) { return typeof value === "string" ? value : ""; };  // a browser may report anything
-  const name = text(info.description) || [text(info.vendor), text(info.architecture), text(info.device)]
-    .filter(Boolean).join(" ") || "unnamed adapter";
-  const software = Boolean(info.isFallbackAdapter) ||
-    SOFTWARE_ADAPTER.test([info.vendor, info.architecture, info.device, info.description].map(text).join(" "));
-  return { adapter: { name: name.slice(0, 200), vendor: text(info.vendor).slice(0, 100),
-    architecture: text(info.architecture).slice(0, 100), fallback_adapter: software } };
-}
-
-/* Adapters that are a CPU emulating a GPU: a browser flags few of them as a fallback, but names them all. */
-const SOFTWARE_ADAPTER = /swiftshader|llvmpipe|lavapipe|softpipe|basic render|\bwarp\b|software/i;
-
-/* Seeded rows and labels (mulberry32 + Box-Muller): every backend trains on the same numbers. */
-function makeData(rows, inputs, classes) {
-  let state = 20240601;
-  const random = function () {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const x = new Float32Array(rows * inputs);
-  for (let i = 0; i < x.length; i++) x[i] = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  const labels = new Int32Array(rows);
-  for (let i = 0; i < rows; i++) labels[i] = Math.floor(random() * classes);
-  return { x: x, labels: labels };
-}
-
-/* One configuration on the current backend: its model, optimiser and batches, and epoch(steps). */
-function makeTrainer(tf, plan, width, batch, data) {
-  const rows = plan.rows, inputs = plan.inputs, classes = plan.classes;
-  const x = tf.tensor2d(data.x, [rows, inputs]);
-  const y = tf.tidy(function () { return tf.oneHot(tf.tensor1d(data.labels, "int32"), classes).toFloat(); });
-  // PyTorch's nn.Linear default: weights and biases uniform in ±1/sqrt(fan_in).
-  const layer = function (fanIn, fanOut, seed) {
-    const bound = 1 / Math.sqrt(fanIn);
-    return [tf.variable(tf.randomUniform([fanIn, fanOut], -bound, bound, "float32", seed)),
-      tf.variable(tf.randomUniform([fanOut], -bound, bound, "float32", seed + 1))];
-  };
-  const [w1, b1] = layer(inputs, width, 1), [w2, b2] = layer(width, classes, 3);
-  const optimiser = tf.train.sgd(plan.learning_rate);
-  // Batches are cut before timing: PyTorch's x[start:start + batch] is a view that costs no kernel.
-  const batches = [];
-  for (let start = 0; start < rows; start += batch) {
-    const n = Math.min(batch, rows - start);
-    batches.push([x.slice([start, 0], [n, inputs]), y.slice([start, 0], [n, classes])]);
-  }
-  const forward = function (xb) { return tf.relu(xb.matMul(w1).add(b1)).matMul(w2).add(b2); };
-
-  /* Train `steps` batches; resolves to [seconds, loss] once the last loss is back on the host. */
-  async function epoch(steps, stopped) {
-    const t0 = performance.now();
-    let last = null;
-    for (let i = 0; i < steps; i++) {
-      const [xb, yb] = batches[i % batches.length];
-      const cost = optimiser.minimize(function () { return tf.losses.softmaxCrossEntropy(yb, forward(xb)); }, true, [w1, b1, w2, b2]);
-      if (last) last.dispose();
-      last = cost;
-    }
-    const loss = (await last.data())[0]; // waits for every queued step: the GPU's queue is inside the time
-    const seconds = (performance.now() - t0) / 1000;
-    last.dispose();
-    if (stopped()) throw new Stop();
-    return [seconds, loss];
-  }
-
-  function dispose() {
-    batches.forEach(function (pair) { pair[0].dispose(); pair[1].dispose(); });
-    [x, y, w1, b1, w2, b2].forEach(function (t) { t.dispose(); });
-    optimiser.dispose();
-  }
-  return { epoch: epoch, steps: batches.length, dispose: dispose };
 }
 
 function quantile(sorted, q) {  // linear interpolation between order statistics
@@ -168,7 +77,7 @@ function lossSentence(loss, batches) {
 }
 
 /* The run, as a results file in the project's schema: one point per backend and batch that finished an epoch. */
-function resultsFile(tf, plan, width, join, run) {
+function resultsFile(plan, width, join, run) {
   const now = new Date().toISOString();
   const browser = navigator.userAgent.slice(0, 300);
   const id = hash(browser + "|" + (run.adapter ? run.adapter.name : "no webgpu"));
@@ -187,7 +96,7 @@ function resultsFile(tf, plan, width, join, run) {
   const devices = Object.keys(run.samples).filter(function (d) { return benchmarks.some(function (b) { return b.params.device === d; }); });
   return {
     schema_version: join.schema_version, mode: plan.mode, machine_id: "browser-" + id,
-    environment_key: "tfjs-" + tf.version.tfjs + "-" + id,
+    environment_key: "tfjs-" + run.tfjs + "-" + id,
     machine_info: {
       cpu: { brand: "not named (a browser does not say which CPU it runs on)", arch: "unknown", threads_used: 1,
         cores_available: navigator.hardwareConcurrency || null, clock_hz: null, fp32_peak_flops: null,
@@ -195,7 +104,7 @@ function resultsFile(tf, plan, width, join, run) {
       gpu: run.adapter || null,
     },
     // The WebGPU backend exports no version of its own: it is the same locked release (tools/package-lock.json).
-    software: { stack: "tensorflow.js", tfjs: tf.version.tfjs, tfjs_wasm: String(tf.wasm.version_wasm || "").slice(0, 50),
+    software: { stack: "tensorflow.js", tfjs: run.tfjs, tfjs_wasm: run.tfjs_wasm,
       browser: browser, wasm_simd: run.simd },
     commit_info: { id: null, dirty: null }, datetime: now,
     experiments: { epoch_time: { bench_version: 1, cache_key: "browser-" + id + "-" + hash(JSON.stringify(plan)),
@@ -206,122 +115,128 @@ function resultsFile(tf, plan, width, join, run) {
   };
 }
 
+/* The trainer in a dedicated worker; null where this browser cannot start one (the page trains then). */
+function startWorker() {
+  try {
+    return typeof Worker === "function" ? new Worker(TRAINER) : null;
+  } catch (error) {
+    return null;  // a page's policy may forbid workers
+  }
+}
+
 /* Train and time every batch of the plan at `width` on WebGPU (if there is one) and WebAssembly.
- * ui.progress(fraction, text) reports; ui.stopped() asks whether Stop was pressed.
+ * ui.progress(fraction, text) reports; ui.stopped() asks whether Stop was pressed; ui.started(adapter) hears which
+ * GPU adapter trains, before the first epoch; ui.partial(doc, words) receives the file so far as each size finishes.
  * Resolves to { doc, name, summary, problems }: doc is null when nothing finished. */
 export async function raceBrowser(plan, width, join, ui) {
-  const problems = [];
-  const gpu = await gpuAdapter();
-  if (gpu.problem) problems.push(gpu.problem);
+  const run = { samples: {}, loss: {}, problems: [], rounds: 0, adapter: null, simd: false, tfjs: null, tfjs_wasm: "",
+    started: false, stoppedBy: null, dropped: [] };
+  const t0 = performance.now();
+  const options = { plan: plan, width: width, vendor: VENDOR.href, offerGpu: "gpu" in navigator };
   ui.progress(0, "Loading TensorFlow.js from this site\u2026");
-  const tf = await loadLibrary();
-  const backends = [];
-  let lostGpu = null, gpuError = null;
-  if (gpu.adapter) {
-    if (await tf.setBackend("webgpu").catch(function () { return false; })) {
-      backends.push("webgpu");
-      const device = tf.backend().device;
-      if (device) {
-        device.lost.then(function (info) { lostGpu = info.message || info.reason || "no reason given"; });
-        device.addEventListener("uncapturederror", function (event) { gpuError = event.error && event.error.message || "a GPU error"; });
-      }
-    } else {
-      problems.push("WebGPU offered an adapter, but TensorFlow.js could not start on it, so only the CPU lane races.");
-    }
-  }
-  if (await tf.setBackend("wasm").catch(function () { return false; })) backends.push("wasm");
-  else problems.push("TensorFlow.js could not start WebAssembly in this browser, so the CPU lane is missing.");
-  if (!backends.length) return { doc: null, problems: problems };
 
-  const simd = backends.indexOf("wasm") >= 0 ? Boolean(await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT")) : false;
-  const data = makeData(plan.rows, plan.inputs, plan.classes);
-  const samples = {}, loss = {}, trainers = {};
-  backends.forEach(function (b) { samples[b] = {}; loss[b] = {}; trainers[b] = {}; });
+  const receive = function (message) {
+    if (message.type === "started") {
+      Object.assign(run, { started: true, adapter: message.adapter, simd: message.simd, tfjs: message.tfjs,
+        tfjs_wasm: message.tfjs_wasm });
+      run.problems.push.apply(run.problems, message.problems);
+      message.backends.forEach(function (b) { run.samples[b] = {}; run.loss[b] = {}; });
+      if (ui.started) ui.started(message.adapter);
+    } else if (message.type === "progress") {
+      ui.progress(message.fraction, message.text);
+    } else if (message.type === "epoch") {
+      (run.samples[message.backend][message.batch] = run.samples[message.backend][message.batch] || []).push(message.seconds);
+      run.loss[message.backend][message.batch] = message.loss;
+      joinSoFar(message.batch);
+    } else if (message.type === "round") {
+      run.rounds = message.rounds;
+    } else if (message.type === "sized") {
+      run.dropped = message.dropped;
+    } else if (message.type === "problem") {
+      run.problems.push(message.text);
+    }
+  };
+
+  // Lanes join as each size finishes on every backend, not only at the end: a slow device shows something early.
+  const joined = [];
+  function joinSoFar(batch) {
+    const backends = Object.keys(run.samples);
+    if (!ui.partial || joined.indexOf(batch) >= 0 || !backends.every(function (b) { return run.samples[b][batch]; })) return;
+    joined.push(batch);
+    const doc = resultsFile(plan, width, join, Object.assign({}, run, { rounds: Math.max(run.rounds, 1),
+      seconds: (performance.now() - t0) / 1000 }));
+    if (doc) ui.partial(doc, "So far: batch" + (joined.length === 1 ? " " : "es ") + joined.join(", ") + "; the run goes on.");
+  }
+
   let hidden = false;
   const onVisibility = function () { if (document.visibilityState === "hidden") hidden = true; };
   document.addEventListener("visibilitychange", onVisibility);
   const stopped = function () { return hidden || ui.stopped(); };
-
-  const t0 = performance.now(), budget = plan.budget_s;
-  const perRound = plan.batches.length * backends.length;
-  let rounds = 0, planned = plan.min_rounds, epochsDone = 0;
-  const elapsed = function () { return (performance.now() - t0) / 1000; };
-
-  async function timeOne(backend, batch) {
-    await tf.setBackend(backend);
-    if (!trainers[backend][batch]) {
-      trainers[backend][batch] = makeTrainer(tf, plan, width, batch, data);
-      await trainers[backend][batch].epoch(WARM_UP_STEPS, function () { return false; });
-    }
-    const trainer = trainers[backend][batch];
-    const [seconds, last] = await trainer.epoch(trainer.steps, stopped);
-    if (backend === "webgpu" && (lostGpu || gpuError)) throw new Error(lostGpu ? "the GPU device was lost (" + lostGpu + ")" : gpuError);
-    (samples[backend][batch] = samples[backend][batch] || []).push(seconds);
-    loss[backend][batch] = last;
-  }
-
-  // The forecast is the measured epochs' pace times the epochs still planned, not capped by the box: a
-  // slow device's bar then says how long is really left instead of sitting full at "about 1 s left".
-  function say(backend, batch) {
-    const done = elapsed(), left = epochsDone ? (done / epochsDone) * Math.max(1, perRound * planned - epochsDone) : null;
-    ui.progress(left === null ? 0 : done / (done + left), "Round " + (rounds + 1) + " of " + planned + ": batch " + batch +
-      " on " + BACKEND_NAME[backend] + (left === null ? "" : " \u00b7 about " + clock(left) + " left"));
-  }
-
   try {
-    while (rounds < plan.max_rounds && backends.length) {
-      const roundStart = elapsed();
-      // Alternate which backend goes first, so neither always meets the machine's state first.
-      const order = rounds % 2 ? backends.slice().reverse() : backends.slice();
-      for (const batch of plan.batches) {
-        for (const backend of order) {
-          if (backends.indexOf(backend) < 0) continue;  // dropped after a failure
-          say(backend, batch);  // before the epoch: the text names the backend now running
-          try {
-            await timeOne(backend, batch);
-          } catch (error) {
-            if (error instanceof Stop || backend !== "webgpu") throw error;
-            backends.splice(backends.indexOf("webgpu"), 1);
-            problems.push("The GPU lane stopped at batch " + batch + " (" + String(error.message || error).slice(0, 200) +
-              "); the epochs it had finished are kept, and the CPU lane went on.");
-          }
-          epochsDone += 1;
-          await new Promise(function (resolve) { setTimeout(resolve, 0); }); // let the page draw and Stop be pressed
-          if (stopped()) throw new Stop();
-        }
-      }
-      rounds += 1;
-      // The time box: past the minimum, another round only if one more like this one fits. A
-      // slow device stops short of the minimum once a round would overrun twice the box, but
-      // never before two rounds (one sample has no spread to judge by).
-      const roundTime = elapsed() - roundStart;
-      const fit = rounds + Math.floor((budget - elapsed()) / roundTime);
-      const overrun = elapsed() + roundTime > 2 * budget;
-      planned = Math.min(plan.max_rounds, Math.max(plan.min_rounds, rounds, fit));
-      if (rounds >= plan.min_rounds && fit <= rounds) break;
-      if (rounds >= Math.min(2, plan.min_rounds) && overrun) break;
-    }
-  } catch (error) {
-    if (!(error instanceof Stop)) throw error;
-    problems.push(hidden ? "The tab went to the background, and browsers slow background tabs down, so the run stopped " +
-      "there; the epochs finished before are kept." : "Stopped: the epochs finished before are kept.");
+    const worker = startWorker();
+    await (worker ? inWorker(worker, options, receive, stopped, run) : onPage(options, receive, stopped, run));
   } finally {
     document.removeEventListener("visibilitychange", onVisibility);
-    Object.keys(trainers).forEach(function (b) { Object.keys(trainers[b]).forEach(function (k) { trainers[b][k].dispose(); }); });
   }
-  const seconds = elapsed();
-  const doc = resultsFile(tf, plan, width, join, { samples: samples, loss: loss, adapter: gpu.adapter, simd: simd,
-    rounds: Math.max(rounds, 1), seconds: seconds });
-  ui.progress(1, "");
+  return finish(plan, width, join, run, hidden, (performance.now() - t0) / 1000);
+}
+
+/* Run the trainer in `worker`; resolves when it ends, fails, or Stop ends it (at once, keeping what it reported). */
+function inWorker(worker, options, receive, stopped, run) {
+  return new Promise(function (resolve, reject) {
+    const poll = setInterval(function () {
+      if (!stopped()) return;
+      run.stoppedBy = "stop";
+      end(resolve);
+    }, STOP_POLL_MS);
+    function end(settle, value) { clearInterval(poll); worker.terminate(); settle(value); }
+    worker.onmessage = function (event) {
+      const message = event.data;
+      if (message.type === "end") end(resolve);
+      else if (message.type === "failed") end(reject, new Error(message.message));
+      else receive(message);
+    };
+    worker.onerror = function (event) {
+      event.preventDefault();
+      end(reject, new Error("the browser race's worker failed" + (event.message ? " (" + event.message + ")" : "")));
+    };
+    worker.postMessage(options);
+  });
+}
+
+/* No worker: the trainer on the page, pausing between steps so that the page still draws and hears Stop. */
+async function onPage(options, receive, stopped, run) {
+  const tf = await loadOnPage();
+  run.problems.push("This browser could not start a worker, so the race ran on the page itself: its times include " +
+    "the page's pauses to draw.");
+  try {
+    await window.crossoverTrain.run(tf, options, receive, stopped, window.crossoverTrain.pauser());
+  } finally {
+    if (stopped()) run.stoppedBy = "stop";
+  }
+}
+
+/* What the page shows once the run is over: the results file, problems, and a one-line summary. */
+function finish(plan, width, join, run, hidden, seconds) {
+  if (run.stoppedBy || hidden) {
+    run.problems.push(hidden ? "The tab went to the background, and browsers slow background tabs down, so the run stopped " +
+      "there; the epochs finished before are kept." : "Stopped: the epochs finished before are kept.");
+  }
+  if (run.dropped.length) {
+    run.problems.push("To fit the time box, batch" + (run.dropped.length === 1 ? " " : "es ") + run.dropped.join(", ") +
+      (run.dropped.length === 1 ? " was" : " were") + " left out.");
+  }
+  if (!run.started) return { doc: null, problems: run.problems };
+  const doc = resultsFile(plan, width, join, Object.assign({}, run, { rounds: Math.max(run.rounds, 1), seconds: seconds }));
   const date = new Date().toISOString().slice(0, 16).replace("T", " ");
-  const timed = Object.keys(samples).reduce(function (n, b) {
-    return n + Object.keys(samples[b]).reduce(function (m, k) { return m + samples[b][k].length; }, 0);
+  const timed = Object.keys(run.samples).reduce(function (n, b) {
+    return n + Object.keys(run.samples[b]).reduce(function (m, k) { return m + run.samples[b][k].length; }, 0);
   }, 0);
   // The batches it reached, not the plan's: a stopped run names where it stopped.
-  const reached = plan.batches.filter(function (b) { return Object.keys(samples).some(function (k) { return samples[k][b]; }); });
+  const reached = plan.batches.filter(function (b) { return Object.keys(run.samples).some(function (k) { return run.samples[k][b]; }); });
   const batches = reached.length === 1 ? "batch " + reached[0] : "batches " + reached[0] + " to " + reached[reached.length - 1];
-  return { doc: doc, problems: problems, name: "your browser, " + date,
-    summary: "Timed " + timed + " epochs of " + plan.rows + " rows at width " + width + " (" + batches + ", " + rounds +
-      (rounds === 1 ? " full round" : " full rounds") +
-      ") in " + clock(seconds) + "." + lossSentence(loss, plan.batches) };
+  return { doc: doc, problems: run.problems, name: "your browser, " + date,
+    summary: "Timed " + timed + " epochs of " + plan.rows + " rows at width " + width + " (" + batches + ", " + run.rounds +
+      (run.rounds === 1 ? " full round" : " full rounds") +
+      ") in " + clock(seconds) + "." + lossSentence(run.loss, plan.batches) };
 }

@@ -712,16 +712,28 @@ function setupBrowser(box, race, plan) {
     const width = chosenWidth();
     start.disabled = true; stop.hidden = false; stop.disabled = false; bar.hidden = false; bar.value = 0; stopping = false;
     slot.say("Loading TensorFlow.js from this site\u2026");
-    let run, racing = false;
+    let run, racing = false, software = false, adding = Promise.resolve();
     try {
       const module = await import("./browser-race.js");
+      loadChecker();  // fetched while TensorFlow.js loads: the lanes' first join then waits on nothing
       run = await module.raceBrowser(plan, width, race.join, {
+        // Said before the first epoch: a software GPU changes what the race means.
+        started: function (adapter) { software = Boolean(adapter && adapter.fallback_adapter); },
         progress: function (fraction, text) {
-          if (!racing && /^Round /.test(text)) { racing = true; slot.say("Racing in your browser: the progress is below."); }
+          if (!racing && /^Round /.test(text)) {
+            racing = true;
+            slot.say(software ? "Racing in your browser. Its GPU is a software emulation on the CPU, so the run is " +
+              "shortened: the progress is below." : "Racing in your browser: the progress is below.");
+          }
           bar.value = fraction; eta.textContent = text;
         },
         stopped: function () { return stopping; },
+        // One add at a time, in order: a late partial must not replace the final file.
+        partial: function (doc, words) {
+          adding = adding.then(function () { return slot.add(JSON.stringify(doc), "your browser (so far)", false, words); });
+        },
       });
+      await adding;
     } catch (error) {
       slot.fail("The browser race could not run", error);
       done();
@@ -736,7 +748,7 @@ function setupBrowser(box, race, plan) {
     }
     done(); // only now: the page has said everything about this run
   });
-  stop.addEventListener("click", function () { stopping = true; stop.disabled = true; eta.textContent = "Stopping after this epoch\u2026"; });
+  stop.addEventListener("click", function () { stopping = true; stop.disabled = true; eta.textContent = "Stopping\u2026"; });
   box.hidden = false;
   slot.restore();
 }
