@@ -252,12 +252,17 @@ def test_race_lanes_are_told_apart_by_more_than_colour(browser, site_url):
     watched.page.close()
 
 
-def test_a_device_too_slow_for_the_box_stops_after_two_rounds(browser, site_url):
-    """When a third round would overrun twice the time box, the run keeps two rounds (a spread) and stops."""
+def test_a_device_too_slow_for_the_box_leaves_batches_out_and_stops_after_two_rounds(browser, site_url):
+    """Past the two largest batches, a smaller one that would not fit the box is left out, and the page says so; when
+    a third round would overrun twice the box, the run keeps two rounds (a spread) and stops."""
     watched = Watched(browser, site_url, init_script="delete Navigator.prototype.gpu",
-                      rewrite=with_plan(**{**SMALL, "min_rounds": 3, "max_rounds": 5, "budget_s": 0.001}))
+                      rewrite=with_plan(**{**SMALL, "batches": [4, *SMALL["batches"]], "min_rounds": 3, "max_rounds": 5,
+                                           "budget_s": 0.001}))
     race_the_browser(watched)
-    assert {len(b["stats"]["data"]) for b in downloaded(watched.page)["benchmarks"]} == {2}
+    doc = downloaded(watched.page)
+    assert {len(b["stats"]["data"]) for b in doc["benchmarks"]} == {2}
+    assert sorted(b["params"]["batch"] for b in doc["benchmarks"]) == SMALL["batches"]
+    assert "To fit the time box, batch 4 was left out." in watched.page.locator("#browser-problem").text_content()
     on_site_only(watched)
     watched.page.close()
 
@@ -273,7 +278,8 @@ def test_while_it_runs_the_page_names_the_running_backend_and_lanes_join_size_by
     assert re.search(r"^Round \d of \d: batch \d+ on (WebGPU|WebAssembly)", page.locator("#browser-eta").text_content())
     page.wait_for_function("document.querySelectorAll('.race-lane--yours').length === 2", timeout=120_000)
     assert page.locator("#browser-start").is_disabled()  # still running
-    assert f"So far: batch {SMALL['batches'][0]}; the run goes on." in page.locator("#browser-status").text_content()
+    # The largest batch runs first: the shortest epochs.
+    assert f"So far: batch {SMALL['batches'][-1]}; the run goes on." in page.locator("#browser-status").text_content()
     page.locator("#browser-stop").click()
     page.wait_for_function("!document.getElementById('browser-start').disabled", timeout=120_000)
     on_site_only(watched)

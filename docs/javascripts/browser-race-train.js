@@ -6,8 +6,8 @@
  * build), a 512 -> width -> 10 MLP with PyTorch's initialisation, softmax cross-entropy and plain SGD.
  * Every epoch is timed to completion: the clock stops only after the last step's loss has been read
  * back, which waits for everything the GPU had queued. Backends alternate epoch by epoch and rounds
- * repeat the sweep, so a slow moment of the machine lands on both lanes; the time box cuts batches
- * (after the first epochs, from their pace) and rounds, never an epoch.
+ * repeat the sweep, so a slow moment of the machine lands on both lanes; the time box cuts the smallest
+ * batches (from the pace of the larger ones, timed first) and rounds, never an epoch.
  *
  * It reports by messages: "started" (library versions, the GPU adapter, the backends that started),
  * "progress", "sized" (batches left out to fit the box), "epoch" (one timed epoch), "round" (a full round
@@ -121,18 +121,14 @@
     return seconds >= 90 ? Math.round(seconds / 60) + " min" : Math.max(1, Math.round(seconds)) + " s";
   }
 
-  /* The batches a box holds, from the first epochs' pace: each backend's cost per step (flat at small batches,
-   * where these epochs are long) times every batch's steps, for the rounds the plan needs. Batches go from the
-   * middle out (the first and last stay, so the lanes still span the plan), never below two. */
-  function batchesThatFit(plan, perStep, roundsNeeded, budget, spent) {
-    const kept = plan.batches.slice();
-    const roundCost = function (batches) {
-      return batches.reduce(function (sum, b) {
-        return sum + Object.keys(perStep).reduce(function (s, k) { return s + perStep[k] * Math.ceil(plan.rows / b); }, 0);
-      }, 0);
-    };
-    while (kept.length > 2 && spent + roundsNeeded * roundCost(kept) > budget) kept.splice(Math.floor(kept.length / 2), 1);
-    return kept;
+  /* Whether the next smaller batch fits the box. Round 1 runs from the largest batch down, so each batch's cost is
+   * forecast from the smallest one timed so far: its cost per step (which only falls with the batch) times the new
+   * batch's steps, on every backend. It fits if the rest of round 1 and the remaining minimum rounds, each with it,
+   * end inside the box. Small batches hold most of an epoch's steps, so they are the ones left out. */
+  function nextFits(next, perStep, rows, roundSoFar, elapsed, rounds, budget) {
+    const steps = Math.ceil(rows / next);
+    const cost = Object.keys(perStep).reduce(function (sum, k) { return sum + perStep[k] * steps; }, 0);
+    return elapsed + cost + (rounds - 1) * (roundSoFar + cost) <= budget;
   }
 
   /* Load TensorFlow.js (in a worker: its scripts; on the page browser-race.js already has) and pick the backends. */
@@ -174,11 +170,13 @@
       plan.max_rounds = plan.min_rounds;
     }
     const data = makeData(plan.rows, plan.inputs, plan.classes);
-    const trainers = {}, perStep = {};
+    const trainers = {}, perStep = {}, epochTime = {};
     backends.forEach(function (b) { trainers[b] = {}; });
     const t0 = performance.now(), budget = plan.budget_s;
     const elapsed = function () { return (performance.now() - t0) / 1000; };
-    let rounds = 0, planned = plan.min_rounds, epochsDone = 0, sized = false;
+    let rounds = 0, planned = plan.min_rounds, epochsDone = 0;
+    // Largest batch first: its epoch is the shortest, so the first numbers come fast and size the rest.
+    plan.batches = plan.batches.slice().sort(function (a, b) { return b - a; });
 
     async function timeOne(backend, batch) {
       await tf.setBackend(backend);
@@ -191,7 +189,8 @@
       if (backend === "webgpu" && (watch.lost || watch.error)) {
         throw new Error(watch.lost ? "the GPU device was lost (" + watch.lost + ")" : watch.error);
       }
-      if (!(backend in perStep)) perStep[backend] = seconds / trainer.steps;
+      perStep[backend] = seconds / trainer.steps;  // the latest is the smallest batch's: the closest forecast
+      epochTime[backend + batch] = seconds;
       post({ type: "epoch", backend: backend, batch: batch, seconds: seconds, loss: loss });
     }
 
@@ -204,15 +203,16 @@
         planned + ": batch " + batch + " on " + BACKEND_NAME[backend] + (left === null ? "" : " \u00b7 about " + clock(left) + " left") });
     }
 
-    // Once every backend has timed one epoch, the plan is sized to the box from their pace.
-    function size() {
-      if (sized || Object.keys(perStep).length < backends.length) return;
-      sized = true;
-      const kept = batchesThatFit(plan, perStep, Math.min(2, plan.min_rounds), budget, elapsed());
-      if (kept.length < plan.batches.length) {
-        post({ type: "sized", kept: kept, dropped: plan.batches.filter(function (b) { return kept.indexOf(b) < 0; }) });
-        plan.batches = kept;
-      }
+    // In round 1, after each batch: leave out every smaller one once the next would not fit the box.
+    function size(i) {
+      if (rounds > 0 || i < 1 || i + 1 >= plan.batches.length) return;  // two batches at least: a line, not a dot
+      const done = plan.batches.slice(0, i + 1);
+      const roundSoFar = done.reduce(function (sum, b) {
+        return sum + backends.reduce(function (s, k) { return s + (epochTime[k + b] || 0); }, 0);
+      }, 0);
+      if (nextFits(plan.batches[i + 1], perStep, plan.rows, roundSoFar, elapsed(), plan.min_rounds, budget)) return;
+      post({ type: "sized", kept: done, dropped: plan.batches.slice(i + 1) });
+      plan.batches = done;
     }
 
     try {
@@ -237,7 +237,7 @@
             if (pause) await pause();
             if (stopped()) throw new Stop();
           }
-          size();
+          size(i);
         }
         rounds += 1;
         post({ type: "round", rounds: rounds });
