@@ -213,9 +213,10 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
         commit_text += " (modified)"
     return html(
         '<p class="crossover-provenance">Measured on <strong>{}</strong>, {} threads at {}; {}. '
-        "Its fp32 peak is {} = {}.{} "
+        # The peak's formula is the matrix-product section's caption (gemm_rate), not repeated under every table.
+        "Its fp32 peak is {}.{} "
         "Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}</p>",
-        cpu["brand"], cpu["threads_used"], clock, gpu_text, peak, cpu["peak_formula"], _peak_beaten(machine),
+        cpu["brand"], cpu["threads_used"], clock, gpu_text, peak, _peak_beaten(machine),
         sw["python"], sw["torch"],
         sw["blas"], sw["numpy"], sw["float32_matmul_precision"], machine.doc["datetime"][:10], commit_text,
         machine.origin, machine.source, version_note(machine, host))
@@ -276,7 +277,7 @@ def provenance_once(page_html: str) -> str:
 
     def once(match: re.Match) -> str:
         if match.group(0) in seen:
-            return f'<p class="crossover-provenance crossover-provenance--again">{match.group(1)}, as above.</p>'
+            return f'<p class="crossover-provenance crossover-provenance--again">{match.group(1)} (as above).</p>'
         seen.add(match.group(0))
         return match.group(0)
 
@@ -288,7 +289,8 @@ def more_machines(data: Dataset, group: str | None = None) -> Html:
     hidden = data.not_shown(group)
     if not hidden:
         return Html("")
-    return note(html('{} more machine{} measured this too: every machine is in the <a href="{}">gallery</a> and in '
+    # Opens with a word: a sentence that starts with a digit would read as the end of the one before it.
+    return note(html('Also measured on {} more machine{}: see the <a href="{}">gallery</a> or '
                      '<a href="{}">data/results.json</a>.', hidden, "s" if hidden != 1 else "",
                      SITE_ROOT + "gallery/", SITE_ROOT + "data/results.json"))
 

@@ -16,7 +16,7 @@ CANARY_MOVED = 1.3  # a canary whose readings over an experiment span more than 
 
 
 def canary_moves(machine: Machine, groups: list[str]) -> list[str]:
-    """Which canaries moved beyond CANARY_MOVED over these experiments' rounds, in words."""
+    """Which canaries moved beyond CANARY_MOVED over these experiments' rounds, and by how much: "memory +70%"."""
     words = {"all_threads": "all-thread", "memory": "memory", "one_thread": "one-core"}
     moved = []
     for kind, word in words.items():
@@ -24,7 +24,7 @@ def canary_moves(machine: Machine, groups: list[str]) -> list[str]:
                     (machine.doc["experiments"].get(g) or {}).get("conditions", {}).get("canaries", {}).get(kind, [])]
         ratio = conditions.drift(readings)
         if ratio is not None and ratio > CANARY_MOVED:
-            moved.append(f"the {word} canary moved by {100 * (ratio - 1):.0f}%")
+            moved.append(f"{word} {100 * (ratio - 1):+.0f}%")
     return moved
 
 
@@ -67,7 +67,7 @@ def _why(machine: Machine | None, groups: list[str]) -> str:
         return ". It is the same step, timed at another moment"
     moved = canary_moves(machine, list(groups))
     if moved:
-        return f". Over these experiments, {' and '.join(moved)} (see About the data)"
+        return f". Canaries moved: {', '.join(moved)} (About the data)"
     return (". It is the same step, timed at another moment. The canaries stayed within "
             f"{100 * (CANARY_MOVED - 1):.0f}% (see About the data)")
 
@@ -104,8 +104,7 @@ def times_with_interval(ratio: stats.Ratio) -> str:
                  else f"in the middle {ratio.kept} of {ratio.rounds}")
         spread = f"{low} to {high} {which} rounds"
     if ratio.paired and not ratio.low <= ratio.value <= ratio.high:
-        spread += (", though the medians of all samples differ by more" if ratio.value > ratio.high
-                   else ", though the medians of all samples differ by less")
+        spread += "; pooled samples give more" if ratio.value > ratio.high else "; pooled samples give less"
     return f"{multiple(ratio.value)} ({spread})"
 
 

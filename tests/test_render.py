@@ -122,8 +122,8 @@ def test_a_machines_provenance_is_stated_once_per_page():
     other = '<p class="crossover-provenance">Measured on <strong>CPU B</strong>, 4 threads; torch 2.13.</p>'
     page = render.provenance_once(line + "<p>table</p>" + other + line + other)
     assert page.count("2 threads") == 1 and page.count("4 threads") == 1
-    assert page.count("Measured on <strong>CPU A</strong>, as above.") == 1
-    assert page.count("Measured on <strong>CPU B</strong>, as above.") == 1
+    assert page.count("Measured on <strong>CPU A</strong> (as above).") == 1
+    assert page.count("Measured on <strong>CPU B</strong> (as above).") == 1
 
 
 def test_agreement_is_stated_against_the_consistency_checks_tolerance():

@@ -8,7 +8,6 @@ from build_hooks.page import fact, section
 from build_hooks.render import (
     DEVICE_NAME,
     Html,
-    caveat,
     first_with,
     marks_note_for,
     measured_value,
@@ -16,7 +15,7 @@ from build_hooks.render import (
     si,
     table,
 )
-from build_hooks.wording import times_with_interval
+from build_hooks.wording import marked_timings, times_with_interval
 
 GROUP = "inference_latency"
 
@@ -43,12 +42,13 @@ def inference_summary(data: Dataset) -> str:
     machine = first_with(data, GROUP)
     widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
     ratio, step, forward = _step_over_forward(machine, widest)
-    text = (f"one batch-1 forward pass at width {widest} took "
-            f"{si(forward['stats']['median'], 's')}{caveat(forward)} on this CPU")
+    text = f"one batch-1 forward pass at width {widest} took {si(forward['stats']['median'], 's')} on this CPU"
+    quoted = [forward]
     if ratio is not None and ratio.verdict > 0:
-        text += (f", {times_with_interval(ratio)} shorter than the "
-                 f"{si(step['stats']['median'], 's')}{caveat(step)} of a "
+        text += (f", {times_with_interval(ratio)} shorter than the {si(step['stats']['median'], 's')} of a "
                  "batch-1 training step of the same model" + _epoch_disagrees(machine, widest, step["stats"]["median"]))
+        quoted.append(step)
+    text += marked_timings(quoted)  # caveats after the sentence, not inside it
     elsewhere = [f"On {untrusted.placeholder(m.label)}, the batch-1 step took {si(step['stats']['median'], 's')} "
                  f"against {si(forward['stats']['median'], 's')} for the forward pass, {times_with_interval(r)}."
                  for m in data.with_experiment(GROUP) if m is not machine

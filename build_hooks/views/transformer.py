@@ -13,7 +13,6 @@ from build_hooks.render import (
     DEVICE_NAME,
     Html,
     MissingData,
-    caveat,
     figure,
     first_with,
     html,
@@ -27,7 +26,7 @@ from build_hooks.render import (
     table,
 )
 from build_hooks.views.regimes import REGIME_WORDS
-from build_hooks.wording import ratio_sentence
+from build_hooks.wording import marked_timings, ratio_sentence
 
 STEP, COMPILE, PROFILE = "transformer_block", "compile_speed", "transformer_profile"
 MODEL = experiments.declared(STEP)  # LAYERS, HEADS, VOCAB, MLP_RATIO: literals, read without importing torch
@@ -396,15 +395,23 @@ def compile_summary(data: Dataset) -> str:
         if error is not None:
             sentences.append(f"on {name}, torch.compile failed here ({untrusted.placeholder(error)})")
             continue
-        per_batch = [f"at batch {batch} "
-                     + ratio_sentence(ratio, "compiled steps were {} faster", "compiled steps were {} slower",
-                                      f"compiled and eager steps took the same time ({stats.LEVEL_WORDS})") + " "
-                     f"({si(eager['stats']['median'], 's')} eager, {si(fast['stats']['median'], 's')} compiled)"
-                     for batch, eager, fast, ratio in _paired(steps)]
+        # The per-batch ratios and medians are the table's (compile_speed): here, only which way each batch went.
         sentences.append(f"compiling {name} took {si(compiled['stats']['median'], 's')}, timed as its first step at "
-                         f"batch {compiled['params']['batch']} from an empty cache{caveat(compiled)}. "
-                         + (". ".join(b[0].upper() + b[1:] for b in per_batch) or "No compiled steps were measured"))
+                         f"batch {compiled['params']['batch']} from an empty cache{marked_timings([compiled])}. "
+                         + _compiled_verdicts(_paired(steps)))
     return ". ".join(s[0].upper() + s[1:] for s in sentences)
+
+
+def _compiled_verdicts(pairs: list) -> str:
+    """Which way compiled steps went at each batch, beyond the spread: "Compiled steps were faster at batch 16;
+    the same within the spread at batches 64 and 256" (the table beside it has the ratios and medians)."""
+    if not pairs:
+        return "No compiled steps were measured"
+    words = {1: "faster", -1: "slower", 0: "the same within the spread"}
+    grouped = {v: [batch for batch, _, _, ratio in pairs if ratio.verdict == v] for v in (1, -1, 0)}
+    parts = [f"{words[v]} at {'batch' if len(b) == 1 else 'batches'} {listing([str(x) for x in b])}"
+             for v, b in grouped.items() if b]
+    return "Compiled steps were " + "; ".join(parts)
 
 
 @section
