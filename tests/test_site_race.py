@@ -141,16 +141,26 @@ def test_race_bars_have_width_on_a_320_px_phone(browser, site_url):
     page.close()
 
 
-def test_finished_bars_show_each_lanes_time_on_one_scale(browser, site_url):
-    """After a race each bar's length is its lane's time over the slowest lane's, not 100% for all."""
-    page, errors = open_race(browser, site_url, reduced_motion="reduce")
+@pytest.mark.parametrize("slow_lane", [5e-3, 5e-2], ids=["slowest 5x the fastest", "slowest 50x the fastest"])
+def test_finished_bars_show_each_lanes_time_on_one_scale_and_a_far_slower_lane_runs_off_it(browser, site_url,
+                                                                                            slow_lane):
+    """After a race each bar's length is its lane's time over the slowest lane's, not 100% for all. A lane over 20
+    times the fastest runs off the track with a broken end instead, so the fastest still gets a twentieth of it."""
+    def data_of(real):
+        return synthetic_race(real, finals={"A": 1e-3, "B": 2.0e-3, "C": 2.1e-3, "D": 2.2e-3, "E": slow_lane})
+    page, errors = open_race_with(browser, site_url, data_of, reduced_motion="reduce")
     page.get_by_role("button", name="Start").click()
     lanes = page.locator(".race-lane").evaluate_all(
         "lanes => lanes.filter(l => l.querySelector('[data-seconds]')).map(l => ["
         "  Number(l.querySelector('[data-seconds]').dataset.seconds),"
-        "  parseFloat(l.querySelector('.race-lane__bar').style.width)])")
-    slowest = max(seconds for seconds, _ in lanes)
-    assert all(abs(width - 100 * seconds / slowest) < 0.01 for seconds, width in lanes) and not errors
+        "  parseFloat(l.querySelector('.race-lane__bar').style.width),"
+        "  l.querySelector('.race-lane__bar').classList.contains('race-lane__bar--broken')])")
+    fastest, slowest = min(s for s, _, _ in lanes), max(s for s, _, _ in lanes)
+    full = min(slowest, 20 * fastest)
+    assert len(lanes) == 5 and not errors
+    for seconds, width, broken in lanes:
+        assert broken == (seconds > full) and abs(width - (100 if broken else 100 * seconds / full)) < 0.01
+    assert any(broken for _, _, broken in lanes) == (slow_lane == 5e-2)
     page.close()
 
 
@@ -189,11 +199,11 @@ CHART_TEXT = """svg => [...svg.querySelectorAll('text')].map(t => {
 })"""
 
 
-def synthetic_race(real: dict) -> dict:
+def synthetic_race(real: dict, finals: dict | None = None) -> dict:
     """The page's race data with made-up lanes chosen for layout, not taken from any machine: one lane ends
     exactly on the lowest grid line (its letter next to the x labels), three end close together, one is a GPU."""
     template = next(iter(next(iter(real["lanes"][0]["epochs"].values())).values()))
-    finals = {"A": 1e-3, "B": 2.0e-3, "C": 2.1e-3, "D": 2.2e-3, "E": 5e-2}  # seconds at the largest batch
+    finals = finals or {"A": 1e-3, "B": 2.0e-3, "C": 2.1e-3, "D": 2.2e-3, "E": 5e-2}  # seconds at the largest batch
 
     def epochs(final: float) -> dict:
         return {str(w): {str(b): {**template, "seconds": final * 512 / b, "q1": final * 512 / b, "q3": final * 512 / b,

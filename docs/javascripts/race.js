@@ -8,6 +8,7 @@
 (function () {
   "use strict";
 
+  var BREAK_RATIO = 20;  // a bar scale spans at most this many times the fastest lane: it gets 5% of the track
   var SCREEN_SECONDS = 5; // the slowest lane takes this long on screen
   var SVG = "http://www.w3.org/2000/svg";
   // A lane is told apart by more than colour: each has a colour, a dash pattern and a letter,
@@ -198,14 +199,14 @@
       var timed = lanes.map(function (lane) { return { lane: lane, point: pointFor(lane) }; })
         .filter(function (x) { return x.point; })
         .sort(function (a, b) { return a.point.seconds - b.point.seconds; });
-      var slowest = timed.length ? timed[timed.length - 1].point.seconds : 0;
+      var full = barScale(timed.map(function (x) { return x.point.seconds; }));
       timed.forEach(function (x) {
         var row = lanesBox.querySelector('[data-lane="' + x.lane.id + '"]');
         var time = row.querySelector(".race-lane__time");
         time.textContent = formatSeconds(x.point.seconds);
         time.setAttribute("data-seconds", String(x.point.seconds));
         // Bars are time on one scale (the slowest lane fills its track): the faster lane's is shorter.
-        row.querySelector(".race-lane__bar").style.width = (100 * x.point.seconds / slowest) + "%";
+        drawBar(row, x.point.seconds, full);
         row.querySelector(".race-lane__why").textContent = regimeText(x.lane, x.point);
       });
       if (timed.length === 0) { result.textContent = "Nothing measured for this batch and width."; return; }
@@ -235,6 +236,8 @@
       if (reducedMotion) { finish(lanes); return; }
       var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));
       var scale = SCREEN_SECONDS / slowest; // screen seconds per measured second
+      var full = barScale(lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : null; })
+        .filter(function (t) { return t !== null; }));
       var t0 = performance.now();
       function tick(now) {
         var screen = (now - t0) / 1000, done = true;
@@ -244,12 +247,27 @@
           var row = lanesBox.querySelector('[data-lane="' + lane.id + '"]');
           var elapsed = Math.min(point.seconds, screen / scale);
           if (elapsed < point.seconds) done = false;
-          row.querySelector(".race-lane__bar").style.width = (100 * elapsed / slowest) + "%";
+          drawBar(row, elapsed, full);
           row.querySelector(".race-lane__time").textContent = formatSeconds(elapsed);
         });
         if (done) { frame = null; finish(lanes); } else { frame = requestAnimationFrame(tick); }
       }
       frame = requestAnimationFrame(tick);
+    }
+
+    /* The time a full track stands for: the slowest lane's, unless it is more than BREAK_RATIO times the fastest.
+     * Then the track ends there, and slower lanes run off it with a broken end, their time printed beside them:
+     * one slow lane no longer flattens every other bar to a sliver. */
+    function barScale(times) {
+      if (!times.length) return 0;
+      var fastest = Math.min.apply(null, times), slowest = Math.max.apply(null, times);
+      return Math.min(slowest, BREAK_RATIO * fastest);
+    }
+
+    function drawBar(row, seconds, full) {
+      var bar = row.querySelector(".race-lane__bar"), off = seconds > full;
+      bar.style.width = (off ? 100 : 100 * seconds / full) + "%";
+      bar.classList.toggle("race-lane__bar--broken", off);
     }
 
     function reset() {
