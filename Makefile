@@ -74,12 +74,13 @@ chromium:
 # images): then every worker rewrites all 60 test modules again, about 3 s each. The tests set it empty.
 PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
-# Every test in one session on four workers (two cores): one worker starts the shared quick site build at
-# once, the workers run the tests that need no site meanwhile, then the site's; more workers than cores fill the time
-# the others spend waiting on a server, a browser, a subprocess or a timeout. Exit 5 is "no test selected".
+# Every test in one session on four workers (two cores), listing the 25 slowest (where the suite's time goes):
+# one worker starts the shared quick site build at once, the workers run the tests that need no site meanwhile,
+# then the site's; more workers than cores fill the time the others spend waiting on a server, a browser, a
+# subprocess or a timeout. Exit 5 is "no test selected".
 test: $(STAMP) $(NODE_TOOLS) chromium
 	$(BIN)/ruff check .
-	$(PYTEST) -n 4 $(ARGS) || [ $$? -eq 5 ]
+	$(PYTEST) -n 4 --durations=25 $(ARGS) || [ $$? -eq 5 ]
 
 test-fast: $(STAMP)
 	$(BIN)/ruff check .

@@ -104,7 +104,7 @@ def times_with_interval(ratio: stats.Ratio) -> str:
                  else f"in the middle {ratio.kept} of {ratio.rounds}")
         spread = f"{low} to {high} {which} rounds"
     if ratio.paired and not ratio.low <= ratio.value <= ratio.high:
-        spread += "; pooled samples give more" if ratio.value > ratio.high else "; pooled samples give less"
+        spread += "; more with all samples pooled" if ratio.value > ratio.high else "; less with all samples pooled"
     return f"{multiple(ratio.value)} ({spread})"
 
 

@@ -14,7 +14,7 @@ from conftest import ROOT, complete_doc
 # 3 rounds)" or "(1.3× between the quartiles)": wording.times_with_interval.
 STATED = re.compile(r"(\d+(?:\.\d)?)× \((?:\d+(?:\.\d)?× to )?\d+(?:\.\d)?× "
                     r"(?:over all \d+ rounds|in the middle \d+ of \d+ rounds|in each of the (?:middle \d+ of )?\d+ rounds"
-                    r"|between the quartiles)(?:; pooled samples give (?:more|less))?\)")
+                    r"|between the quartiles)(?:; (?:more|less) with all samples pooled)?\)")
 CELL = re.compile(r"<td[^>]*>(.*?)</td>", re.S)
 TIME = re.compile(r"(\d+(?:\.\d+)?) ([kmµn]?)s\b")
 PREFIX = {"k": 1e3, "": 1.0, "m": 1e-3, "µ": 1e-6, "n": 1e-9}
