@@ -557,10 +557,12 @@ function makeSlot(name, box, race, prefix, words) {
     forget.hidden = false;
   }
 
-  /* Validate `text` as a results file and race it; returns the result, or null after saying why not. */
-  async function add(text, fileName, fromStorage, extra) {
+  /* Validate `text` as a results file and race it; returns the result, or null after saying why not. With `split`
+   * (the browser race's joins, which come while it trains), checking and drawing are two tasks, not one. */
+  async function add(text, fileName, fromStorage, extra, split) {
     try {
       const result = readResults(text, await loadChecker(), race, fileName, name);
+      if (split) await new Promise(function (resolve) { setTimeout(resolve, 0); });
       current = { name: fileName, text: text };
       show(result, fromStorage, extra);
       if (keep.checked && !fromStorage) remember();
@@ -730,7 +732,7 @@ function setupBrowser(box, race, plan) {
         stopped: function () { return stopping; },
         // One add at a time, in order: a late partial must not replace the final file.
         partial: function (doc, words) {
-          adding = adding.then(function () { return slot.add(JSON.stringify(doc), "your browser (so far)", false, words); });
+          adding = adding.then(function () { return slot.add(JSON.stringify(doc), "your browser (so far)", false, words, true); });
         },
       });
       await adding;
@@ -743,7 +745,7 @@ function setupBrowser(box, race, plan) {
       slot.fail("Nothing was timed", new Error(run.problems.join(" ")));
     } else {
       shownWidth = String(width);
-      await slot.add(JSON.stringify(run.doc), run.name, false, run.summary);
+      await slot.add(JSON.stringify(run.doc), run.name, false, run.summary, true);
       if (run.problems.length) slot.warn(run.problems.join(" "));
     }
     done(); // only now: the page has said everything about this run
