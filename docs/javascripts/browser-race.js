@@ -189,7 +189,10 @@ function inWorker(worker, options, receive, stopped, run) {
       run.stoppedBy = "stop";
       end(resolve);
     }, STOP_POLL_MS);
-    function end(settle, value) { clearInterval(poll); worker.terminate(); settle(value); }
+    function end(settle, value) {
+      // Nothing the worker sent before it ended may arrive after: a late join would replace the final one.
+      clearInterval(poll); worker.onmessage = null; worker.terminate(); settle(value);
+    }
     worker.onmessage = function (event) {
       const message = event.data;
       if (message.type === "end") end(resolve);
