@@ -26,13 +26,14 @@ function loadScript(url) {
   });
 }
 
-/* On the page (no worker): TensorFlow.js, its two backends and the trainer, fetched once from this site. */
+/* On the page (no worker): the trainer, then the library files it names, fetched once from this site. */
 function loadOnPage() {
   if (!library) {
-    const names = ["tf.es2017.min.js", "tf-backend-webgpu.es2017.min.js", "tf-backend-wasm.es2017.min.js"];
-    library = names.map(function (name) { return new URL(name, VENDOR); }).concat([TRAINER]).reduce(function (chain, url) {
-      return chain.then(function () { return loadScript(url); });
-    }, Promise.resolve()).then(function () {
+    library = loadScript(TRAINER).then(function () {
+      return window.crossoverTrain.SCRIPTS.reduce(function (chain, name) {
+        return chain.then(function () { return loadScript(new URL(name, VENDOR)); });
+      }, Promise.resolve());
+    }).then(function () {
       const tf = window.tf;
       tf.env().set("WASM_HAS_MULTITHREAD_SUPPORT", false);  // threads need a cross-origin-isolated page
       tf.wasm.setWasmPaths(VENDOR.href);
