@@ -77,10 +77,11 @@ PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 # Every test in one session on four workers (two cores), listing the 25 slowest (where the suite's time goes):
 # one worker starts the shared quick site build at once, the workers run the tests that need no site meanwhile,
 # then the site's; more workers than cores fill the time the others spend waiting on a server, a browser, a
-# subprocess or a timeout. Exit 5 is "no test selected".
+# subprocess or a timeout. Each worker takes the next test as it frees up (loadgroup keeps conftest's
+# GROUPED_FIXTURES' tests on one worker; no reorder keeps conftest's order). Exit 5 is "no test selected".
 test: $(STAMP) $(NODE_TOOLS) chromium
 	$(BIN)/ruff check .
-	$(PYTEST) -n 4 --durations=25 $(ARGS) || [ $$? -eq 5 ]
+	$(PYTEST) -n 4 --dist loadgroup --no-loadscope-reorder --durations=25 $(ARGS) || [ $$? -eq 5 ]
 
 test-fast: $(STAMP)
 	$(BIN)/ruff check .

@@ -290,9 +290,12 @@ class _Rounds:
         self.timeout = point_timeout_s(module)
         self.records = [PointRecord(point) for point in plan]
         self.unsteady_starts = 0
+        # Processes this one had before the experiment began (a host's own helpers, a test runner's browser) are
+        # not an earlier point's: each point ends its own (_ending_its_processes), and this checks that it did.
+        self.present_before = set(benchmarking.descendants(os.getpid()))
 
     def _run(self, record: PointRecord) -> dict:
-        _no_leftover_processes(self.module.NAME)
+        _no_leftover_processes(self.module.NAME, self.present_before)
         before = conditions.snapshot()
         self.timers.clear()
         try:
@@ -398,19 +401,28 @@ def _gate_conditions(runner: _Rounds, readings: list[dict]) -> dict:
     return found
 
 
-def _no_leftover_processes(name: str, grace_s: float = 5.0) -> None:
+def _no_leftover_processes(name: str, present_before: set[int], grace_s: float = 5.0) -> None:
     """No DataLoader or torchrun worker of an earlier point may run while this one is timed."""
     from snippets.benchmarking import descendants
 
     deadline_at = time.monotonic() + grace_s
     while True:
-        alive = [pid for pid in descendants(os.getpid()) if not _is_helper(pid)]
+        alive = [pid for pid in descendants(os.getpid()) if pid not in present_before and not _is_helper(pid)]
         if not alive:
             return
         if time.monotonic() > deadline_at:
             raise MeasurementError(f"before timing {name}: processes started by an earlier point are still "
-                                   f"running ({', '.join(map(str, alive))}); they would share the cores")
+                                   f"running ({'; '.join(map(_described, alive))}); they would share the cores")
         time.sleep(0.05)
+
+
+def _described(pid: int) -> str:
+    """A process as its id and the start of its command line."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        command = "ended"
+    return f"{pid} {command[:80]}"
 
 
 def _is_helper(pid: int) -> bool:

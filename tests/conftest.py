@@ -8,10 +8,13 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -51,10 +54,20 @@ def plots_left_out(monkeypatch):
     monkeypatch.setattr(plots, "bars", lambda groups, series, title, ylabel, alt, *args, **kwargs: empty(alt))
 
 
+# Module fixtures that are costly to make (a whole browser race, a first visit to every page): the tests that use
+# one run on one worker (make test's --dist loadgroup), so it is made once per session, not once per worker.
+GROUPED_FIXTURES = {"raced": "browser-race", "first_visits": "first-visits"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     for item in items:
-        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if SLOW_FIXTURES & fixtures:
             item.add_marker(pytest.mark.slow)
+        for fixture in sorted(GROUPED_FIXTURES.keys() & fixtures):
+            item.add_marker(pytest.mark.xdist_group(GROUPED_FIXTURES[fixture]))
+            item.add_marker(pytest.mark.long)  # a group is one long piece of work
     # While the shared site builds (pytest_collection_finish), the workers run what needs no site: the long slow
     # tests first, so that none of them is left to run alone at the end, then the unit tests, then the site's,
     # the longest of those (marked long) first for the same reason.
@@ -191,20 +204,41 @@ def made(base: Path) -> Path:
     return base
 
 
+# The shared build runs detached: a shell starts it in the background and exits, so it is no child of this worker.
+# The in-process measuring tests this worker runs meanwhile refuse to time while a child process of theirs runs.
+_DETACHED = ('("$@" >/dev/null 2>"$0/build.err"; echo $? >"$0/build.rc.tmp"; mv "$0/build.rc.tmp" "$0/build.rc")'
+             ' </dev/null >/dev/null 2>&1 & echo $$')
+_build: dict[str, int] = {}  # the running build's process group
+
+
 def _build_shared_site(base: Path) -> str | None:
-    _build["process"] = process = subprocess.Popen(  # Popen: a session that ends early can end it
-        build_command(base / "site"), cwd=ROOT, env=quick_env(base / "cache"),
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, stderr = process.communicate(timeout=600)
-    return None if process.returncode == 0 else stderr[-4000:]
+    started = subprocess.run(["sh", "-c", _DETACHED, str(base), *build_command(base / "site")], cwd=ROOT,
+                             env=quick_env(base / "cache"), capture_output=True, text=True, check=True,
+                             start_new_session=True)  # its own process group, which a session that ends early ends
+    _build["group"] = int(started.stdout)
+    done, deadline_at = base / "build.rc", time.monotonic() + 600
+    while not done.exists():
+        if time.monotonic() > deadline_at:
+            _end_build()
+            return "the shared site build ran past 600 s"
+        time.sleep(0.2)
+    _build.pop("group", None)
+    return None if done.read_text().strip() == "0" else (base / "build.err").read_text()[-4000:]
+
+
+def _end_build() -> None:
+    group = _build.pop("group", None)
+    if group is not None:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # it had finished
 
 
 def _shared_site(factory) -> Path:
     """The session's site, built once (shared_once). Returns the build's folder."""
     return shared_once(factory, "site-build", _build_shared_site)
 
-
-_build: dict[str, subprocess.Popen] = {}
 
 
 def pytest_collection_finish(session):
@@ -218,9 +252,7 @@ def pytest_collection_finish(session):
 
 def pytest_sessionfinish(session):
     """A build still running when the session ends (a -x stop, Ctrl-C) ends with it."""
-    process = _build.get("process")
-    if process is not None and process.poll() is None:
-        process.kill()
+    _end_build()
 
 
 @pytest.fixture(scope="session")
@@ -239,25 +271,35 @@ def quick_cache(built_site) -> Path:
 GUEST_GPU = "Fixture GPU (test only)"
 
 
+CROWD = 50  # made-up CPU and GPU machines in the guest site, older than the two named guests
+
+
 def _guest_results(results: Path) -> None:
-    """Two committed GPU machines: a plain second one, and a hostile one (newer, so the pages draw it first)."""
+    """Two named GPU machines: a plain second one, and a hostile one (newest, so the pages draw it first);
+    then a crowd of older made-up machines (every third with a GPU) that lesson pages leave to the gallery."""
     from hostile import hostile_doc
 
     steps = {(d, 32, b): t for b in (1, 16, 256) for d, t in (("cpu", 1e-4 * b), ("cuda", 2e-4 + 1e-7 * b))}
     epochs = {(d, 32, b): t * 10000 / b for (d, _, b), t in steps.items()}
     results.mkdir()
-    (results / "fixture-gpu.json").write_text(json.dumps(
-        synthetic_doc("fixture-gpu-machine", brand="Fixture CPU", gpu=GUEST_GPU, step_times=steps,
-                      epoch_times=epochs)))
+    guest = synthetic_doc("fixture-gpu-machine", brand="Fixture CPU", gpu=GUEST_GPU, step_times=steps,
+                          epoch_times=epochs)
+    guest["datetime"] = "2026-11-30T12:00:00+00:00"
+    (results / "fixture-gpu.json").write_text(json.dumps(guest))
     hostile = hostile_doc()
     hostile["datetime"] = "2026-12-01T00:00:00+00:00"
     (results / "hostile.json").write_text(json.dumps(hostile))
+    for i in range(CROWD):
+        doc = complete_doc(gpu=f"Fixture GPU {i}" if i % 3 == 0 else None, machine_id=f"fixture-{i:02d}")
+        doc["mode"], doc["machine_info"]["cpu"]["brand"] = "quick", f"Fixture CPU {i:02d}"
+        doc["datetime"] = "2026-11-29T00:00:00+00:00"
+        (results / f"fixture-{i:02d}.json").write_text(json.dumps(doc))
 
 
 @pytest.fixture
 def guest_site(tmp_path_factory, quick_cache) -> Path:
-    """The session's site built again with two committed guest machines (_guest_results), once per session: the
-    gallery and hostile-name tests share it."""
+    """The session's site built again with the guest machines (_guest_results), once per session: the gallery,
+    hostile-name and many-machines tests share it."""
     def make(base: Path) -> str | None:
         _guest_results(base / "results")
         shutil.copytree(quick_cache, base / "cache")
@@ -307,6 +349,65 @@ def site_url(built_site):
     server, base = serve(built_site)
     yield base
     server.shutdown()
+
+
+def first_load(browser, url: str, width: int = 1280, seen: dict | None = None) -> tuple[dict[str, int], object]:
+    """(bytes per URL fetched until the network is idle, the open page) for a first visit to `url`; with `seen`,
+    every request's URL (answered or not) goes in seen["requests"], every console error in seen["errors"]."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    if seen is not None:
+        page.on("request", lambda r: seen["requests"].append(r.url))
+        page.on("console", lambda m: seen["errors"].append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: seen["errors"].append(str(e)))
+    fetched: dict[str, int] = {}
+    reading: set[str] = set()
+
+    def count(response) -> None:
+        # The URL goes in before the body is read: reading it yields to Playwright's other events, so a
+        # test's wait for what the response drew could return while this handler still waits.
+        fetched[response.url] = 0
+        reading.add(response.url)
+        fetched[response.url] = len(response.body())
+        reading.discard(response.url)
+
+    page.on("response", count)
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_timeout(200)  # a script that fetches after load would be counted too
+    for _ in range(100):  # and every body read, so no size is counted as 0
+        if not reading:
+            break
+        page.wait_for_timeout(50)
+    return fetched, page
+
+
+NEAR_PX = 400  # code-on-demand.js loads a listing in a tab shown from the start this close to the screen
+
+
+@dataclass
+class Visit:
+    """A first visit to one page: bytes per URL fetched, source listings on or near the first screen, every
+    request made and every console error."""
+    fetched: dict[str, int]
+    on_screen: list[str]
+    requests: list[str]
+    errors: list[str]
+
+
+@pytest.fixture(scope="module")
+def first_visits(browser, site_url, built_site) -> dict[str, Visit]:
+    """Every page visited once, first, in a fresh context (GROUPED_FIXTURES: once per session)."""
+    from test_site_accessibility import pages
+
+    visits = {}
+    for name in pages(built_site):
+        seen = {"requests": [], "errors": []}
+        fetched, page = first_load(browser, site_url + name, seen=seen)
+        on_screen = page.evaluate("""near => [...document.querySelectorAll('.crossover-code__listing[data-listing]')]
+            .filter(h => h.offsetParent !== null && h.getBoundingClientRect().top < innerHeight + near)
+            .map(h => new URL(h.dataset.listing, location.href).href)""", NEAR_PX)
+        page.close()
+        visits[name] = Visit(fetched, on_screen, seen["requests"], seen["errors"])
+    return visits
 
 
 def add_points(doc: dict, group: str, points: list[tuple[dict, float, dict]]) -> dict:

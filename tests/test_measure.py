@@ -540,3 +540,21 @@ def test_a_stamp_that_is_no_file_means_check_again_without_hanging(tmp_path, mon
     stamp = measure._stamp_path(settings)
     {"fifo": lambda: os.mkfifo(stamp), "endless": lambda: stamp.symlink_to("/dev/zero"), "folder": stamp.mkdir}[kind]()
     assert measure.current_without_torch(settings) is None
+
+
+def test_a_process_left_by_a_point_stops_the_next_one_and_is_named_but_one_there_before_is_not():
+    """The check before each point names a process started since the experiment began, by id and command, and
+    leaves alone one that was there before it (a host's helper, a test runner's browser)."""
+    import subprocess
+
+    from snippets.benchmarking import descendants
+
+    present = set(descendants(os.getpid()))  # this test worker's own (a browser, when it drove one)
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        with pytest.raises(measure.MeasurementError, match=rf"before timing toy: .*{child.pid} sleep 30"):
+            measure._no_leftover_processes("toy", present, grace_s=0.1)
+        measure._no_leftover_processes("toy", present | {child.pid}, grace_s=0.1)
+    finally:
+        child.kill()
+        child.wait()

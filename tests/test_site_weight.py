@@ -4,56 +4,19 @@ listings and the race's validator arrive only when a reader asks for them."""
 import re
 
 import pytest
-from test_site_accessibility import pages
+
+from conftest import first_load
 
 KIB = 1024
 FIRST_LOAD_BUDGET = 450 * KIB  # every byte a first visit fetches, uncompressed, theme included
 ON_DEMAND = ("search_index.json", "/workers/search.", "/code-behind/", "cfworker-json-schema", "results.schema.json")
-NEAR_PX = 400  # code-on-demand.js loads a listing in a tab shown from the start this close to the screen
-
-
-def first_load(browser, url: str, width: int = 1280) -> tuple[dict[str, int], object]:
-    """(bytes per URL fetched until the network is idle, the open page) for a first visit to `url`."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    fetched: dict[str, int] = {}
-    reading: set[str] = set()
-
-    def count(response) -> None:
-        # The URL goes in before the body is read: reading it yields to Playwright's other events, so a
-        # test's wait for what the response drew could return while this handler still waits.
-        fetched[response.url] = 0
-        reading.add(response.url)
-        fetched[response.url] = len(response.body())
-        reading.discard(response.url)
-
-    page.on("response", count)
-    page.goto(url, wait_until="networkidle")
-    page.wait_for_timeout(200)  # a script that fetches after load would be counted too
-    for _ in range(100):  # and every body read, so no size is counted as 0
-        if not reading:
-            break
-        page.wait_for_timeout(50)
-    return fetched, page
-
-
-@pytest.fixture(scope="module")
-def first_visits(browser, site_url, built_site) -> dict[str, tuple[dict[str, int], list[str]]]:
-    """Every page visited once, first: (bytes per URL fetched, the source listings on or near the first screen)."""
-    visits = {}
-    for name in pages(built_site):
-        fetched, page = first_load(browser, site_url + name)
-        on_screen = page.evaluate("""near => [...document.querySelectorAll('.crossover-code__listing[data-listing]')]
-            .filter(h => h.offsetParent !== null && h.getBoundingClientRect().top < innerHeight + near)
-            .map(h => new URL(h.dataset.listing, location.href).href)""", NEAR_PX)
-        page.close()
-        visits[name] = (fetched, on_screen)
-    return visits
 
 
 def test_every_first_load_fits_450_kib(first_visits):
     """No page's first visit downloads more than 450 KiB (HTML, theme, scripts, images), uncompressed."""
     over = {name: {"KiB": sum(fetched.values()) // KIB, "largest": sorted(fetched.items(), key=lambda kv: -kv[1])[:3]}
-            for name, (fetched, _) in first_visits.items() if sum(fetched.values()) > FIRST_LOAD_BUDGET}
+            for name, fetched in ((name, visit.fetched) for name, visit in first_visits.items())
+            if sum(fetched.values()) > FIRST_LOAD_BUDGET}
     assert not over, over
 
 
@@ -61,8 +24,8 @@ def test_a_first_visit_fetches_nothing_it_has_not_been_asked_for(first_visits):
     """No page fetches the search index or worker, the validator, or a source listing that is not on
     (or next to) the first screen, before a reader acts."""
     early = {}
-    for name, (fetched, on_screen) in first_visits.items():
-        found = [url for url in fetched if any(part in url for part in ON_DEMAND) and url not in on_screen]
+    for name, visit in first_visits.items():
+        found = [url for url in visit.fetched if any(part in url for part in ON_DEMAND) and url not in visit.on_screen]
         if found:
             early[name] = found
     assert not early, early
