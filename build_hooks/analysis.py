@@ -135,6 +135,17 @@ def rate_above_peak(machine: Machine) -> float | None:
     return best if peak and best > peak else None
 
 
+def best_matmul_rate_above_peak(machine: Machine) -> float | None:
+    """The best median CPU rate of any matrix product the machine timed (the square sweep, or the same FLOPs
+    split into smaller products) when it beats the peak computed from the reported clock, else None."""
+    peak = machine.cpu["fp32_peak_flops"]
+    rates = list(gemm_rates(machine, "cpu").values()) + [
+        b["extra_info"]["flops"] / b["stats"]["median"] for b in machine.measured("matmul_shapes", device="cpu")
+        if b["stats"]["median"] > 0]
+    best = max(rates, default=0.0)
+    return best if peak and best > peak else None
+
+
 def gemm_rate_fast_end(machine: Machine, device: str = "cpu") -> float | None:
     """The highest matrix-product rate at the fast end of any point's spread (FLOPs / lower quartile)."""
     rates = [b["extra_info"]["flops"] / b["stats"]["q1"] for b in machine.measured("gemm_rate", device=device)

@@ -357,17 +357,21 @@ def test_home_says_whether_the_grids_gpu_is_a_model_set_by_this_hosts_pace():
 
 
 def test_the_estimated_crossover_is_the_first_batch_of_an_unbroken_estimate_lead(monkeypatch):
-    """Per width: the batch from which the estimate leads at every larger batch; a width it never holds says so."""
+    """Per width: the batch from which the estimate leads at every larger batch, with any lone lead below it named
+    (as the grid shows it); a width with a lone lead only says so, and a width it never leads says that."""
     from build_hooks import race
 
     def lane(kind, times, estimate):
         return {"kind": kind, "estimate": estimate, "machine_id": "m", "label": f"Fixture {kind}",
                 "epochs": {w: {b: {"seconds": t, "q1": t * 0.99, "q3": t * 1.01} for b, t in by.items()}
                            for w, by in times.items()}}
-    cpu = {"32": {"1": 1.0, "64": 1.0, "512": 1.0}, "512": {"1": 1.0, "64": 5.0, "512": 9.0}}
-    gpu = {"32": {"1": 2.0, "64": 0.5, "512": 2.0}, "512": {"1": 2.0, "64": 1.0, "512": 1.0}}
+    cpu = {"8": {"1": 1.0, "64": 1.0, "512": 1.0}, "32": {"1": 1.0, "64": 1.0, "512": 1.0},
+           "512": {"1": 1.0, "64": 5.0, "512": 9.0}, "2048": {"1": 1.0, "64": 5.0, "512": 9.0}}
+    gpu = {"8": {"1": 2.0, "64": 2.0, "512": 2.0}, "32": {"1": 2.0, "64": 0.5, "512": 2.0},
+           "512": {"1": 2.0, "64": 1.0, "512": 1.0}, "2048": {"1": 0.5, "64": 6.0, "512": 1.0}}
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": [lane("CPU", cpu, False), lane("GPU", gpu, True)],
-                                                         "widths": [32, 512], "batches": [1, 64, 512]})
+                                                         "widths": [8, 32, 512, 2048], "batches": [1, 64, 512]})
     assert page.render_fact("estimated_crossovers", Dataset([])) == (
-        "By the labelled estimate against this host's CPU, a GPU would win from batch 64 at width 512. "
-        "At width 32 it wins at no batch raced")
+        "By the labelled estimate against this host's CPU, a GPU would win at width 32 only at batch 64, "
+        "from batch 64 at width 512 and from batch 512 at width 2048 (and at batch 1 alone). "
+        "At width 8 it wins at no batch raced")

@@ -253,16 +253,22 @@ def race_issue_bound(data: Dataset) -> str:
 @fact
 def estimated_crossovers(data: Dataset) -> str:
     """Where no GPU was measured: per width, the batch from which the labelled estimate leads its host's CPU at every
-    larger batch raced (the grid's rule), or that it never does; with a measured GPU, that none is estimated."""
+    larger batch raced (the grid's rule) and any lone lead below it, or that it never leads; with a measured GPU,
+    that none is estimated."""
     found = {size: p for size, p in race.verdicts(race.race_data(data)).items() if p["estimate"]}
     if not found:
         return "No crossover here is estimated: a measured GPU gives them"
     wins, never = [], []
     for width in sorted({w for w, _ in found}):
-        # The site's one crossover rule (analysis.crossover), on the grid's verdicts at this width.
-        first = analysis.crossover({b: 1 if p["leader"] == "GPU" else -1 for (w, b), p in found.items() if w == width})
+        leads = {b: 1 if p["leader"] == "GPU" else -1 for (w, b), p in found.items() if w == width}
+        first = analysis.crossover(leads)  # the site's one crossover rule (analysis.crossover)
+        # A lead the grid shows below the crossover (a level or CPU batch breaks the run after it) is named too.
+        lone = [str(b) for b in sorted(leads) if leads[b] == 1 and (first is None or b < first)]
         if first is not None:
-            wins.append(f"from batch {first} at width {width}")
+            also = f" (and at batch {listing(lone)} alone)" if lone else ""
+            wins.append(f"from batch {first} at width {width}{also}")
+        elif lone:
+            wins.append(f"at width {width} only at batch {listing(lone)}")
         else:
             never.append(str(width))
     # Two short sentences: where it wins, then the widths where it never does.
