@@ -265,6 +265,25 @@ def test_a_device_too_slow_for_the_box_leaves_batches_out_and_stops_after_two_ro
     watched.page.close()
 
 
+def test_when_two_batches_still_overrun_the_box_the_smaller_is_timed_on_part_of_each_epoch(browser, site_url):
+    """With only two batches and a box too short for their whole epochs, the smaller batch is timed on part of each
+    epoch and scaled; the page and the file's note say which batch, on how many of its steps."""
+    watched = Watched(browser, site_url, init_script="delete Navigator.prototype.gpu",
+                      rewrite=with_plan(**{**SMALL, "batches": [1, 16], "min_rounds": 2, "max_rounds": 2,
+                                           "budget_s": 0.001}))
+    steps = json.loads(watched.page.locator("#race-data").text_content())["browser"]["rows"]  # at batch 1
+    race_the_browser(watched)
+    said = f"batch 1 was timed on 32 of its {steps} steps per epoch, each epoch scaled from them"
+    assert f"To fit the time box, {said}." in watched.page.locator("#browser-problem").text_content()
+    doc = downloaded(watched.page)
+    assert said in doc["experiments"]["epoch_time"]["note"]
+    assert sorted(b["params"]["batch"] for b in doc["benchmarks"]) == [1, 16]
+    assert {len(b["stats"]["data"]) for b in doc["benchmarks"]} == {2}
+    assert next(b for b in doc["benchmarks"] if b["params"]["batch"] == 1)["extra_info"]["steps"] == steps
+    on_site_only(watched)
+    watched.page.close()
+
+
 def test_while_it_runs_the_page_names_the_running_backend_and_lanes_join_size_by_size(browser, site_url):
     """Once epochs run, the status no longer says 'Loading', the progress names the backend about to run, and both
     lanes join as soon as the first size has run on both, while the run goes on."""

@@ -20,6 +20,7 @@
   const BACKEND_NAME = { webgpu: "WebGPU", wasm: "WebAssembly" };
   const SCRIPTS = ["tf.es2017.min.js", "tf-backend-webgpu.es2017.min.js", "tf-backend-wasm.es2017.min.js"];
   const PAUSE_EVERY_MS = 50; // on the page (no worker), the longest the run holds it before letting it draw
+  const MIN_TIMED_STEPS = 32; // the fewest steps a scaled epoch is timed on (sized)
 
   class Stop extends Error {} // Stop pressed (on the page; a worker is simply ended): keep what finished
 
@@ -170,7 +171,7 @@
       plan.max_rounds = plan.min_rounds;
     }
     const data = makeData(plan.rows, plan.inputs, plan.classes);
-    const trainers = {}, perStep = {}, epochTime = {};
+    const trainers = {}, perStep = {}, epochTime = {}, timedSteps = {};
     backends.forEach(function (b) { trainers[b] = {}; });
     const t0 = performance.now(), budget = plan.budget_s;
     const elapsed = function () { return (performance.now() - t0) / 1000; };
@@ -185,11 +186,13 @@
         await trainers[backend][batch].epoch(WARM_UP_STEPS, function () { return false; });
       }
       const trainer = trainers[backend][batch];
-      const [seconds, loss] = await trainer.epoch(trainer.steps, stopped);
+      const steps = Math.min(trainer.steps, timedSteps[batch] || trainer.steps);
+      const [timed, loss] = await trainer.epoch(steps, stopped);
       if (backend === "webgpu" && (watch.lost || watch.error)) {
         throw new Error(watch.lost ? "the GPU device was lost (" + watch.lost + ")" : watch.error);
       }
-      perStep[backend] = seconds / trainer.steps;  // the latest is the smallest batch's: the closest forecast
+      const seconds = timed * trainer.steps / steps;  // part of an epoch timed (sampled): its steps, scaled to them all
+      perStep[backend] = timed / steps;  // the latest is the smallest batch's: the closest forecast
       epochTime[backend + batch] = seconds;
       post({ type: "epoch", backend: backend, batch: batch, seconds: seconds, loss: loss });
     }
@@ -215,6 +218,20 @@
       plan.batches = done;
     }
 
+    // After round 1's largest batch: when the second, which is always kept (two batches make a line), would overrun
+    // the box with whole epochs, time part of each of its epochs and scale. Its steps all have the same shape and
+    // cost, so the part's time per step is the epoch's. Fewer batches first (size), then fewer steps timed.
+    function sample(i) {
+      if (rounds > 0 || i !== 0 || plan.batches.length < 2) return;
+      const next = plan.batches[1], steps = Math.ceil(plan.rows / next);
+      const first = backends.reduce(function (s, k) { return s + (epochTime[k + plan.batches[0]] || 0); }, 0);
+      const perStepAll = Object.keys(perStep).reduce(function (sum, k) { return sum + perStep[k]; }, 0);
+      const fits = Math.floor((budget - elapsed() - (plan.min_rounds - 1) * first) / (plan.min_rounds * perStepAll));
+      if (fits >= steps || steps <= MIN_TIMED_STEPS) return;
+      timedSteps[next] = Math.max(MIN_TIMED_STEPS, fits);
+      post({ type: "sampled", batch: next, steps: timedSteps[next], of: steps });
+    }
+
     try {
       while (rounds < plan.max_rounds && backends.length) {
         const roundStart = elapsed();
@@ -238,6 +255,7 @@
             if (stopped()) throw new Stop();
           }
           size(i);
+          sample(i);
         }
         rounds += 1;
         post({ type: "round", rounds: rounds });

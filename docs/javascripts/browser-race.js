@@ -111,7 +111,8 @@ function resultsFile(plan, width, join, run) {
     experiments: { epoch_time: { bench_version: 1, cache_key: "browser-" + id + "-" + hash(JSON.stringify(plan)),
       measured_at: now, duration_s: run.seconds, devices: devices,
       note: ("Race your browser: width " + width + ", " + run.rounds + (run.rounds === 1 ? " round" : " rounds") + ", every batch on " +
-        devices.map(function (d) { return BACKEND_NAME[d]; }).join(" and ") + ", alternating").slice(0, 500) } },
+        devices.map(function (d) { return BACKEND_NAME[d]; }).join(" and ") + ", alternating" +
+        (run.sampled ? "; " + sampledWords(run.sampled) : "")).slice(0, 500) } },
     benchmarks: benchmarks,
   };
 }
@@ -131,7 +132,7 @@ function startWorker() {
  * Resolves to { doc, name, summary, problems }: doc is null when nothing finished. */
 export async function raceBrowser(plan, width, join, ui) {
   const run = { samples: {}, loss: {}, problems: [], rounds: 0, adapter: null, simd: false, tfjs: null, tfjs_wasm: "",
-    started: false, stoppedBy: null, dropped: [] };
+    started: false, stoppedBy: null, dropped: [], sampled: null };
   const t0 = performance.now();
   const options = { plan: plan, width: width, vendor: VENDOR.href, offerGpu: "gpu" in navigator };
   ui.progress(0, "Loading TensorFlow.js from this site\u2026");
@@ -153,6 +154,8 @@ export async function raceBrowser(plan, width, join, ui) {
       run.rounds = message.rounds;
     } else if (message.type === "sized") {
       run.dropped = message.dropped;
+    } else if (message.type === "sampled") {
+      run.sampled = { batch: message.batch, steps: message.steps, of: message.of };
     } else if (message.type === "problem") {
       run.problems.push(message.text);
     }
@@ -220,6 +223,12 @@ async function onPage(options, receive, stopped, run) {
   }
 }
 
+/* "batch 1 was timed on 64 of its 512 steps per epoch, each epoch scaled from them": a sampled batch, said. */
+function sampledWords(sampled) {
+  return "batch " + sampled.batch + " was timed on " + sampled.steps + " of its " + sampled.of +
+    " steps per epoch, each epoch scaled from them";
+}
+
 /* What the page shows once the run is over: the results file, problems, and a one-line summary. */
 function finish(plan, width, join, run, hidden, seconds) {
   if (run.stoppedBy || hidden) {
@@ -230,6 +239,7 @@ function finish(plan, width, join, run, hidden, seconds) {
     run.problems.push("To fit the time box, batch" + (run.dropped.length === 1 ? " " : "es ") + run.dropped.join(", ") +
       (run.dropped.length === 1 ? " was" : " were") + " left out.");
   }
+  if (run.sampled) run.problems.push("To fit the time box, " + sampledWords(run.sampled) + ".");
   if (!run.started) return { doc: null, problems: run.problems };
   const doc = resultsFile(plan, width, join, Object.assign({}, run, { rounds: Math.max(run.rounds, 1), seconds: seconds }));
   const date = new Date().toISOString().slice(0, 16).replace("T", " ");
