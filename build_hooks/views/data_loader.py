@@ -92,7 +92,7 @@ def loader_summary(data: Dataset) -> str:
     best = max(by_workers, key=by_workers.get)
     alone = machine.measured(GROUP, workers=0, pin_memory=False)[0]
     text = (f"in the training process itself (num_workers=0) the pipeline delivered "
-            f"{si(base, 'samples/s')}{caveat(alone)}; the best was {si(by_workers[best], 'samples/s')} with "
+            f"{si(base, 'samples/s')}{caveat(alone)}. The best was {si(by_workers[best], 'samples/s')} with "
             f"{best} worker{'s' if best != 1 else ''} ({multiple(by_workers[best] / base)})")
     if 1 in seconds:
         # A general truth, not a measured claim: one worker against none sits within this VM's

@@ -45,8 +45,8 @@ def inference_summary(data: Dataset) -> str:
     text = f"one batch-1 forward pass at width {widest} took {si(forward['stats']['median'], 's')} on this CPU"
     quoted = [forward]
     if ratio is not None and ratio.verdict > 0:
-        text += (f", {times_with_interval(ratio)} shorter than the {si(step['stats']['median'], 's')} of a "
-                 "batch-1 training step of the same model" + _epoch_disagrees(machine, widest, step["stats"]["median"]))
+        text += (f". A batch-1 training step of the same model took {si(step['stats']['median'], 's')}, "
+                 f"{times_with_interval(ratio)} longer" + _epoch_disagrees(machine, widest, step["stats"]["median"]))
         quoted.append(step)
     text += marked_timings(quoted)  # caveats after the sentence, not inside it
     elsewhere = [f"On {untrusted.placeholder(m.label)}, the batch-1 step took {si(step['stats']['median'], 's')} "
