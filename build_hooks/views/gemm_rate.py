@@ -90,7 +90,8 @@ def cpu_gemm_best(data: Dataset) -> str:
     fast = lambda side, key: points[side]["extra_info"]["flops"] / points[side]["stats"][key]  # noqa: E731
     tied = sorted(side for side in points if fast(side, "q1") >= fast(n, "q3"))
     # With ties, which size had the highest median is noise; the table shows them all.
-    where, tie = (f" (n = {n})", "") if len(tied) <= 1 else ("", f". Other matrix sizes also reached {si(rate, 'FLOP/s')} within the spread")
+    tie = f". Other matrix sizes also reached {si(rate, 'FLOP/s')} within the spread"
+    where, tie = (f" (n = {n})", "") if len(tied) <= 1 else ("", tie)
     return (f"{si(rate, 'FLOP/s')}{where}, which is {versus_peak(rate, machine, analysis.gemm_rate_fast_end(machine))}"
             + tie)
 
