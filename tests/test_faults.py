@@ -61,11 +61,12 @@ def snippets(tmp_path):
     return copy
 
 
-def start_measure(tmp_path, snippets, registry, **env):
-    """`python -m build_hooks.measure` in a subprocess, on a private snippets folder and cache."""
+def start_measure(tmp_path, snippets, registry, smoke=False, **env):
+    """`python -m build_hooks.measure` in a subprocess, on a private snippets folder and cache (smoke: as the site
+    builds measure, for tests of what happens around the measuring rather than of it)."""
     return subprocess.Popen(
         [sys.executable, "-c", RUNNER, str(snippets), ",".join(registry)],
-        env={**os.environ, **quick_env(tmp_path / "cache", smoke=False), **env}, cwd=ROOT,
+        env={**os.environ, **quick_env(tmp_path / "cache", smoke=smoke), **env}, cwd=ROOT,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -87,7 +88,7 @@ def cache_doc(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "Ctrl-C"])
 def test_killed_mid_experiment_keeps_finished_ones_and_resumes(tmp_path, snippets, sig):
     """Killed during an experiment: finished experiments stay on disk; the next run measures only the rest."""
-    process = start_measure(tmp_path, snippets, ["call_overhead", "slow"])
+    process = start_measure(tmp_path, snippets, ["call_overhead", "slow"], smoke=True)
     wait_for_slow_start(process, tmp_path / "cache")
     before = cache_doc(tmp_path)
     process.send_signal(sig)
@@ -98,7 +99,7 @@ def test_killed_mid_experiment_keeps_finished_ones_and_resumes(tmp_path, snippet
     assert cache_doc(tmp_path) == before and set(before["experiments"]) == {"call_overhead"}
     (snippets / "slow.py").write_text(SLOW.replace("time.sleep(60)", "pass").replace(
         'print("slow experiment started", flush=True)', ""))
-    resumed = start_measure(tmp_path, snippets, ["call_overhead", "slow"])
+    resumed = start_measure(tmp_path, snippets, ["call_overhead", "slow"], smoke=True)
     resumed.communicate(timeout=120)
     after = cache_doc(tmp_path)
     assert after["experiments"]["call_overhead"] == before["experiments"]["call_overhead"]
@@ -155,8 +156,8 @@ def test_hang_in_native_code_is_ended_by_the_watchdog(tmp_path, snippets):
 @pytest.mark.slow
 def test_two_measurements_at_once_do_not_corrupt_the_cache(tmp_path, snippets):
     """Two concurrent runs on one cache serialise on the lock: one measures, the other reuses; the file is valid."""
-    first = start_measure(tmp_path, snippets, ["call_overhead", "gemm_rate"])
-    second = start_measure(tmp_path, snippets, ["call_overhead", "gemm_rate"])
+    first = start_measure(tmp_path, snippets, ["call_overhead", "gemm_rate"], smoke=True)
+    second = start_measure(tmp_path, snippets, ["call_overhead", "gemm_rate"], smoke=True)
     assert first.wait(timeout=180) == 0 and second.wait(timeout=180) == 0
     doc = cache_doc(tmp_path)
     assert set(doc["experiments"]) == {"call_overhead", "gemm_rate"}
