@@ -20,7 +20,7 @@
   const BACKEND_NAME = { webgpu: "WebGPU", wasm: "WebAssembly" };
   const SCRIPTS = ["tf.es2017.min.js", "tf-backend-webgpu.es2017.min.js", "tf-backend-wasm.es2017.min.js"];
   const PAUSE_EVERY_MS = 50; // on the page (no worker), the longest the run holds it before letting it draw
-  const MIN_TIMED_STEPS = 32; // the fewest steps a scaled epoch is timed on (sized)
+  const MIN_TIMED_STEPS = 32; // the fewest steps an epoch timed in part is timed on (sample)
 
   class Stop extends Error {} // Stop pressed (on the page; a worker is simply ended): keep what finished
 
