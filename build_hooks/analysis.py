@@ -127,22 +127,15 @@ def gemm_rates(machine: Machine, device: str) -> dict[int, float]:
             for b in machine.measured("gemm_rate", device=device)}
 
 
-def rate_above_peak(machine: Machine) -> float | None:
-    """The best median CPU matrix-product rate when it beats the peak computed from the reported
-    clock (the cores ran faster than that clock), else None."""
-    peak, rates = machine.cpu["fp32_peak_flops"], gemm_rates(machine, "cpu")
-    best = max(rates.values(), default=0.0)
-    return best if peak and best > peak else None
-
-
-def best_matmul_rate_above_peak(machine: Machine) -> float | None:
-    """The best median CPU rate of any matrix product the machine timed (the square sweep, or the same FLOPs
-    split into smaller products) when it beats the peak computed from the reported clock, else None."""
-    peak = machine.cpu["fp32_peak_flops"]
-    rates = list(gemm_rates(machine, "cpu").values()) + [
-        b["extra_info"]["flops"] / b["stats"]["median"] for b in machine.measured("matmul_shapes", device="cpu")
-        if b["stats"]["median"] > 0]
-    best = max(rates, default=0.0)
+def rate_above_peak(machine: Machine, split_too: bool = False) -> float | None:
+    """The best median CPU matrix-product rate when it beats the peak computed from the reported clock (the cores
+    ran faster than that clock), else None: of the square sweep, or with split_too of the same FLOPs split into
+    smaller products as well."""
+    rates = list(gemm_rates(machine, "cpu").values())
+    if split_too:
+        rates += [b["extra_info"]["flops"] / b["stats"]["median"]
+                  for b in machine.measured("matmul_shapes", device="cpu") if b["stats"]["median"] > 0]
+    peak, best = machine.cpu["fp32_peak_flops"], max(rates, default=0.0)
     return best if peak and best > peak else None
 
 

@@ -229,7 +229,7 @@ def _peak_beaten(machine: Machine) -> str:
     from build_hooks.dataset import not_recording
 
     with not_recording():  # about the machine, not an input of the section it sits under
-        best = analysis.best_matmul_rate_above_peak(machine)
+        best = analysis.rate_above_peak(machine, split_too=True)
     if not best:
         return ""
     return (f" That is a floor, not a ceiling: its matrix products reached {si(best, 'FLOP/s')}. "

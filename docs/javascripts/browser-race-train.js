@@ -206,14 +206,18 @@
         planned + ": batch " + batch + " on " + BACKEND_NAME[backend] + (left === null ? "" : " \u00b7 about " + clock(left) + " left") });
     }
 
+    // Round 1's seconds so far on `batches`, every backend.
+    function roundTime(batches) {
+      return batches.reduce(function (sum, b) {
+        return sum + backends.reduce(function (s, k) { return s + (epochTime[k + b] || 0); }, 0);
+      }, 0);
+    }
+
     // In round 1, after each batch: leave out every smaller one once the next would not fit the box.
     function size(i) {
       if (rounds > 0 || i < 1 || i + 1 >= plan.batches.length) return;  // two batches at least: a line, not a dot
       const done = plan.batches.slice(0, i + 1);
-      const roundSoFar = done.reduce(function (sum, b) {
-        return sum + backends.reduce(function (s, k) { return s + (epochTime[k + b] || 0); }, 0);
-      }, 0);
-      if (nextFits(plan.batches[i + 1], perStep, plan.rows, roundSoFar, elapsed(), plan.min_rounds, budget)) return;
+      if (nextFits(plan.batches[i + 1], perStep, plan.rows, roundTime(done), elapsed(), plan.min_rounds, budget)) return;
       post({ type: "sized", kept: done, dropped: plan.batches.slice(i + 1) });
       plan.batches = done;
     }
@@ -224,7 +228,7 @@
     function sample(i) {
       if (rounds > 0 || i !== 0 || plan.batches.length < 2) return;
       const next = plan.batches[1], steps = Math.ceil(plan.rows / next);
-      const first = backends.reduce(function (s, k) { return s + (epochTime[k + plan.batches[0]] || 0); }, 0);
+      const first = roundTime(plan.batches.slice(0, 1));
       const perStepAll = Object.keys(perStep).reduce(function (sum, k) { return sum + perStep[k]; }, 0);
       const fits = Math.floor((budget - elapsed() - (plan.min_rounds - 1) * first) / (plan.min_rounds * perStepAll));
       if (fits >= steps || steps <= MIN_TIMED_STEPS) return;
