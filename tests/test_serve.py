@@ -11,7 +11,7 @@ import time
 import urllib.request
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import Error as PlaywrightError
 
 from build_hooks import experiments
 from conftest import MKDOCS, ROOT, quick_env
@@ -31,6 +31,15 @@ def get(url: str) -> str | None:
             return response.read().decode()
     except OSError:
         return None
+
+
+def opened(page, url: str) -> bool:
+    """Whether `url` loaded in `page`: a request made while the server rebuilds waits for the build, so may time out."""
+    try:
+        response = page.goto(url, timeout=60_000)
+    except PlaywrightError:
+        return False
+    return response is not None and response.ok
 
 
 def wait_for(check, timeout_s: float, every_s: float = 1.0):
@@ -64,14 +73,16 @@ def test_serve_answers_at_once_and_this_machine_joins_while_it_is_measured(brows
         assert "This machine is being measured" in home and "experiments done" in home
         print(f"home page answered after {answered_s:.0f} s")  # reported, not asserted: a timing depends on load
 
+        # The race page stays open, as a reader's would: live reload replaces it each time an experiment lands.
         page = browser.new_page()
+        assert wait_for(lambda: opened(page, url + "race/"), 300, every_s=3), "the race page never loaded"
 
         def host_lane():
-            try:  # a page asked for while the server rebuilds (an experiment just landed) may take its time
-                page.goto(url + "race/", timeout=60_000)
-            except PlaywrightTimeout:
+            try:
+                data = page.evaluate("document.getElementById('race-data')?.textContent ?? null")
+            except PlaywrightError:  # read while live reload replaced the page: not yet
                 return None
-            lanes = json.loads(page.locator("#race-data").text_content())["lanes"]
+            lanes = json.loads(data)["lanes"] if data else []
             return [lane for lane in lanes if not lane["estimate"] and any(
                 point["rows"] == quick_rows for by_batch in lane["epochs"].values() for point in by_batch.values())]
         assert wait_for(host_lane, 300, every_s=3), (tmp_path / "serve.log").read_text()[-3000:]
