@@ -13,9 +13,9 @@ MEANINGFUL_RATIO = 1.1
 # How a level comparison is said, everywhere: a gap under the ratio but outside the quartiles is level too, so
 # "within the spread" alone would say more than the data shows.
 LEVEL_WORDS = f"less than {MEANINGFUL_RATIO:g}× apart, or inside the spread"
-SAME_MEANS = (f"this site counts a difference only when it is at least {MEANINGFUL_RATIO:g}× and lies "
-              "outside the spread: in every round, or from five rounds on in all but the most extreme "
-              "rounds at each end")
+# The exact rule (every round, or from five rounds on all but the most extreme at each end) is on About the data.
+SAME_MEANS = (f"this site calls two timings different only when one is at least {MEANINGFUL_RATIO:g}× the other "
+              "in nearly every round")
 MIN_SAMPLES = 5  # fewer and a point is "too few samples", never called quiet
 MIN_FIGURES, MAX_FIGURES = 2, 4
 

@@ -140,13 +140,14 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, ex
     else:
         clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
         text = (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "
-                f"the {clock} clock its operating system reports. Cores that boost above it have a higher true "
-                "peak, so the share reached is at most this")
+                f"the {clock} clock its operating system reports")
+        if not overstated:
+            return text + ". Cores that boost above it have a higher true peak, so the share reached is at most this"
     if overstated and explain:
         text += (f". At the fast end of their spread, this machine's matrix products reached "
-                 f"{si(fast_end, 'FLOP/s')}, above that peak. So its cores ran faster than the "
-                 f"{si(cpu['clock_hz'], 'Hz')} clock the operating system reports (boost clocks, or a host "
-                 "that changed state). The true peak is higher, and the percentage overstates the share reached")
+                 f"{si(fast_end, 'FLOP/s')}, above that peak. So its cores ran faster than the clock its "
+                 "operating system reports (boost clocks, or a host that changed state). The true peak is higher, "
+                 "and the percentage overstates the share reached")
     return text
 
 

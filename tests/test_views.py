@@ -123,7 +123,39 @@ def test_a_share_below_a_peak_that_matrix_products_beat_says_it_overstates():
     assert text.startswith("50% of this CPU's theoretical fp32 peak") and "close to" not in text
     assert text.endswith("an overstatement, since its cores beat that peak")  # one clause: why-gpu explains
     explained = wording.versus_peak(0.5 * machine.cpu["fp32_peak_flops"], machine, 4e11 * 1.1)
-    assert "the percentage overstates the share reached" in explained
+    assert "the percentage overstates the share reached" in explained and "at most" not in explained
+
+
+def test_a_split_product_above_the_peak_makes_the_sweeps_share_an_overstatement():
+    """why-gpu's best square rate is called "at most" its share of the peak only while no product, square or split,
+    beat that peak at the fast end of its spread; the FAQ then names the machine as above its peak too."""
+    from conftest import add_points, synthetic_doc
+
+    def facts(split_seconds):  # the fixture's peak is 384 GFLOP/s; the square product runs at 215 GFLOP/s
+        doc = add_points(synthetic_doc(), "gemm_rate", [({"n": 1024}, 1e-2, {"flops": 2 * 1024**3})])
+        doc = add_points(doc, "matmul_shapes", [({"side": 64, "calls": 4096}, split_seconds, {"flops": 2 * 1024**3})])
+        data = Dataset([Machine(doc, "f", "t")])
+        return page.render_fact("cpu_gemm_best", data), page.render_fact("cpus_above_computed_peak", data)
+    best, faq = facts(split_seconds=2e-2)
+    assert "at most this" in best and "overstates" not in best and faq.startswith("no machine")
+    best, faq = facts(split_seconds=4e-3)
+    assert "at most" not in best and "matrix products reached 537 GFLOP/s, above that peak" in best
+    assert "537 GFLOP/s (median), above its computed peak" in faq
+
+
+def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
+    """The workload gap lists every other CPU's bf16 matrix product against fp32: faster, slower or level."""
+    from build_hooks.views.gemm_rate import _bf16_elsewhere
+    from conftest import add_points, synthetic_doc
+
+    def cpu(name, fp32_s, bf16_s):
+        doc = synthetic_doc(machine_id=name.lower(), brand=name)
+        return Machine(add_points(doc, "precision", [({"op": "matmul", "dtype": "fp32"}, fp32_s, {}),
+                                                     ({"op": "matmul", "dtype": "bf16"}, bf16_s, {})]),
+                       name, "t")
+    host, fast, slow, same = cpu("Host", 1.0, 1.0), cpu("Fast", 3.0, 1.0), cpu("Slow", 1.0, 92.0), cpu("Same", 1.0, 1.0)
+    text = _bf16_elsewhere(Dataset([host, fast, slow, same]), host)
+    assert "3.0× faster on" in text and "92× slower on" in text and "level on" in text and "Host" not in text
 
 
 def test_the_cpu_choice_rule_names_the_scale_of_a_batch():
@@ -349,7 +381,7 @@ def test_home_says_whether_the_grids_gpu_is_a_model_set_by_this_hosts_pace():
 
     root = Path(__file__).resolve().parent.parent
     committed = Dataset(list(dataset.load_committed(root / "results", root)))
-    assert page.render_fact("home_estimate_pace", committed).startswith("Its GPU is a model")
+    assert page.render_fact("home_estimate_pace", committed).startswith("The grid's GPU is a model")
     steps = {(d, 32, b): 1e-3 for d in ("cpu", "cuda") for b in (1, 64)}
     measured = synthetic_doc(gpu="Fixture GPU", step_times=steps, epoch_times=steps)
     assert page.render_fact("home_estimate_pace", Dataset([Machine(measured, "f", "t")])) == \

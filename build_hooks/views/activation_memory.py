@@ -97,7 +97,8 @@ def memory_limits(data: Dataset) -> str:
     if line is None or line[1] <= 0:
         raise MissingData("not enough activation-memory points for a fit")
     fixed, per_sample = line
-    limits = listing([f"{gb} GB at about batch {int((gb * 1e9 - fixed) // per_sample):,}"
+    # Two significant figures: an extrapolation is not known to the sample.
+    limits = listing([f"{gb} GB at about batch {float(f'{(gb * 1e9 - fixed) / per_sample:.2g}'):,.0f}"
                       for gb in MEMORY_SIZES_GB])
     return (f"each sample adds {si(per_sample, 'B')} of saved activations. A straight-line "
             f"extrapolation of the measured points fills {limits}. That is an estimate, ignoring weights, "

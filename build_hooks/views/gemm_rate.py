@@ -14,6 +14,7 @@ from build_hooks.render import (
     listing,
     mark,
     marks_note_for,
+    multiple,
     per_machine,
     si,
     table,
@@ -107,11 +108,11 @@ def cpu_gemm_small(data: Dataset) -> str:
 
 @fact
 def cpus_above_computed_peak(data: Dataset) -> str:
-    """Which machines' median CPU matrix-product rate exceeded the peak computed from their
-    reported clock (or that none did)."""
+    """Which machines' median CPU matrix-product rate (square, or the same FLOPs split into smaller products)
+    exceeded the peak computed from their reported clock (or that none did)."""
     above = []
     for machine in data.with_experiment(GROUP):
-        best = analysis.rate_above_peak(machine)
+        best = analysis.rate_above_peak(machine, split_too=True)
         if best:
             above.append(f"on {untrusted.placeholder(machine.label)} a matrix product ran at "
                          f"{si(best, 'FLOP/s')} (median), above its computed peak of "
@@ -153,17 +154,25 @@ def workload_gap(data: Dataset) -> str:
 
 
 def _bf16_elsewhere(data: Dataset, host: Machine) -> str:
-    """The other machines whose bf16 matrix product beat their fp32 one beyond the spread: there
-    the gap bf16 against bf16 narrows instead (CPUs with native bf16 support)."""
-    faster = []
+    """The other machines whose bf16 matrix product beat their fp32 one beyond the spread (there the gap bf16
+    against bf16 narrows: CPUs with native bf16 support), and those where it lost (there it widens)."""
+    faster, slower, level = [], [], []
     for m in data.with_experiment("precision"):
         took = precision_stats(m, "cpu", "matmul")
-        if m is not host and {"fp32", "bf16"} <= set(took) and stats.compare_points(took["fp32"], took["bf16"]) > 0:
-            faster.append(f"{took['fp32']['median'] / took['bf16']['median']:.1f}× on {untrusted.placeholder(m.label)}")
-    if not faster:
+        if m is host or not {"fp32", "bf16"} <= set(took):
+            continue
+        verdict = stats.compare_points(took["fp32"], took["bf16"])
+        ratio = took["fp32"]["median"] / took["bf16"]["median"]
+        if verdict > 0:
+            faster.append(f"{multiple(ratio)} faster on {untrusted.placeholder(m.label)}")
+        elif verdict < 0:
+            slower.append(f"{multiple(1 / ratio)} slower on {untrusted.placeholder(m.label)}")
+        else:
+            level.append(f"level on {untrusted.placeholder(m.label)}")
+    if not faster + slower + level:
         return ""
-    return (" On other CPUs in this build's data, bf16 matrix products ran faster than fp32: "
-            f"{listing(faster)}. Each was timed at its own matrix size (Mixed precision).")
+    return (" Elsewhere in this build's data, bf16 matrix products against fp32 ran "
+            f"{listing(faster + slower + level)}. Each was timed at its own matrix size (Mixed precision).")
 
 
 def _cpu_bf16(machine: Machine) -> str:

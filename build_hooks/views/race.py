@@ -124,14 +124,14 @@ def race_verdict_summary(data: Dataset) -> str:
     n = len(found)
     every = "the one setting" if n == 1 else f"all {n} settings"
     if count["level"] == n:
-        return f"{intro}At {every} raced, the two are too close to call"
+        return f"{intro}At {every} raced, the two are level"
     for leader, who in (("GPU", gpu), ("CPU", cpu)):
         if count[leader] == n:
             return f"{intro}{who[:1].upper()}{who[1:]} finishes first at {every} raced"
     parts = [text for k, text in ((count["GPU"], f"{gpu} finishes first at {count['GPU']}"),
                                   (count["CPU"], f"{cpu} at {count['CPU']}"),
                                   (count["level"], f"{count['level']} {'is' if count['level'] == 1 else 'are'} "
-                                                   "too close to call")) if k]
+                                                   "level")) if k]
     return f"{intro}Of the {n} settings raced, " + ", ".join(parts[:-1]) + ", and " + parts[-1]
 
 
@@ -230,7 +230,7 @@ def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: st
         verdict, ratio = race.versus(theirs, ours)
         apart = multiple(ratio)
         how = (f"{apart} behind it" if verdict > 0 else f"{apart} ahead of it" if verdict < 0
-               else f"{apart} apart, too close to call")
+               else f"{apart} apart, level")
         parts.append(f"{untrusted.placeholder(lane['label'])} took {si(theirs['seconds'], 's')} ({how})")
     if not parts:
         return ""
@@ -281,15 +281,15 @@ def estimated_crossovers(data: Dataset) -> str:
 
 @fact
 def home_estimate_pace(data: Dataset) -> str:
-    """Home's short warning under the grid: whether the GPU in it is a model whose time this host's issuing sets."""
+    """Home's short warning above the grid: whether the GPU in it is a model whose time this host's issuing sets."""
     estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
     if estimate is None:
         return "Every GPU in the grid was measured"
     bound, raced = race.host_bound_sizes(data, estimate)
     if not bound:
-        return "Its GPU is a model, from the datasheet and this host's cost per operation"
-    return (f"Its GPU is a model. At {bound} of its {raced} settings, the time is set by how fast this host issues "
-            "operations, not by the GPU")
+        return "The grid's GPU is a model, from the datasheet and this host's cost per operation"
+    where = "every setting" if bound == raced else f"{bound} of its {raced} settings"
+    return f"The grid's GPU is a model. At {where}, its time is how long this host takes to send it the work"
 
 
 @fact

@@ -44,6 +44,10 @@ def transfer(data: Dataset) -> Html:
                                     "the table below has the numbers.")
         return figure(svg, "Pinned host memory lets the GPU copy directly.") + table(
             ["direction", "host memory", "size", "bandwidth"], rows)
+    shown = data.shown(GROUP)
+    if shown and all(m.gpu is None for m in shown):  # one line, not one "not applicable" box per machine
+        return missing("Not applicable on any machine shown here: none has a GPU, so there is no host↔device "
+                       "bus to measure.") + more_machines(data, GROUP)
     return per_machine(data, GROUP, one)
 
 

@@ -492,6 +492,8 @@ def transformer_conditions(data: Dataset) -> str:
     if not flagged:
         return "Every point below was measured on a quiet machine, within this site's noise rules."
     loaded = sum(1 for b in flagged if b["extra_info"].get("under_load") or b["extra_info"].get("unsettled"))
-    return (f"Of the {len(points)} points below, {len(flagged)} carry a caveat mark ({loaded} of them measured "
-            "while other processes used the CPU or the machine changed state). Read their numbers as rough. "
+    return (f"Of the {len(points)} points in this page's tables, {len(flagged)} carry a caveat mark. "
+            + (f"{loaded} of them were measured while other processes used the CPU or the machine changed state. "
+               if loaded else "")
+            + "Read their numbers as rough. "
             "A re-measurement on an idle machine replaces them.")
