@@ -54,10 +54,10 @@ def _against_tolerance(ratios: list[float], flagged: bool) -> str:
     beyond = [r for r in ratios if not 1 / consistency.TOLERANCE <= r <= consistency.TOLERANCE]
     limit = f"{consistency.TOLERANCE:g}×"
     if not beyond:
-        return (f". That is within the {limit} two timings of one configuration may differ by (About the data)"
+        return (f". That is within the {limit} by which two timings of one configuration may differ (About the data)"
                 + (", so no point is marked ≠" if flagged else ""))
     which = "That is" if len(ratios) == 1 else f"{len(beyond)} of them are"
-    return (f". {which} beyond the {limit} two timings of one configuration may differ by (About the data)"
+    return (f". {which} beyond the {limit} by which two timings of one configuration may differ (About the data)"
             + (", and marked ≠" if flagged else ""))
 
 

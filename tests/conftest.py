@@ -380,6 +380,45 @@ def first_load(browser, url: str, width: int = 1280, seen: dict | None = None) -
     return fetched, page
 
 
+class Tab:
+    """A reused browser tab: a new one costs Chromium about 1.3 CPU-seconds before it loads anything, and the site's
+    browser tests open well over a hundred. Everything a Page does, except that its listeners and routes are
+    recorded, and close() resets the tab (listeners, routes, the document, the site's storage) for the next test."""
+    idle: dict[str, list[Tab]] = {}  # this worker's tabs waiting to be reused, by their options
+
+    def __init__(self, page, options: str):
+        self._page, self._options, self._origin, self._handlers = page, options, "", []
+
+    def __getattr__(self, name):
+        return getattr(self._page, name)
+
+    def on(self, event: str, handler) -> None:
+        self._handlers.append((event, handler))
+        self._page.on(event, handler)
+
+    def close(self) -> None:
+        for event, handler in self._handlers:
+            self._page.remove_listener(event, handler)
+        self._handlers = []
+        self._page.unroute_all(behavior="ignoreErrors")
+        self._page.goto("about:blank")  # stops the page's scripts, timers and workers
+        # What a test kept in the site's storage must not reach the next test: a new tab would not have it.
+        cdp = self._page.context.new_cdp_session(self._page)
+        cdp.send("Storage.clearDataForOrigin", {"origin": self._origin, "storageTypes": "all"})
+        cdp.detach()
+        self.idle.setdefault(self._options, []).append(self)
+
+
+def tab(browser, url: str, **options) -> Tab:
+    """A tab for `url`'s site with these new_page options, reused when this worker has an idle one (Tab). Only for
+    tests that add no init script (a tab keeps those for life) and close it when done."""
+    key = json.dumps(options, sort_keys=True)
+    idle = Tab.idle.get(key)
+    page = idle.pop() if idle else Tab(browser.new_page(**options), key)
+    page._origin = "/".join(url.split("/", 3)[:3])
+    return page
+
+
 NEAR_PX = 400  # code-on-demand.js loads a listing in a tab shown from the start this close to the screen
 
 
@@ -393,9 +432,10 @@ class Visit:
     errors: list[str]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def first_visits(browser, site_url, built_site) -> dict[str, Visit]:
-    """Every page visited once, first, in a fresh context (GROUPED_FIXTURES: once per session)."""
+    """Every page visited once, first, in a fresh context: once per session (GROUPED_FIXTURES puts every test that
+    reads it on one worker), though test_site.py and test_site_weight.py both read it."""
     from test_site_accessibility import pages
 
     visits = {}

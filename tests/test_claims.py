@@ -92,7 +92,7 @@ def test_a_doubted_all_thread_point_leaves_the_question_open_unless_one_thread_b
     assert "one thread was 2.0× faster even than the training-step experiment's 1.00 ms" in faster
     won = page.render_fact("one_thread_wins", data(0.5e-3))
     assert "at batch 1 (500 µs against the training-step experiment's 1.00 ms" in won
-    assert "the two all-thread timings disagree (marked ≠)" in won  # why a ≠ point may be compared with
+    assert "its two all-thread timings disagree (marked ≠)" in won  # why a ≠ point may be compared with
     assert "on none of them did one thread" in page.render_fact("one_thread_wins", data(2.0e-3))
     slower_twin = synthetic_doc(step_times={("cpu", 512, 1): 9.0e-3})  # the training step is the slowed one
     add_points(slower_twin, "threads", [({"batch": 1, "threads": 1, "width": 512}, 2.0e-3, {}),

@@ -6,6 +6,8 @@ import re
 import pytest
 from hostile import HOSTILE
 
+from conftest import tab
+
 
 def measured(built_site, batch, width):
     """The median epoch time for a configuration, read from the published data file."""
@@ -18,7 +20,7 @@ def measured(built_site, batch, width):
 
 
 def open_race(browser, url, **options):
-    page = browser.new_page(**options)
+    page = tab(browser, url, **options)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url + "race/")
@@ -218,7 +220,7 @@ def synthetic_race(real: dict, finals: dict | None = None) -> dict:
 
 def open_race_with(browser, url, data_of, **options):
     """The race page with its #race-data replaced by data_of(the page's own data), before any script reads it."""
-    page = browser.new_page(**options)
+    page = tab(browser, url, **options)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
 
@@ -325,7 +327,7 @@ def test_the_chart_caption_is_read_once(browser, site_url):
 
 def test_a_verdict_cell_on_home_opens_the_race_at_its_setting(browser, site_url):
     """Following a cell of home's verdict grid sets the race's batch and width from the link; a bad value is ignored."""
-    page = browser.new_page()
+    page = tab(browser, site_url)
     page.goto(site_url)
     cell = page.locator("#verdict-grid a.verdict").last
     href = cell.get_attribute("href")
@@ -381,7 +383,7 @@ def test_without_javascript_the_gallery_says_how_to_add_a_machine(browser, site_
 
 def test_a_disabled_button_looks_disabled(browser, site_url):
     """The browser race's Start, disabled while it runs, is drawn faded with a not-allowed cursor."""
-    page = browser.new_page()
+    page = tab(browser, site_url)
     page.goto(site_url + "race/")
     page.wait_for_selector("#browser:not([hidden])")
     enabled = page.locator("#browser-start").evaluate("b => getComputedStyle(b).opacity")

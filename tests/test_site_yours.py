@@ -7,7 +7,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from conftest import first_load
+from conftest import first_load, tab
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="/pwned.png" onerror="window.__pwned = 2">'
 
@@ -25,10 +25,12 @@ def epoch_median(doc, device, width, batch):
 
 
 class Watched:
-    """A page with every script error, console error and request recorded."""
+    """A page with every script error, console error and request recorded: a reused tab (conftest.tab) unless it
+    needs an init script, which a tab keeps for life."""
 
     def __init__(self, browser, url, path="race/", rewrite=None, init_script=None):
-        self.page = browser.new_page(reduced_motion="reduce")
+        self.page = tab(browser, url, reduced_motion="reduce") if init_script is None else \
+            browser.new_page(reduced_motion="reduce")
         if init_script:  # runs before the page's own scripts (e.g. to take a browser feature away)
             self.page.add_init_script(init_script)
         self.errors, self.requests = [], []

@@ -407,3 +407,40 @@ def test_the_estimated_crossover_is_the_first_batch_of_an_unbroken_estimate_lead
         "By the labelled estimate against this host's CPU, a GPU would win at width 32 only at batch 64, "
         "from batch 64 at width 512 and from batch 512 at width 2048 (and at batch 1 alone). "
         "At width 8 it wins at no batch raced")
+
+
+def test_activation_counts_alike_on_every_shown_machine_are_one_table():
+    """Saved-activation bytes are counts: where every shown machine counted the same, the page shows one table, names
+    the others, and leaves out the CUDA column no CPU fills; where they differ, each machine keeps its own."""
+    from conftest import add_points
+
+    def cpu(name, bytes_at_64):
+        points = [({"batch": b}, v, {"weight_bytes": 4096, "unit": "bytes"}) for b, v in ((1, 1e3), (64, bytes_at_64))]
+        return Machine(add_points(synthetic_doc(machine_id=name.lower(), brand=name), "activation_memory", points),
+                       name, "t")
+    alike = str(page.render_section("activation_memory", Dataset([cpu("Alpha", 6.4e4), cpu("Beta", 6.4e4)])))
+    assert alike.count("<table") == 1 and "CUDA peak" not in alike
+    assert "The other machine shown counted the same bytes: Beta (4 threads)." in alike and "They are counts" in alike
+    apart = str(page.render_section("activation_memory", Dataset([cpu("Alpha", 6.4e4), cpu("Beta", 7e4)])))
+    assert apart.count("<table") == 2 and "the same bytes" not in apart
+
+
+def test_the_cheat_sheets_key_numbers_are_the_lessons_own():
+    """The cheat sheet's key numbers are computed by the functions its lessons quote (the break-even work, the
+    ridge point), each row linking to its lesson, and the estimated GPU's row says it is a model."""
+    from pathlib import Path
+
+    from build_hooks import cost_model, dataset
+    from build_hooks.render import si
+    from build_hooks.views.cost_model import break_even
+    from build_hooks.views.intensity import _cpu_ridge, _ridge
+
+    root = Path(__file__).resolve().parent.parent
+    committed = Dataset(list(dataset.load_committed(root / "results", root)))
+    shown = str(page.render_section("key_numbers", committed))
+    even = break_even(committed)
+    params = cost_model.measured_params(committed.with_experiment("training_step")[0], "cpu")
+    for value in (si(even.op_s, "s"), si(even.cpu_flop, "FLOP"), si(even.gpu_flop, "FLOP"),
+                  f"<td>{_ridge(_cpu_ridge(params))}</td>"):
+        assert value in shown
+    assert "(a model)" in shown and shown.count("<tr>") == shown.count('<a href="') + 1  # a link per row

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from build_hooks import analysis, cost_model, plots, untrusted
 from build_hooks import gpu_estimate as gpu_model  # the section below is named gpu_estimate
 from build_hooks.dataset import Dataset, Machine
@@ -195,8 +197,8 @@ def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     """Why the band's lower edge is below its usual value, when a measured host lowered it."""
     if gpu is None or gpu.faster >= gpu_model.FASTER:
         return ""
-    return (f". Its lower edge is {gpu.faster:.2g}×, below the usual {gpu_model.FASTER:g}×: another measured machine "
-            "issues operations that much faster than this host")
+    return (f". Its lower edge is {gpu.faster:.2g}×, not the usual {gpu_model.FASTER:g}×, because another measured "
+            "machine issues operations that much faster than this host")
 
 
 @fact
@@ -288,22 +290,43 @@ def gpu_estimate_reading(data: Dataset) -> str:
     return f"at width {widest}: " + ". ".join([parts[0]] + ["A" + part[1:] for part in parts[1:]])
 
 
-@fact
-def break_even_work(data: Dataset) -> str:
-    """The one number behind the crossover: the work one operation needs before its arithmetic outlasts its fixed
-    cost, a fixed cost per operation times a peak rate. For this build's CPU: its per-operation cost (fitted, as
-    the estimate charges it) times its best matrix-product rate; for the estimated GPU: that issuing plus a launch,
-    times the datasheet's FP32 peak. Two sentences."""
+@dataclass
+class BreakEven:
+    """The one number behind the crossover, for this build's CPU and the estimated GPU."""
+    op_s: float          # this host's fitted cost per operation
+    rate: float          # its best matrix-product rate
+    issue_s: float       # what the estimated GPU pays per operation: that cost plus a launch
+    gpu: gpu_model.Estimate
+
+    @property
+    def cpu_flop(self) -> float:
+        return self.op_s * self.rate
+
+    @property
+    def gpu_flop(self) -> float:
+        return self.issue_s * self.gpu.sheet.fp32_flops
+
+
+def break_even(data: Dataset) -> BreakEven:
+    """The work one operation needs before its arithmetic outlasts its fixed cost: a fixed cost per operation
+    times a peak rate. For this build's CPU: its per-operation cost (fitted, as the estimate charges it) times its
+    best matrix-product rate; for the estimated GPU: that issuing plus a launch, times the datasheet's FP32 peak."""
     host = data.host or first_with(data, analysis.STEP)
     op = gpu_model.host_op_seconds(host)
     rates = analysis.gemm_rates(host, "cpu")
     gpu = gpu_model.for_host(host, data.machines)
     if op is None or not rates or gpu is None or not gpu.sheet.fp32_flops:
         raise MissingData("no per-operation cost, matrix-product rate or GPU estimate")
-    rate = max(rates.values())
-    issue = op + gpu_model.LAUNCH_HOST_S
-    return (f"On this build's CPU, an operation must do about {si(op * rate, 'FLOP')} before its arithmetic outlasts "
-            f"its fixed cost: {si(op, 's')} × {si(rate, 'FLOP/s')}. On the estimated {gpu.name}, it must do about "
-            f"{si(issue * gpu.sheet.fp32_flops, 'FLOP')}. That is {si(issue, 's')} to issue it ({si(op, 's')} here "
+    return BreakEven(op, max(rates.values()), op + gpu_model.LAUNCH_HOST_S, gpu)
+
+
+@fact
+def break_even_work(data: Dataset) -> str:
+    """The one number behind the crossover (break_even), for the CPU and the estimated GPU. Two sentences."""
+    even = break_even(data)
+    op, rate, issue, gpu = even.op_s, even.rate, even.issue_s, even.gpu
+    return (f"On this build's CPU, an operation must do about {si(even.cpu_flop, 'FLOP')} before its arithmetic "
+            f"outlasts its fixed cost: {si(op, 's')} × {si(rate, 'FLOP/s')}. On the estimated {gpu.name}, it must do "
+            f"about {si(even.gpu_flop, 'FLOP')}. That is {si(issue, 's')} to issue it ({si(op, 's')} here "
             f"plus a {si(gpu_model.LAUNCH_HOST_S, 's')} launch, published by PETSc) × its datasheet's "
             f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} FP32 peak")

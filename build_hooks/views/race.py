@@ -350,8 +350,8 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
         for w, bs in sorted(by.items())])
         for label, by in beaten.items())
     return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
-            f"sooner than the estimated GPU. It leads by more than both its own spread and the estimate's band. "
-            f"Its slower quartile is under {estimate['band'][0]:.2g}× the estimate. That holds for {where}. The "
+            f"sooner than the estimated GPU. Even its slower quartile is under {estimate['band'][0]:.2g}× the "
+            f"estimate, the low edge of its band. That holds for {where}. The "
             "estimate issues "
             "its operations at this build host's per-operation cost. A faster host would drive the same GPU "
             "faster. " + _why_the_host_is_slower(data))
@@ -381,8 +381,9 @@ def _why_the_host_is_slower(data: Dataset) -> str:
                               else "That load may explain part of the gap"))
     slow = gate.slow_start_share(host.doc)
     if slow is not None:
-        text += (f". A virtual machine can also be slowed from outside. This host's all-thread canary read more than "
-                 f"{gate.SLOW_STATE_RATIO:g}× its fastest as {100 * slow:.0f}% of its rounds began (About the data)")
+        text += (f". A virtual machine can also be slowed from outside. In {100 * slow:.0f}% of this host's rounds, "
+                 f"its all-thread canary ran at least {gate.SLOW_STATE_RATIO:g}× slower than its fastest "
+                 "(About the data)")
     return text
 
 

@@ -141,8 +141,8 @@ def one_thread_wins(data: Dataset) -> str:
             "on none of them did one thread beat all of them in a comparison the consistency "
             "checks trust")
     if stood_in:  # the stand-in is one of a pair marked ≠: say why it may still be compared with
-        text += (". Where the training step's time stands in, the two all-thread timings disagree (marked ≠). The "
-                 "faster one is compared, the likelier, since interference only slows a run")
+        text += (". Where the training step's time stands in, its two all-thread timings disagree (marked ≠). The "
+                 "faster one is used, since interference only ever slows a run")
     if doubted:
         text += (". The threads experiment also has one thread ahead by its paired rounds " + listing(doubted)
                  + ". But there its all-thread point disagrees with the same configuration in the training-step "

@@ -1,0 +1,52 @@
+"""The cheat sheet's key numbers: one row each, computed as its lesson computes it, with a link to that lesson."""
+
+from __future__ import annotations
+
+from build_hooks import cost_model, stats
+from build_hooks.dataset import Dataset, Machine
+from build_hooks.page import section
+from build_hooks.render import SITE_ROOT, Html, MissingData, first_with, html, multiple, si, table
+from build_hooks.views.cost_model import break_even
+from build_hooks.views.intensity import _cpu_ridge, _ridge
+from build_hooks.views.precision import precision_stats
+
+
+def _lesson(path: str, words: str) -> Html:
+    return html('<a href="{}{}">{}</a>', Html(SITE_ROOT), path, words)
+
+
+def _bf16_row(machine: Machine) -> list | None:
+    """bf16 against fp32 on this CPU's matrix product, as a multiple, or "level"."""
+    took = precision_stats(machine, "cpu", "matmul")
+    if not {"fp32", "bf16"} <= set(took):
+        return None
+    verdict = stats.compare_points(took["fp32"], took["bf16"])
+    ratio = took["fp32"]["median"] / took["bf16"]["median"]
+    said = (f"{multiple(ratio)} faster" if verdict > 0 else f"{multiple(1 / ratio)} slower" if verdict < 0
+            else "level")
+    return ["bf16 against fp32, one matrix product", said, _lesson("mixed-precision/", "Mixed precision")]
+
+
+@section
+def key_numbers(data: Dataset) -> Html:
+    """This build's CPU in a few numbers (measured, or fitted to what was measured), and the estimated GPU's
+    break-even work (a model: datasheet figures and this host's issuing), each linked to the lesson that explains it."""
+    even = break_even(data)
+    host = data.host or first_with(data, "training_step")
+    params = cost_model.measured_params(host, "cpu")
+    if params is None:
+        raise MissingData("no copy bandwidth or matrix-product rate to sum up")
+    why_batch = _lesson("batch-size/#why-the-batch-decides", "Why batch size matters")
+    rows = [
+        ["fixed cost per operation (fitted to the steps)", si(even.op_s, "s"),
+         _lesson("cost-model/", "Predicting a step")],
+        ["best fp32 matrix-product rate", si(even.rate, "FLOP/s"), _lesson("why-gpu/", "Why a GPU is faster")],
+        ["work an operation needs to outlast its fixed cost", si(even.cpu_flop, "FLOP"), why_batch],
+        [f"the same on the estimated {even.gpu.name} (a model)", si(even.gpu_flop, "FLOP"), why_batch],
+        ["copy bandwidth, largest copy", si(params.bandwidth, "B/s"), _lesson("regimes/", "Three regimes")],
+        ["FLOPs per byte to be compute-bound (ridge point)", _ridge(_cpu_ridge(params)),
+         _lesson("regimes/#arithmetic-intensity-worked-out", "Three regimes")],
+    ]
+    bf16 = _bf16_row(host)
+    return table(["quantity", "value", "explained in"], rows + ([bf16] if bf16 else []),
+                 caption=f"Measured on {host.label}, or fitted to its measurements, except the estimated GPU's row.")
