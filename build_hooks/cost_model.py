@@ -228,19 +228,21 @@ class Validation:
 def validate(machine: Machine, device: str, calibrated: bool = False) -> Validation | None:
     """Predicted against measured step times of one device.
 
-    Raw (nothing fitted): every point. Calibrated: the model fitted on the training batches
-    (those no other experiment contradicts), judged only on the held-out ones it never saw.
+    Raw (nothing fitted): every point. Calibrated: the model fitted on the training batches, judged only on the
+    held-out ones it never saw, and never on a step another experiment contradicts (timed in another state of
+    the machine): that would grade the model against a machine other than the one it was fitted to.
     """
     work = step_work(machine, device)
     fitted = fit(machine, device) if calibrated else None
     params = fitted.params if fitted else measured_params(machine, device)
     if params is None or not work or (calibrated and fitted is None):
         return None
+    contradicted = consistency.disagreeing(machine, device) if calibrated else set()
     points = []
     for width in analysis.widths(machine):
         for point in analysis.step_curve(machine, device, width):
             counts = work.get((point.batch, width))
-            if counts is None or (calibrated and not held_out(point.batch)):
+            if counts is None or (calibrated and not held_out(point.batch)) or (point.batch, width) in contradicted:
                 continue
             predicted = (fitted.predict(counts, point.batch, width) if fitted
                          else predict(params, counts, point.batch, width)["seconds"])

@@ -103,9 +103,13 @@ def times_with_interval(ratio: stats.Ratio) -> str:
         which = (f"over all {ratio.rounds}" if ratio.kept == ratio.rounds
                  else f"in the middle {ratio.kept} of {ratio.rounds}")
         spread = f"{low} to {high} {which} rounds"
-    if ratio.paired and not ratio.low <= ratio.value <= ratio.high:
+    shown = multiple(ratio.value)
+    # Outside the round ratios, but printed the same as the nearer end: the note would say nothing a reader sees.
+    if ratio.paired and not ratio.low <= ratio.value <= ratio.high and shown not in (low, high):
         spread += "; more with all samples pooled" if ratio.value > ratio.high else "; less with all samples pooled"
-    return f"{multiple(ratio.value)} ({spread})"
+    if ratio.paired and low == high == shown:
+        return f"{shown} ({spread.removeprefix(low + ' ')})"  # "92× (in each of the 3 rounds)"
+    return f"{shown} ({spread})"
 
 
 def why_no_transfer(machine: Machine) -> str:

@@ -43,7 +43,7 @@ def test_markers_are_filled(data):
     """A {{ fact: name }} marker is replaced by the rendered fact."""
     assert markers.fill("CPU: {{ fact: host_cpu }}.", data()).startswith("CPU: CROSSOVERTEXT")
     assert without_code_blocks(site_markdown().convert("CPU: {{ fact: host_cpu }}.")) == \
-        "<p>CPU: <bdi>Fixture CPU</bdi> (4 threads).</p>\n"
+        "<p>CPU: <bdi>Fixture CPU (4 threads)</bdi>.</p>\n"
 
 
 def test_a_page_shows_the_code_behind_its_facts_and_sections(data):

@@ -11,8 +11,8 @@ from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, complete_doc
 
 # "1.3× (1.2× to 1.4× over all 3 rounds)", "(… in the middle 3 of 5 rounds)", "(2.2× in each of the
-# 3 rounds)" or "(1.3× between the quartiles)": wording.times_with_interval.
-STATED = re.compile(r"(\d+(?:\.\d)?)× \((?:\d+(?:\.\d)?× to )?\d+(?:\.\d)?× "
+# 3 rounds)", "92× (in each of the 3 rounds)" or "(1.3× between the quartiles)": wording.times_with_interval.
+STATED = re.compile(r"(\d+(?:\.\d)?)× \((?:(?:\d+(?:\.\d)?× to )?\d+(?:\.\d)?× )?"
                     r"(?:over all \d+ rounds|in the middle \d+ of \d+ rounds|in each of the (?:middle \d+ of )?\d+ rounds"
                     r"|between the quartiles)(?:; (?:more|less) with all samples pooled)?\)")
 CELL = re.compile(r"<td[^>]*>(.*?)</td>", re.S)
@@ -79,3 +79,14 @@ def test_every_stated_ratio_is_its_tables_ratio(name, data, monkeypatch, plots_l
                 f"{path.name}: '{stated[0]}' divides medians that neither its sentence nor a table on the page shows")
             checked += 1
     assert checked, "no stated ratio was found: the pattern no longer matches wording.times_with_interval"
+
+
+def test_a_ratio_whose_interval_prints_as_itself_is_said_once():
+    """A paired ratio whose every round prints as the ratio itself is "92× (in each of the 3 rounds)", with no
+    pooled-samples note that no printed number shows; a wider one keeps its interval and the note."""
+    from build_hooks.wording import times_with_interval
+
+    assert times_with_interval(stats.Ratio(92.4, 91.8, 92.2, True, 3, 3)) == "92× (in each of the 3 rounds)"
+    assert times_with_interval(stats.Ratio(1.6, 1.3, 1.4, True, 3, 3)) == \
+        "1.6× (1.3× to 1.4× over all 3 rounds; more with all samples pooled)"
+    assert STATED.fullmatch("92× (in each of the 3 rounds)")

@@ -273,10 +273,10 @@ def test_a_tie_with_an_estimate_is_called_inside_its_band_not_the_measured_sprea
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32]})
     empty = Dataset([])
     text = page.render_fact("race_smallest_batch", empty)
-    assert "a gap inside the estimate's stated band (from 0.5× to 2× its value)" in text
+    assert "That is inside the estimate's stated band (from 0.5× to 2× its value) once the measured lane's spread" in text
     assert "measurements' spread" not in text
     lanes[1] |= {"estimate": False, "epochs": {"32": {"1": {"seconds": 1.15, "q1": 1.1, "q3": 1.25}}}}
-    assert "a gap inside the measurements' spread" in page.render_fact("race_smallest_batch", empty)
+    assert "That is inside the measurements' spread" in page.render_fact("race_smallest_batch", empty)
 
 
 def test_the_small_network_epoch_is_set_against_the_estimate_when_no_gpu_was_measured():

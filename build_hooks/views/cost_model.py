@@ -136,8 +136,8 @@ def cost_model_error(data: Dataset) -> str:
         text += (f". Fitted on {len(fitted.fitted.trained_on)} steps, "
                  f"{describe(fitted, 'held-out steps the fit never saw')}")
         left_out = len(raw.points) - len(fitted.fitted.trained_on) - len(fitted.points)
-        if left_out > 0:  # training steps another experiment contradicts (consistency.disagreeing)
-            text += (f". The other {left_out} step{'s were' if left_out > 1 else ' was'} left out: another "
+        if left_out > 0:  # steps another experiment contradicts (consistency.disagreeing)
+            text += (f". The other {left_out} step{'s were' if left_out > 1 else ' was'} left out of both: another "
                      "experiment shows the machine was in a changed state then")
     return text
 

@@ -198,14 +198,15 @@ def _verdict(data: Dataset, which: str) -> str:
     if race.versus(second, first)[0] == 0:
         # An estimate's band is stated, far wider than a measured spread: a tie with it may lie well
         # outside the measured lane's quartiles, so only the band is named.
-        within = (f"the estimate's stated band ({_band_words(winner, runner_up)})"
-                  if winner["estimate"] or runner_up["estimate"] else "the measurements' spread")
+        # The medians alone may lie outside the band: the measured lane's spread is what reaches into it.
+        within = (f"the estimate's stated band ({_band_words(winner, runner_up)}) once the measured lane's spread is "
+                  "counted" if winner["estimate"] or runner_up["estimate"] else "the measurements' spread")
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.
         (one, one_lane), (other, other_lane) = sorted(((first, winner), (second, runner_up)),
                                                       key=lambda pair: pair[1]["label"])
         return (f"{where}{_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
-                f"{_lane_name(other_lane)} {si(other['seconds'], 's')}. They are {multiple(slow / fast)} apart, a gap "
-                f"inside {within}, too close to name a winner")
+                f"{_lane_name(other_lane)} {si(other['seconds'], 's')}. They are {multiple(slow / fast)} apart. That "
+                f"is inside {within}: too close to name a winner")
     uncertain = (f". The estimate's band is {_band_words(winner, runner_up)}, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
     others = _against_other_cpus(lanes, gpu[1], width, batch) if same_host else ""

@@ -46,8 +46,9 @@ def transfer(data: Dataset) -> Html:
             ["direction", "host memory", "size", "bandwidth"], rows)
     shown = data.shown(GROUP)
     if shown and all(m.gpu is None for m in shown):  # one line, not one "not applicable" box per machine
-        return missing("Not applicable on any machine shown here: none has a GPU, so there is no host↔device "
-                       "bus to measure.") + more_machines(data, GROUP)
+        # The pages show machines with a GPU first, so the ones left out have none either.
+        return missing("Not applicable on any machine in this build's data: none has a GPU, so there is no "
+                       "host↔device bus to measure.")
     return per_machine(data, GROUP, one)
 
 
