@@ -33,7 +33,7 @@ def cpu_choice_rule(data: Dataset) -> str:
     """What the rule's table compares: the race's GPU lane, measured or estimated (with the
     estimate's caveats), against each CPU lane, leads counted only beyond the spread."""
     gpu, cpus = _lanes(data)
-    text = (f"the table gives the batch from which "
+    text = (f"the table gives the scale of batch from which "
             f"the {untrusted.placeholder(gpu['label'])}{' (estimated)' if gpu['estimate'] else ''} finishes an "
             f"epoch first beyond the spread and stays ahead. It gives one for each of {len(cpus)} "
             f"CPU{'s' if len(cpus) != 1 else ''}, comparing epochs as the race does")
@@ -42,7 +42,8 @@ def cpu_choice_rule(data: Dataset) -> str:
     bound, raced = race.host_bound_sizes(data, gpu)
     everywhere = bound == raced
     paced = ("For this network, that pace sets its time at every size raced (Predicting a step shows why). So each "
-             "row says where that CPU's epoch outgrows this host's issuing" if everywhere else
+             "row says where that CPU's epoch takes longer than this host needs to send the GPU its work"
+             if everywhere else
              "That pace sets its time wherever the host is the bound (Predicting a step shows where)")
     return (text + f". That GPU is an estimate, not a measurement: unvalidated, with a stated band "
             f"{gpu_estimate.band_words(*gpu['band'])}. It issues its operations at this host's pace. {paced}. A faster "
