@@ -38,9 +38,10 @@ def key_numbers(data: Dataset) -> Html:
         raise MissingData("no copy bandwidth or matrix-product rate to sum up")
     why_batch = _lesson("batch-size/#why-the-batch-decides", "Why batch size matters")
     rows = [
-        ["fixed cost per operation (fitted to the steps)", si(even.op_s, "s"),
+        ["fixed cost per operation (fitted to whole steps)", si(even.op_s, "s"),
          _lesson("cost-model/", "Predicting a step")],
-        ["best fp32 matrix-product rate", si(even.rate, "FLOP/s"), _lesson("why-gpu/", "Why a GPU is faster")],
+        ["best median rate of a square fp32 matrix product", si(even.rate, "FLOP/s"),
+         _lesson("why-gpu/", "Why a GPU is faster")],
         ["work an operation needs to outlast its fixed cost", si(even.cpu_flop, "FLOP"), why_batch],
         [f"the same on the estimated {even.gpu.name} (a model)", si(even.gpu_flop, "FLOP"), why_batch],
         ["copy bandwidth, largest copy", si(params.bandwidth, "B/s"), _lesson("regimes/", "Three regimes")],
