@@ -90,8 +90,9 @@ def test_a_failure_and_the_limit_publish_what_finished_and_a_resume_completes_it
     listed as unfinished (exit 3); the next run measures only the rest and keeps what finished."""
     out = tmp_path / "out"
     # 20 s kept for publishing: KEPT have 80 s, enough on a loaded machine (the whole suite beside them took 40 s
-    # away once), and zz_sleepy's 120 s always outlast them.
-    first = run_script(project, out, LIMIT_S="100")
+    # away once), and zz_sleepy's 120 s always outlast them. Its point timeout is longer than the limit: on an idle
+    # machine KEPT end in seconds, and the default 60 s would stop zz_sleepy before the limit could.
+    first = run_script(project, out, LIMIT_S="100", CROSSOVER_POINT_TIMEOUT="300")
     assert first.returncode == 3, first.stdout + first.stderr
     assert "not forecast (no committed CPU measurement of them): zz_broken, zz_sleepy" in first.stdout
     assert "stopped at the time limit" in first.stdout and "run 'scripts/measure-gpu' again" in first.stdout

@@ -197,8 +197,8 @@ def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     """Why the band's lower edge is below its usual value, when a measured host lowered it."""
     if gpu is None or gpu.faster >= gpu_model.FASTER:
         return ""
-    return (f". Its lower edge is {gpu.faster:.2g}×, not the usual {gpu_model.FASTER:g}×, because another measured "
-            "machine issues operations that much faster than this host")
+    return (f". Its lower edge is {gpu.faster:.2g}×, not {gpu_model.FASTER:g}×, because another measured machine "
+            "issues operations that much faster than this host")
 
 
 @fact

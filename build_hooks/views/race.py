@@ -351,8 +351,8 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
         for w, bs in sorted(by.items())])
         for label, by in beaten.items())
     return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
-            f"sooner than the estimated GPU. Even its slower quartile is under {estimate['band'][0]:.2g}× the "
-            f"estimate, the low edge of its band. That holds for {where}. The "
+            f"sooner than the estimated GPU. Even its slower runs (its upper quartile) beat the fastest the estimate "
+            f"allows, {estimate['band'][0]:.2g}× its value. That holds for {where}. The "
             "estimate issues "
             "its operations at this build host's per-operation cost. A faster host would drive the same GPU "
             "faster. " + _why_the_host_is_slower(data))

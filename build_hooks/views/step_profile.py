@@ -63,7 +63,8 @@ def profile_summary(data: Dataset) -> str:
     calls = sum(b["extra_info"]["calls_per_step"] for b in points)
     top = max(points, key=lambda b: b["stats"]["median"])
     busiest = max(points, key=lambda b: b["extra_info"]["calls_per_step"])
-    text = f"the profiled step spent {si(total, 's')} in {calls} ATen operations"
+    # The profiler counts an operation's nested calls too: more than the cost model's operations per step.
+    text = f"the profiled step spent {si(total, 's')} in {calls} ATen operations (nested calls included)"
     step = machine.measured("training_step", device="cpu", batch=points[0]["params"]["batch"],
                             width=points[0]["params"]["width"])
     # The profile and the step were timed by two experiments at different moments: a gap is
