@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-from build_hooks import cost_model, stats
-from build_hooks.dataset import Dataset, Machine
+from build_hooks import cost_model
+from build_hooks.dataset import Dataset
 from build_hooks.page import section
-from build_hooks.render import SITE_ROOT, Html, MissingData, first_with, html, multiple, si, table
+from build_hooks.render import SITE_ROOT, Html, MissingData, first_with, html, si, table
 from build_hooks.views.cost_model import break_even
 from build_hooks.views.intensity import _cpu_ridge, _ridge
-from build_hooks.views.precision import precision_stats
+from build_hooks.views.precision import bf16_against_fp32
 
 
 def _lesson(path: str, words: str) -> Html:
     return html('<a href="{}{}">{}</a>', Html(SITE_ROOT), path, words)
-
-
-def _bf16_row(machine: Machine) -> list | None:
-    """bf16 against fp32 on this CPU's matrix product, as a multiple, or "level"."""
-    took = precision_stats(machine, "cpu", "matmul")
-    if not {"fp32", "bf16"} <= set(took):
-        return None
-    verdict = stats.compare_points(took["fp32"], took["bf16"])
-    ratio = took["fp32"]["median"] / took["bf16"]["median"]
-    said = (f"{multiple(ratio)} faster" if verdict > 0 else f"{multiple(1 / ratio)} slower" if verdict < 0
-            else "level")
-    return ["bf16 against fp32, one matrix product", said, _lesson("mixed-precision/", "Mixed precision")]
 
 
 @section
@@ -48,6 +36,8 @@ def key_numbers(data: Dataset) -> Html:
         ["FLOPs per byte to be compute-bound (ridge point)", _ridge(_cpu_ridge(params)),
          _lesson("regimes/#arithmetic-intensity-worked-out", "Three regimes")],
     ]
-    bf16 = _bf16_row(host)
-    return table(["quantity", "value", "explained in"], rows + ([bf16] if bf16 else []),
+    bf16 = bf16_against_fp32(host)
+    if bf16:
+        rows.append(["bf16 against fp32, one matrix product", bf16, _lesson("mixed-precision/", "Mixed precision")])
+    return table(["quantity", "value", "explained in"], rows,
                  caption=f"Measured on {host.label}, or fitted to its measurements, except the estimated GPU's row.")

@@ -14,12 +14,11 @@ from build_hooks.render import (
     listing,
     mark,
     marks_note_for,
-    multiple,
     per_machine,
     si,
     table,
 )
-from build_hooks.views.precision import precision_stats, product_words
+from build_hooks.views.precision import bf16_against_fp32, precision_stats, product_words
 from build_hooks.wording import versus_peak
 from snippets import flop_count  # plain arithmetic, no torch
 
@@ -172,19 +171,12 @@ def workload_gap(data: Dataset) -> str:
 def _bf16_elsewhere(data: Dataset, host: Machine) -> str:
     """The other machines whose bf16 matrix product beat their fp32 one beyond the spread (there the gap bf16
     against bf16 narrows: CPUs with native bf16 support), and those where it lost (there it widens)."""
-    faster, slower, level = [], [], []
+    said = {"faster": [], "slower": [], "level": []}  # in this order: wins, losses, ties
     for m in data.with_experiment("precision"):
-        took = precision_stats(m, "cpu", "matmul")
-        if m is host or not {"fp32", "bf16"} <= set(took):
-            continue
-        verdict = stats.compare_points(took["fp32"], took["bf16"])
-        ratio = took["fp32"]["median"] / took["bf16"]["median"]
-        if verdict > 0:
-            faster.append(f"{multiple(ratio)} faster on {untrusted.placeholder(m.label)}")
-        elif verdict < 0:
-            slower.append(f"{multiple(1 / ratio)} slower on {untrusted.placeholder(m.label)}")
-        else:
-            level.append(f"level on {untrusted.placeholder(m.label)}")
+        words = None if m is host else bf16_against_fp32(m)
+        if words:
+            said[words.split()[-1]].append(f"{words} on {untrusted.placeholder(m.label)}")
+    faster, slower, level = said.values()
     if not faster + slower + level:
         return ""
     return (" Elsewhere in this build's data, bf16 matrix products against fp32 ran "

@@ -14,6 +14,7 @@ from build_hooks.render import (
     join,
     marks_note_for,
     measured_value,
+    multiple,
     per_machine,
     si,
     table,
@@ -66,6 +67,17 @@ def _size(bench: dict) -> str:
 
 def precision_stats(machine: Machine, device: str, op: str) -> dict[str, dict]:
     return analysis.point_stats(machine, GROUP, "dtype", device=device, op=op)
+
+
+def bf16_against_fp32(machine: Machine) -> str | None:
+    """This CPU's bf16 matrix product against its fp32 one: "2.7× faster", "92× slower" or "level" (beyond the
+    spread only), or None where one of the two was not measured."""
+    took = precision_stats(machine, "cpu", "matmul")
+    if not {"fp32", "bf16"} <= set(took):
+        return None
+    verdict = stats.compare_points(took["fp32"], took["bf16"])
+    ratio = took["fp32"]["median"] / took["bf16"]["median"]
+    return f"{multiple(ratio)} faster" if verdict > 0 else f"{multiple(1 / ratio)} slower" if verdict < 0 else "level"
 
 
 def product_words(machine: Machine) -> str:
