@@ -43,7 +43,7 @@ def activation_memory(data: Dataset) -> Html:
     of the CUDA allocator's peak and any out-of-memory points."""
     def one(m: Machine) -> Html:
         series, rows = [], []
-        on_gpu = any(is_gpu(device) for device in m.devices(GROUP))  # the allocator's peak exists only there
+        columns = 4 if _on_gpu(m) else 3  # the CUDA allocator's peak exists only on a GPU
         for device in m.devices(GROUP):
             ok = sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["batch"])
             series.append(plots.Series(f"{DEVICE_NAME[device]}: saved activations", [b["params"]["batch"] for b in ok],
@@ -56,11 +56,11 @@ def activation_memory(data: Dataset) -> Html:
             for b in sorted(m.benchmarks(GROUP, device=device), key=lambda b: b["params"]["batch"]):
                 if b.get("status", "ok") == "oom":
                     rows.append([DEVICE_NAME[device], b["params"]["batch"], html("<strong>out of memory</strong>"),
-                                 ""][:4 if on_gpu else 3])
+                                 ""][:columns])
                 else:
                     peak = b["extra_info"].get("peak_allocated_bytes")
                     rows.append([DEVICE_NAME[device], b["params"]["batch"], si(b["stats"]["median"], "B"),
-                                 si(peak, "B") if peak else "not measured (CPU)"][:4 if on_gpu else 3])
+                                 si(peak, "B") if peak else "not measured (CPU)"][:columns])
         svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)",
                                   "ylabel": "memory (MiB)", "subtitle": "Counted from the autograd graph"}],
                                 title="Activations saved for backward versus weights",
@@ -68,7 +68,7 @@ def activation_memory(data: Dataset) -> Html:
                                     "scale; the table below has the numbers.")
         return figure(svg, "Activations are counted with saved-tensor hooks; "
                            "on CUDA the allocator's peak is shown too.") + table(
-            ["device", "batch", "saved activations", "CUDA peak allocated"][:4 if on_gpu else 3], rows)
+            ["device", "batch", "saved activations", "CUDA peak allocated"][:columns], rows)
     shown = data.shown(GROUP)
     if len(shown) > 1 and len({_cpu_counts(m) for m in shown}) == 1:
         # Byte counts, not timings: identical on every CPU-only machine, so one table says it for all.
@@ -80,9 +80,13 @@ def activation_memory(data: Dataset) -> Html:
     return per_machine(data, GROUP, one)
 
 
+def _on_gpu(machine: Machine) -> bool:
+    return any(is_gpu(device) for device in machine.devices(GROUP))
+
+
 def _cpu_counts(machine: Machine) -> tuple | None:
     """A CPU-only machine's saved-activation and weight bytes by batch (None with a GPU: its table differs)."""
-    if any(is_gpu(device) for device in machine.devices(GROUP)):
+    if _on_gpu(machine):
         return None
     return tuple(sorted((b["params"]["batch"], b["stats"]["median"], b["extra_info"]["weight_bytes"])
                         for b in machine.measured(GROUP, device="cpu")))

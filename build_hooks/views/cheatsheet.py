@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import cost_model
 from build_hooks.dataset import Dataset
 from build_hooks.page import section
-from build_hooks.render import SITE_ROOT, Html, MissingData, first_with, html, si, table
+from build_hooks.render import SITE_ROOT, Html, MissingData, html, si, table
 from build_hooks.views.cost_model import break_even
 from build_hooks.views.intensity import _cpu_ridge, _ridge
 from build_hooks.views.precision import bf16_against_fp32
@@ -20,7 +20,7 @@ def key_numbers(data: Dataset) -> Html:
     """This build's CPU in a few numbers (measured, or fitted to what was measured), and the estimated GPU's
     break-even work (a model: datasheet figures and this host's issuing), each linked to the lesson that explains it."""
     even = break_even(data)
-    host = data.host or first_with(data, "training_step")
+    host = even.host
     params = cost_model.measured_params(host, "cpu")
     if params is None:
         raise MissingData("no copy bandwidth or matrix-product rate to sum up")

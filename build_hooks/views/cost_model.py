@@ -293,6 +293,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
 @dataclass
 class BreakEven:
     """The one number behind the crossover, for this build's CPU and the estimated GPU."""
+    host: Machine        # the machine whose CPU it is: this build's, else the first with training steps
     op_s: float          # this host's fitted cost per operation
     rate: float          # its best matrix-product rate
     issue_s: float       # what the estimated GPU pays per operation: that cost plus a launch
@@ -317,7 +318,7 @@ def break_even(data: Dataset) -> BreakEven:
     gpu = gpu_model.for_host(host, data.machines)
     if op is None or not rates or gpu is None or not gpu.sheet.fp32_flops:
         raise MissingData("no per-operation cost, matrix-product rate or GPU estimate")
-    return BreakEven(op, max(rates.values()), op + gpu_model.LAUNCH_HOST_S, gpu)
+    return BreakEven(host, op, max(rates.values()), op + gpu_model.LAUNCH_HOST_S, gpu)
 
 
 @fact
