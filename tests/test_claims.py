@@ -46,7 +46,7 @@ def test_precision_explanation_switches_with_the_data():
     assert "gained nothing" in same
 
 
-def test_mixed_precision_page_wording_changes_with_contradicting_data(monkeypatch):
+def test_mixed_precision_page_wording_changes_with_contradicting_data(monkeypatch, plots_left_out):
     """The rendered mixed-precision page states the opposite claim when fed opposite data."""
     numpy = [({"op": "numpy_matmul", "dtype": dt}, t, {"flops": 1}) for dt, t in
              (("fp64", 2.0), ("fp32", 1.0), ("fp16", 50.0))]

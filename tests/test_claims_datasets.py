@@ -76,7 +76,7 @@ def test_pages_say_what_each_dataset_shows(case, plots_left_out):
     ("crossover at 64", "CPU", "Fixture GPU"),
     ("no gpu", "CPU", "(estimate)"),  # the estimate pays the host's per-op cost at batch 1
 ])
-def test_race_guide_names_the_winner_the_data_shows(case, smallest, largest):
+def test_race_guide_names_the_winner_the_data_shows(case, smallest, largest, plots_left_out):
     """The race guide's computed sentences name the device that finished first at batch 1 and 256."""
     race = rendered(case)["race.md"]
     first_at = {line.split("at batch ")[1].split(" ")[0]: line for line in race.split("\n")
@@ -90,7 +90,7 @@ def test_race_guide_names_the_winner_the_data_shows(case, smallest, largest):
     ("gpu faster everywhere", "The GPU finishes first at all", {"GPU"}),
     ("crossover at 64", "Of the", {"CPU", "GPU"}),
 ])
-def test_the_verdict_grid_and_its_sentence_follow_the_data(case, summary, leaders):
+def test_the_verdict_grid_and_its_sentence_follow_the_data(case, summary, leaders, plots_left_out):
     """The home page's verdict grid names the leader the epochs show at each setting, and its sentence counts them."""
     from build_hooks import race
 

@@ -43,7 +43,7 @@ def test_highlighting_is_kept_on_disk(tmp_path, monkeypatch):
     code_view.highlighted.cache_clear()
 
 
-def test_code_behind_names_only_the_experiments_a_section_renders():
+def test_code_behind_names_only_the_experiments_a_section_renders(plots_left_out):
     """A section whose provenance line checks the machine's peak against its matrix products is still measured by
     its own experiment alone: gemm_rate is named only where matrix products are what the section shows."""
     from build_hooks import view_cache
