@@ -75,8 +75,10 @@ def test_threads_claim_follows_the_data():
     """One thread is only called faster when it measured faster."""
     one_wins = [({"batch": 1, "threads": 1, "width": 512}, 1.0, {}), ({"batch": 1, "threads": 2, "width": 512}, 1.5, {})]
     all_win = [({"batch": 1, "threads": 1, "width": 512}, 2.0, {}), ({"batch": 1, "threads": 2, "width": 512}, 1.0, {})]
-    assert "one thread was 1.5× (1.5× between the quartiles) faster" in page.render_fact("threads_summary", dataset(threads=one_wins))
-    assert "2 threads were 2.0× (2.0× between the quartiles) faster" in page.render_fact("threads_summary", dataset(threads=all_win))
+    assert "one thread was 1.5× (1.5× between the quartiles) faster" in page.render_section("threads_evidence", dataset(threads=one_wins))
+    assert "2 threads were 2.0× (2.0× between the quartiles) faster" in page.render_section("threads_evidence", dataset(threads=all_win))
+    assert "one thread was faster at batch 1." in page.render_fact("threads_summary", dataset(threads=one_wins))
+    assert "2 threads were faster at batch 1." in page.render_fact("threads_summary", dataset(threads=all_win))
 
 
 def test_a_doubted_all_thread_point_leaves_the_question_open_unless_one_thread_beats_its_trusted_twin():
@@ -86,10 +88,10 @@ def test_a_doubted_all_thread_point_leaves_the_question_open_unless_one_thread_b
         add_points(doc, "threads", [({"batch": 1, "threads": 1, "width": 512}, one_thread_s, {}),
                                     ({"batch": 1, "threads": 4, "width": 512}, 3.0e-3, {})])  # slowed 3x
         return Dataset([Machine(doc, "fixture", "test")])
-    slower, faster = (page.render_fact(name, data(t)) for name, t in (("threads_summary", 2.0e-3),
-                                                                     ("threads_summary", 0.5e-3)))
+    slower, faster = (page.render_section("threads_evidence", data(t)) for t in (2.0e-3, 0.5e-3))
     assert "it cannot say which is faster there" in slower and "one thread was" not in slower
-    assert "one thread was 2.0× faster even than the training-step experiment's 1.00 ms" in faster
+    assert "batch 1 is left open" in page.render_fact("threads_summary", data(2.0e-3))
+    assert "one thread was 2.0× faster even than the training-step experiment&#x27;s 1.00 ms" in faster
     won = page.render_fact("one_thread_wins", data(0.5e-3))
     assert "at batch 1 (500 µs against the training-step experiment's 1.00 ms" in won
     assert "its two all-thread timings disagree (marked ≠)" in won  # why a ≠ point may be compared with
@@ -97,7 +99,7 @@ def test_a_doubted_all_thread_point_leaves_the_question_open_unless_one_thread_b
     slower_twin = synthetic_doc(step_times={("cpu", 512, 1): 9.0e-3})  # the training step is the slowed one
     add_points(slower_twin, "threads", [({"batch": 1, "threads": 1, "width": 512}, 2.0e-3, {}),
                                         ({"batch": 1, "threads": 4, "width": 512}, 3.0e-3, {})])
-    kept = page.render_fact("threads_summary", Dataset([Machine(slower_twin, "fixture", "test")]))
+    kept = page.render_section("threads_evidence", Dataset([Machine(slower_twin, "fixture", "test")]))
     assert "one thread was 1.5× (1.5× between the quartiles) faster" in kept  # its own paired rounds stand
 
 
@@ -226,15 +228,15 @@ def test_an_estimated_gpus_lead_is_also_set_against_the_other_cpus():
 
 
 def test_the_estimate_trails_a_faster_cpu_at_the_sizes_named():
-    """The sentence counts the sizes where another CPU beats the estimate beyond its band and names each one."""
-    from build_hooks.views.race import _estimate_trails
+    """Another CPU beating the estimate beyond its band is counted at each size and named by machine and width."""
+    from build_hooks.views.race import _estimate_trails, _sizes_words
 
     estimate = _lane("Est GPU", "host", "GPU", {1: 1.0, 2: 1.0, 4: 1.0}, estimate=True)
     lanes = [_lane("Host CPU", "host", "CPU", {1: 2.0, 2: 2.0, 4: 2.0}), estimate,
              _lane("Quick CPU", "quick", "CPU", {1: 0.1, 2: 0.1, 4: 0.9})]
-    text = _estimate_trails(Dataset([]), lanes)
-    assert "At 2 of the 3 sizes raced" in text and "at width 32 (batches 1 and 2)" in text
-    assert _estimate_trails(Dataset([]), lanes[:2]) == ""
+    lost, sizes, beaten = _estimate_trails(lanes)
+    assert (lost, sizes) == (2, 3) and _sizes_words(beaten["quick"]) == "width 32: batches 1 and 2"
+    assert _estimate_trails(lanes[:2])[2] == {}
 
 
 def test_the_workload_gap_is_stated_format_for_format():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, conditions, gate, gpu_estimate, plots, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
-from build_hooks.render import SITE_ROOT, Html, figure, html, listing, missing, multiple, note, si, table
+from build_hooks.render import SITE_ROOT, Html, figure, html, join, listing, missing, multiple, note, si, table
 
 PREFERRED_WIDTH = 32  # the small network the lessons use, when it was measured
 
@@ -326,13 +326,12 @@ def race_largest_batch(data: Dataset) -> str:
     return _verdict(data, "largest")
 
 
-def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
-    """Where another machine's CPU lane beats the estimated GPU by more than the estimate's stated
-    uncertainty: the estimate issues operations at its own host's pace, which a faster host beats.
-    Says at how many sizes and which, and why (a slower host, and one a virtual machine's state slows)."""
+def _estimate_trails(lanes: list[dict]) -> tuple[int, int, dict[str, dict[int, list[int]]]]:
+    """Where another machine's CPU lane beats the estimated GPU by more than both spreads (its upper quartile below
+    the estimate's lower band edge): (sizes lost, sizes raced, machine id -> {width: the batches it wins at})."""
     estimate = next(lane for lane in lanes if lane["estimate"])
     sizes = sum(len(by_batch) for by_batch in estimate["epochs"].values())
-    beaten: dict[str, dict[int, list[int]]] = {}  # CPU lane label -> {width: the batches it beats it at}
+    beaten: dict[str, dict[int, list[int]]] = {}
     lost: set[tuple[str, str]] = set()  # the sizes where some other CPU lane does
     for lane in lanes:
         if lane["kind"] != "CPU" or lane["estimate"] or lane["machine_id"] == estimate["machine_id"]:
@@ -342,61 +341,59 @@ def _estimate_trails(data: Dataset, lanes: list[dict]) -> str:
                 theirs = lane["epochs"].get(width, {}).get(batch)
                 if theirs and theirs["q3"] < modelled["q1"]:
                     lost.add((width, batch))
-                    beaten.setdefault(lane["label"], {}).setdefault(int(width), []).append(int(batch))
-    if not beaten:
-        return ""
-    # One machine per sentence, its widths in brackets: a list of lists in one clause cannot be read.
-    where = ". It also holds for ".join(f"{untrusted.placeholder(label)} at " + listing([
-        f"width {w} (batch{'es' if len(bs) > 1 else ''} {listing([str(b) for b in sorted(bs)])})"
-        for w, bs in sorted(by.items())])
-        for label, by in beaten.items())
-    return (f". At {len(lost)} of the {sizes} sizes raced, another machine's CPU lane finishes an epoch "
-            f"sooner than the estimated GPU. Even its slower runs (its upper quartile) beat the fastest the estimate "
-            f"allows, {estimate['band'][0]:.2g}× its value. That holds for {where}. The "
-            "estimate issues "
-            "its operations at this build host's per-operation cost. A faster host would drive the same GPU "
-            "faster. " + _why_the_host_is_slower(data))
+                    beaten.setdefault(lane["machine_id"], {}).setdefault(int(width), []).append(int(batch))
+    return len(lost), sizes, beaten
 
 
-def _why_the_host_is_slower(data: Dataset) -> str:
-    """The per-operation cost the estimate uses (this host's, fitted to its steps) against the
-    same fit on the other machines, and how little CPU other processes took while it measured."""
-    hosts = data.with_experiment(race.EPOCH)
-    if not hosts:
-        return ""
-    host = hosts[0]
-    own = gpu_estimate.host_op_seconds(host)
-    others = [(m, gpu_estimate.host_op_seconds(m)) for m in data.machines if m is not host]
-    others = [(m, t) for m, t in others if t]
+def _sizes_words(by_width: dict[int, list[int]]) -> str:
+    """"width 8: batch 4; width 32: batches 1 and 2"."""
+    return "; ".join(f"width {w}: batch{'es' if len(bs) > 1 else ''} {listing([str(b) for b in sorted(bs)])}"
+                     for w, bs in sorted(by_width.items()))
+
+
+def _host_load_words(host) -> str:
+    """How little (or how much) other work ran while the host's steps were timed, and how often its canary found
+    the virtual machine slowed from outside: what else could make the estimate's host slow."""
     # The cost per operation is fitted to the training-step experiment: the load during that one is what counts.
     busy = ((host.doc["experiments"].get("training_step") or {}).get("conditions") or {}).get("foreign_cpu")
-    if not own or not others:
-        return ""
-    text = (f"The estimate's cost per operation is this host's {si(own, 's')}, "
-            "fitted to its measured steps (Predicting "
-            "a step). Fitted the same way, it is "
-            + listing([f"{si(t, 's')} on {untrusted.placeholder(m.label)}" for m, t in others]))
+    text = ""
     if busy is not None:
-        text += (f". Other processes used at most {100 * busy:.2g}% of this host's CPU while its training steps were "
-                 "timed. " + ("So no other work on this machine explains the gap" if busy < conditions.FOREIGN_CPU_LIMIT
-                              else "That load may explain part of the gap"))
+        text += (f"Other processes used at most {100 * busy:.2g}% of this host's CPU while its steps were timed. "
+                 + ("So other work on this host does not explain the gap. " if busy < conditions.FOREIGN_CPU_LIMIT
+                    else "That load may explain part of the gap. "))
     slow = gate.slow_start_share(host.doc)
     if slow is not None:
-        text += (f". A virtual machine can also be slowed from outside. In {100 * slow:.0f}% of this host's rounds, "
-                 f"its all-thread canary ran at least {gate.SLOW_STATE_RATIO:g}× slower than its fastest "
-                 "(About the data)")
-    return text
+        text += (f"A virtual machine can also be slowed from outside: in {100 * slow:.0f}% of this host's rounds, "
+                 f"its canary ran at least {gate.SLOW_STATE_RATIO:g}× slower than its fastest (About the data).")
+    return text.strip()
 
 
-@fact
-def race_estimate_trails(data: Dataset) -> str:
-    """Where another machine's CPU lane beats the estimated GPU beyond both spreads, and why (the estimate issues
-    at this host's pace); that none does; or that no lane is estimated."""
+@section
+def estimate_trails(data: Dataset) -> Html:
+    """Where another machine's CPU lane beats the estimated GPU beyond both spreads: a one-line count, then a table
+    of every CPU's fitted cost per operation and the sizes it wins at (the estimate issues at its host's cost, which
+    a faster host beats); or one line that none does, or that no lane is estimated."""
     lanes = race.race_data(data)["lanes"]
     if not any(lane["estimate"] for lane in lanes):
-        return "No lane here is estimated"
-    trails = _estimate_trails(data, lanes).removeprefix(". ")
-    return trails or "No other machine's CPU lane beats the estimated GPU beyond both spreads"
+        return html("<p>No lane here is estimated, so no CPU is compared with an estimate.</p>")
+    lost, sizes, beaten = _estimate_trails(lanes)
+    if not beaten:
+        return html("<p>No other machine's CPU lane beats the estimated GPU beyond both spreads.</p>")
+    band_low = next(lane for lane in lanes if lane["estimate"])["band"][0]
+    lead = html("<p>At {} of the {} sizes raced, another machine's CPU beats the estimated GPU. Even its slower runs "
+                "(upper quartile) beat the estimate's fastest ({}× its value).</p>", lost, sizes, f"{band_low:.2g}")
+    host = data.with_experiment(race.EPOCH)[0]
+    rows = []
+    for machine in [host] + [m for m in data.machines if m is not host]:
+        cost, wins = gpu_estimate.host_op_seconds(machine), beaten.get(machine.id)
+        if cost or wins:
+            name = machine.label + (", the estimate's host" if machine is host else "")
+            rows.append([name, si(cost, "s") if cost else "not fitted", _sizes_words(wins) if wins else "none"])
+    why = ("The estimate issues its operations at its host's cost per operation, fitted to the measured steps "
+           "(Predicting a step). A host with a lower cost would drive the same GPU faster. ")
+    return join([lead, table(["CPU", "cost per operation", "beats the estimated GPU at"], rows,
+                             caption="Each CPU's cost per operation, and where its lane beats the estimated GPU"),
+                 note(why + _host_load_words(host))])
 
 
 @fact

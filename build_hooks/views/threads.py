@@ -13,6 +13,7 @@ from build_hooks.render import (
     multiple,
     note,
     si,
+    table,
 )
 from build_hooks.wording import ratio_sentence, same_configuration
 
@@ -41,38 +42,70 @@ def _same_configuration_note(machine) -> Html:
                 f"{same_configuration(pairs, machine, [GROUP, analysis.STEP], flagged=True)}.")
 
 
-@fact
-def threads_summary(data: Dataset) -> str:
-    """A sentence per batch: one thread against all of them, or that the machine has only one."""
-    machine = first_with(data, GROUP)
+def _per_batch(machine) -> tuple[int, list[tuple[int, dict, dict, str, str]], list[tuple]]:
+    """One thread against all of them at each batch: (the most threads, rows of (batch, one thread's stats, all
+    threads' stats, kind, verdict words), the batches left open). kind is "all", "one", "level" or "twin" (one
+    thread beat the training step's trusted time for the all-thread configuration)."""
     took = {(b["params"]["batch"], b["params"]["threads"]): b["stats"] for b in machine.measured(GROUP)}
     most = max(t for _, t in took)
-    if most == 1:
-        return "This machine has a single thread to offer, so there is nothing to compare."
     twins = _trusted_twins(machine)
-    parts, open_batches = [], []
+    rows, open_batches = [], []
     for batch in sorted({b for b, _ in took}):
         one, theirs, twin = took[(batch, 1)], took[(batch, most)], twins.get(batch)
         if twin is None:
-            verdict = ratio_sentence(stats.paired_ratio(one, theirs), f"{most} threads were {{}} faster",
-                                     "one thread was {} faster", "one thread and all of them took the same time "
-                                     f"({stats.LEVEL_WORDS})")
+            ratio = stats.paired_ratio(one, theirs)
+            kind = {1: "all", -1: "one"}.get(ratio.verdict, "level")
+            words = ratio_sentence(ratio, f"{most} threads were {{}} faster", "one thread was {} faster", "level")
         elif stats.compare_points(one, twin) < 0:
             # The one-thread point ran in the state that slowed its neighbour and still beat the
             # trusted measurement: a win that survives the doubt.
-            verdict = (f"one thread was {multiple(twin['median'] / one['median'])} faster even than the "
-                       f"training-step experiment's {si(twin['median'], 's')} for {most} threads")
+            kind, words = "twin", (f"one thread was {multiple(twin['median'] / one['median'])} faster even than the "
+                                   f"training-step experiment's {si(twin['median'], 's')} for {most} threads")
         else:
             open_batches.append((batch, one, theirs, twin))
             continue
-        parts.append(f"at batch {batch} ({si(one['median'], 's')} a step with one thread, "
-                     f"{si(theirs['median'], 's')} with {most}), {verdict}")
-    return _sentences(parts + ([_open_question(open_batches, most)] if open_batches else [])) + "."
+        rows.append((batch, one, theirs, kind, words))
+    return most, rows, open_batches
 
 
-def _sentences(parts: list[str]) -> str:
-    """Clauses as sentences: the first as it is (it follows the page's colon), the others capitalised."""
-    return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]])
+@section
+def threads_evidence(data: Dataset) -> Html:
+    """One thread against all of them on the first machine measured, a row per batch: both medians and the
+    verdict with its interval; under it what "level" means and any batch the consistency checks leave open."""
+    machine = first_with(data, GROUP)
+    most, rows, open_batches = _per_batch(machine)
+    if most == 1:
+        return note("This machine has a single thread to offer, so there is nothing to compare.")
+    body = [[batch, si(one["median"], "s"), si(theirs["median"], "s"), words] for batch, one, theirs, _, words in rows]
+    body += [[batch, si(one["median"], "s"), si(theirs["median"], "s"), "open (≠, below)"]
+             for batch, one, theirs, _ in open_batches]
+    below = [f"Level: {stats.LEVEL_WORDS}."] if any(kind == "level" for *_, kind, _ in rows) else []
+    if open_batches:
+        question = _open_question(open_batches, most)
+        below.append(question[:1].upper() + question[1:] + ".")
+    return (table(["batch", "1 thread", f"{most} threads", "verdict"], sorted(body),
+                  caption=f"A step's median time with one thread and with {most}, on {machine.label}")
+            + (note(" ".join(below)) if below else Html("")))
+
+
+@fact
+def threads_summary(data: Dataset) -> str:
+    """One sentence: at which batches all threads, one thread or neither was faster on the first machine measured,
+    and which batches are left open; or that the machine has only one thread."""
+    machine = first_with(data, GROUP)
+    most, rows, open_batches = _per_batch(machine)
+    if most == 1:
+        return "This machine has a single thread to offer, so there is nothing to compare."
+    said = {"all": f"{most} threads were faster", "one": "one thread was faster",
+            "twin": "one thread beat even the training step's time", "level": "the two took the same time"}
+    parts = []
+    for kind in ("all", "one", "twin", "level"):
+        batches = [str(batch) for batch, _, _, k, _ in rows if k == kind]
+        if batches:
+            parts.append(f"{said[kind]} at batch{'es' if len(batches) > 1 else ''} {listing(batches)}")
+    if open_batches:
+        parts.append(f"batch {listing([str(b) for b, *_ in open_batches])} is left open")
+    return f"On {untrusted.placeholder(machine.label)}, " + "; ".join(parts) + "."
 
 
 def _open_question(batches: list[tuple], most: int) -> str:
