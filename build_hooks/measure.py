@@ -204,7 +204,10 @@ ROUNDS = {"full": 3, "quick": 2}  # an experiment's points are measured round-ro
 
 
 def rounds_of(module, quick: bool) -> int:
-    """How many interleaved rounds an experiment gets (a snippet may set ROUNDS itself)."""
+    """How many interleaved rounds an experiment gets (a snippet may set ROUNDS itself, and QUICK_ROUNDS for a
+    quick build)."""
+    if quick and hasattr(module, "QUICK_ROUNDS"):
+        return module.QUICK_ROUNDS
     return getattr(module, "ROUNDS", ROUNDS["quick" if quick else "full"])
 
 

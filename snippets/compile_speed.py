@@ -50,6 +50,7 @@ DEPENDS = ["training_step", "transformer_block"]
 EXTRA_INFO = {}
 EXTRA_INFO_OPTIONAL = {"error": "text"}  # why torch.compile failed, where it did
 ROUNDS = 2  # each round compiles both models from an empty cache (tens of seconds on a small VM)
+QUICK_ROUNDS = 1  # a quick build (tests, previews; never published) compiles once: a compile is most of its time
 POINT_TIMEOUT_S = 600
 MLP_WIDTH = 512
 TRANSFORMER = {"d_model": 128, "seq": 64}

@@ -32,12 +32,13 @@ def with_plan(**changes):
 SMALL = {"batches": [8, 16], "widths": [WIDTH], "min_rounds": 3, "max_rounds": 3, "budget_s": 60}
 
 
+OVER = "document.getElementById('browser').dataset.run === 'over'"  # everything about the run is said
+
+
 def race_the_browser(watched, timeout_s=240):
     page = watched.page
     page.locator("#browser-start").click()
-    page.wait_for_function("!document.getElementById('browser-start').disabled && "
-                           "(document.getElementById('browser-status').textContent.includes('joined') || "
-                           "document.getElementById('browser-problem').textContent)", timeout=timeout_s * 1000)
+    page.wait_for_function(OVER, timeout=timeout_s * 1000)
 
 
 def downloaded(page):
@@ -216,6 +217,7 @@ def test_stop_keeps_what_was_finished(browser, site_url):
     page.locator("#browser-stop").click()
     # How soon is scripts/bench_browser_race.py's to report (a timing here would measure the suite's load).
     page.wait_for_function("!document.getElementById('browser-start').disabled", timeout=120_000)
+    page.wait_for_function(OVER, timeout=120_000)
     assert "Stopped" in page.locator("#browser-problem").text_content()
     if page.locator("#browser-download").is_visible():
         doc = downloaded(page)
@@ -298,6 +300,6 @@ def test_while_it_runs_the_page_names_the_running_backend_and_lanes_join_size_by
     # The largest batch runs first: the shortest epochs.
     assert f"So far: batch {SMALL['batches'][-1]}; the run goes on." in page.locator("#browser-status").text_content()
     page.locator("#browser-stop").click()
-    page.wait_for_function("!document.getElementById('browser-start').disabled", timeout=120_000)
+    page.wait_for_function(OVER, timeout=120_000)
     on_site_only(watched)
     watched.page.close()

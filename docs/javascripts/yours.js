@@ -218,7 +218,7 @@ function checkSchema(doc, checker, join) {
   }
   checkOrigin(doc, join);
   checkNumbers(doc, "$", join.max_number);  // before the schema, whose bounds would quote Infinity less plainly
-  const result = new checker.Validator(checker.schema, "2020-12", false).validate(doc);
+  const result = checker.validator.validate(doc);
   if (!result.valid) throw schemaProblem(result.errors, checker.schema, doc);
   if (doc.mode !== join.mode) {
     throw new FileProblem("$.mode", doc.mode === "quick"
@@ -345,10 +345,18 @@ function provenanceOf(doc, fileName, slot) {
 }
 
 /* "2 Dec 2026, 16:40" in the reader's own locale and time zone, not an ISO timestamp. */
+let dateFormat = null;  // made once: a formatter costs milliseconds to build, and every join of a run asks
 function when(iso) {
   const date = new Date(iso);
   if (isNaN(date.getTime())) return String(iso);
-  return date.toLocaleString(undefined, { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
+  dateFormat = dateFormat || new Intl.DateTimeFormat(undefined,
+    { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
+  return dateFormat.format(date);
+}
+
+/* A promise settled in a later task: what follows runs after the page has had a turn to draw and hear clicks. */
+function nextTask() {
+  return new Promise(function (resolve) { setTimeout(resolve, 0); });
 }
 
 /* "Chrome 131 on Linux" from a user-agent string; the string itself when it names no browser this knows. */
@@ -520,7 +528,10 @@ function loadChecker() {
   checkerRequest = checkerRequest || Promise.all([
     fetch(SCHEMA_URL).then(function (response) { return response.json(); }),
     import("./vendor/cfworker-json-schema/index.js"),
-  ]).then(function ([schema, module]) { return { schema: schema, Validator: module.Validator }; });
+  ]).then(function ([schema, module]) {
+    // One validator for every file: making one walks the whole schema, which cost more than checking a file.
+    return { schema: schema, validator: new module.Validator(schema, "2020-12", false) };
+  });
   checkerRequest.catch(function () { checkerRequest = null; });
   return checkerRequest;
 }
@@ -545,9 +556,12 @@ function makeSlot(name, box, race, prefix, words) {
     problem.append(head, " " + detail);
   }
 
-  function show(result, restored, extra) {
+  /* With `split` (a join while the browser race trains), the race's redraw and the words under it are two tasks:
+   * each stays short, so the page answers a click (Stop) between them. */
+  async function show(result, restored, extra, split) {
     if (race.setYours) race.setYours(name, result.lanes, result.machine);
     if (race.render) race.render(result);
+    if (split) await nextTask();
     if (words.shown) words.shown(result, current.text);
     say((restored ? "Restored from this browser: " : words.added) +
       result.lanes.map(function (l) { return l.label; }).join(" and ") + ", marked yours" + (race.setYours ? " in the race above. " : ". ") +
@@ -558,13 +572,14 @@ function makeSlot(name, box, race, prefix, words) {
   }
 
   /* Validate `text` as a results file and race it; returns the result, or null after saying why not. With `split`
-   * (the browser race's joins, which come while it trains), checking and drawing are two tasks, not one. */
+   * (the browser race's joins, which come while it trains), checking, drawing and saying are tasks of their own. */
   async function add(text, fileName, fromStorage, extra, split) {
     try {
+      if (split) await nextTask();  // not inside the task that heard the worker: each part is a task of its own
       const result = readResults(text, await loadChecker(), race, fileName, name);
-      if (split) await new Promise(function (resolve) { setTimeout(resolve, 0); });
+      if (split) await nextTask();
       current = { name: fileName, text: text };
-      show(result, fromStorage, extra);
+      await show(result, fromStorage, extra, split);
       if (keep.checked && !fromStorage) remember();
       return result;
     } catch (error) {
@@ -710,14 +725,23 @@ function setupBrowser(box, race, plan) {
 
   function done() { start.disabled = false; stop.hidden = true; bar.hidden = true; eta.textContent = ""; }
 
+  // Every join of every run, one at a time and in order: a late one must not replace a later file's lanes.
+  let adding = Promise.resolve(), runs = 0;
+  function join(text, fileName, words) {
+    adding = adding.then(function () { return slot.add(text, fileName, false, words, true); });
+    return adding;
+  }
+
   start.addEventListener("click", async function () {
-    const width = chosenWidth();
+    const width = chosenWidth(), mine = ++runs;
     start.disabled = true; stop.hidden = false; stop.disabled = false; bar.hidden = false; bar.value = 0; stopping = false;
+    box.dataset.run = "running";
     slot.say("Loading TensorFlow.js from this site\u2026");
-    let run, racing = false, software = false, adding = Promise.resolve();
+    let run, racing = false, software = false;
     try {
       const module = await import("./browser-race.js");
       loadChecker();  // fetched while TensorFlow.js loads: the lanes' first join then waits on nothing
+      when(new Date().toISOString());  // and the date formatter made (its locale data costs the first call ~10 ms)
       run = await module.raceBrowser(plan, width, race.join, {
         // Said before the first epoch: a software GPU changes what the race means.
         started: function (adapter) { software = Boolean(adapter && adapter.fallback_adapter); },
@@ -730,25 +754,27 @@ function setupBrowser(box, race, plan) {
           bar.value = fraction; eta.textContent = text;
         },
         stopped: function () { return stopping; },
-        // One add at a time, in order: a late partial must not replace the final file.
-        partial: function (doc, words) {
-          adding = adding.then(function () { return slot.add(JSON.stringify(doc), "your browser (so far)", false, words, true); });
-        },
+        partial: function (doc, words) { join(JSON.stringify(doc), "your browser (so far)", words); },
       });
-      await adding;
     } catch (error) {
+      await adding;
       slot.fail("The browser race could not run", error);
       done();
+      box.dataset.run = "over";
       return;
     }
+    // Training has ended (Stop ends the worker at once): the page is ready for another run now, and the final file
+    // joins after the joins before it, a few short tasks later.
+    done();
     if (!run.doc) {
+      await adding;
       slot.fail("Nothing was timed", new Error(run.problems.join(" ")));
     } else {
       shownWidth = String(width);
-      await slot.add(JSON.stringify(run.doc), run.name, false, run.summary, true);
-      if (run.problems.length) slot.warn(run.problems.join(" "));
+      await join(JSON.stringify(run.doc), run.name, run.summary);
+      if (run.problems.length && mine === runs) slot.warn(run.problems.join(" "));
     }
-    done(); // only now: the page has said everything about this run
+    if (mine === runs) box.dataset.run = "over";  // everything about this run is said (tests and benchmarks wait on it)
   });
   stop.addEventListener("click", function () { stopping = true; stop.disabled = true; eta.textContent = "Stopping\u2026"; });
   box.hidden = false;
