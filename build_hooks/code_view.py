@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -109,6 +110,24 @@ def block(kind: str, name: str, view: Callable, reads: tuple[str, ...]) -> Html:
     return html('<details class="crossover-code" data-search-exclude><summary>Code behind this {}</summary>'
                 '<p class="crossover-code__files">The view <code>{}</code>{}</p>{}{}{}</details>', kind,
                 source.where, measured_by(reads), link(kind, name), listing(source.code), _measurements(reads))
+
+
+_MEASURING_BLOCK = re.compile(r'<details class="crossover-code"><summary>How (\S+) is measured: .*?</details>', re.S)
+
+
+def measurements_once(page_html: str) -> str:
+    """Each experiment's "How it is measured" block the first time a page shows it, not under every section that
+    read it: the race page carried the same six blocks under each of its five sections (#39: never the same box
+    several times on a page). Every block still names its snippets in its one line. Runs on the finished page."""
+    seen: set[str] = set()
+
+    def once(match: re.Match) -> str:
+        if match.group(1) in seen:
+            return ""
+        seen.add(match.group(1))
+        return match.group(0)
+
+    return _MEASURING_BLOCK.sub(once, page_html)
 
 
 def _measurements(reads: tuple[str, ...]) -> Html:

@@ -24,6 +24,7 @@ from mkdocs.structure.files import File
 from build_hooks import (
     background,
     code_on_demand,
+    code_view,
     deferred,
     digests,
     experiments,
@@ -232,7 +233,7 @@ def on_post_page(output, page, config):
     then the theme's and plugins' HTML gets its accessibility and weight fixes, and the source
     listings of its "Code behind" blocks move to files of their own (code_on_demand)."""
     depth = page.url.count("/")
-    output = render.provenance_once(untrusted.restore(deferred.restore(output)))
+    output = code_view.measurements_once(render.provenance_once(untrusted.restore(deferred.restore(output))))
     output = render.site_root_links(post_html.fix(output, depth=depth), depth)
     return code_on_demand.extract(output, Path(config["site_dir"]), "../" * depth)
 

@@ -139,8 +139,8 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, ex
     if rate > peak:
         text = f"above this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')} ({share} of it)"
     elif not explain:
-        return (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}, "
-                + ("but its cores beat that peak, so the real share is lower" if overstated else "at most"))
+        return (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}"
+                + (". Its matrix products beat that peak, so the real share is lower" if overstated else ", at most"))
     else:
         clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
         text = (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "

@@ -55,3 +55,15 @@ def test_code_behind_names_only_the_experiments_a_section_renders(plots_left_out
     assert view_cache.reads[("section", "training_step")] == ("training_step",)
     page.render_section("gemm_rate", data)
     assert "gemm_rate" in view_cache.reads[("section", "gemm_rate")]
+
+
+def test_a_page_shows_each_experiments_measuring_block_once():
+    """Two sections that read one experiment: its "How it is measured" block stays under the first only, and each
+    section's one line still names the snippet."""
+    reads = ("epoch_time", "training_step")
+    first, second = (str(code_view.block("section", name, page.view("section", name), reads))
+                     for name in ("race_table", "verdict_grid"))
+    assert first.count("How epoch_time is measured") == second.count("How epoch_time is measured") == 1
+    once = code_view.measurements_once(first + second)
+    assert once.count("How epoch_time is measured") == once.count("How training_step is measured") == 1
+    assert once.count("measured by <code>snippets/epoch_time.py") == 2  # each section's one line

@@ -121,7 +121,7 @@ def test_a_share_below_a_peak_that_matrix_products_beat_says_it_overstates():
     machine = Machine(doc, "f", "t")
     text = page.render_fact("cpu_best_step_fraction_of_peak", Dataset([machine]))
     assert text.startswith("50% of this CPU's theoretical fp32 peak") and "close to" not in text
-    assert text.endswith("but its cores beat that peak, so the real share is lower")  # one clause: why-gpu explains
+    assert text.endswith(". Its matrix products beat that peak, so the real share is lower")  # why-gpu explains
     explained = wording.versus_peak(0.5 * machine.cpu["fp32_peak_flops"], machine, 4e11 * 1.1)
     assert "the percentage overstates the share reached" in explained and "at most" not in explained
     assert "matrix products reached 400 GFLOP/s (median)" in explained  # the number the captions quote

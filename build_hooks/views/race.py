@@ -379,10 +379,11 @@ def estimate_trails(data: Dataset) -> Html:
     lost, sizes, beaten = _estimate_trails(lanes)
     if not beaten:
         return html("<p>No other machine's CPU lane beats the estimated GPU beyond both spreads.</p>")
-    band_low = next(lane for lane in lanes if lane["estimate"])["band"][0]
+    estimate = next(lane for lane in lanes if lane["estimate"])
     lead = html("<p>At {} of the {} sizes raced, another machine's CPU beats the estimated GPU. Even its slower runs "
-                "(upper quartile) beat the estimate's fastest ({}× its value).</p>", lost, sizes, f"{band_low:.2g}")
-    host = data.with_experiment(race.EPOCH)[0]
+                "(upper quartile) beat the estimate's fastest ({}× its value).</p>", lost, sizes,
+                f"{estimate['band'][0]:.2g}")
+    host = next(m for m in data.machines if m.id == estimate["machine_id"])  # whose cost per operation it issues at
     rows = []
     for machine in [host] + [m for m in data.machines if m is not host]:
         cost, wins = gpu_estimate.host_op_seconds(machine), beaten.get(machine.id)

@@ -104,7 +104,9 @@ def threads_summary(data: Dataset) -> str:
         if batches:
             parts.append(f"{said[kind]} at batch{'es' if len(batches) > 1 else ''} {listing(batches)}")
     if open_batches:
-        parts.append(f"batch {listing([str(b) for b, *_ in open_batches])} is left open")
+        plural = len(open_batches) > 1
+        parts.append(f"batch{'es' if plural else ''} {listing([str(b) for b, *_ in open_batches])} "
+                     f"{'are' if plural else 'is'} left open")
     return f"On {untrusted.placeholder(machine.label)}, " + "; ".join(parts) + "."
 
 
