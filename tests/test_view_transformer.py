@@ -95,7 +95,7 @@ def test_the_estimate_crossover_follows_the_cpu_times():
     """A CPU slower than the H200 model everywhere gives a crossover at the first batch; a CPU far faster, none."""
     slow_cpu = page.render_fact("transformer_crossover", dataset(transformer_block=steps({1: 10.0, 8: 20.0})))
     fast_cpu = page.render_fact("transformer_crossover", dataset(transformer_block=steps({1: 1e-9, 8: 2e-9})))
-    assert "ESTIMATE (a model, not a measurement" in slow_cpu and "from batch 1 at d_model 128" in slow_cpu
+    assert "estimated NVIDIA H200 SXM (a model, not a measurement" in slow_cpu and "from batch 1 at d_model 128" in slow_cpu
     assert "at no batch measured at d_model 128 (at batch 8 the CPU is faster)" in fast_cpu
 
 
@@ -153,7 +153,7 @@ def test_profile_summary_names_each_models_largest_kind():
 def test_sections_render_tables_and_a_labelled_estimate_in_the_plot():
     """The steps section draws a figure whose legend labels the H200 lane an estimate, and tables every point."""
     html = page.render_section("transformer_steps", dataset(transformer_block=steps({1: 1e-3, 8: 2e-3})))
-    assert "<svg" in html and "ESTIMATE (a model, not measured)" in html and "(estimate," in html
+    assert "<svg" in html and "estimated (a model, not measured)" in html and "(estimate," in html
     assert stats.MEANINGFUL_RATIO > 1  # the verdict rule these sentences lean on
 
 

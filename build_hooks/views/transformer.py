@@ -150,7 +150,7 @@ def transformer_steps(data: Dataset) -> Html:
                 if estimate is not None:
                     band = estimate.band_words
                     seconds = [estimate.step(b, d_model)["seconds"] for b in batches]
-                    times.append(plots.Series(f"{estimate.name} ESTIMATE (a model, not measured), d_model {d_model}",
+                    times.append(plots.Series(f"{estimate.name}, estimated (a model, not measured), d_model {d_model}",
                                               batches, [s * 1e3 for s in seconds], ":", key))
                 for b in points:
                     found = regime(fitted, b) if device == "cpu" else None
@@ -306,7 +306,7 @@ def transformer_crossover(data: Dataset) -> str:
     if kind == "measured":
         return (f"the measured {untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))} is faster "
                 f"than this CPU beyond both spreads {first}{more}")
-    return (f"the {gpu_estimate.SHEET.name} ESTIMATE (a model, not a measurement) would be faster than this CPU "
+    return (f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than this CPU "
             f"beyond its stated band {first}{more}")
 
 
