@@ -369,11 +369,12 @@ def compile_speed(data: Dataset) -> Html:
                 + table(["model", "batch", "eager step", "compiled step", "compiled against eager",
                          "steps to repay the compile"], rows,
                         caption="Steps after compilation, eager against compiled")
-                + note("The ratio is of the two medians; its interval comes from the paired rounds. Steps to repay "
-                       "divide the compile time by the time each step saves. They are a lower bound: a first step "
-                       "at a new batch size can compile again, once.")
                 + marks_note_for(shown))
-    return per_machine(data, COMPILE, one)
+    # Said once under every machine's tables, not under each.
+    rules = note("The ratio is of the two medians; its interval comes from the paired rounds. Steps to repay divide "
+                 "the compile time by the time each step saves. They are a lower bound: a first step at a new batch "
+                 "size can compile again, once.")
+    return per_machine(data, COMPILE, one) + (rules if data.shown(COMPILE) else Html(""))
 
 
 @fact
