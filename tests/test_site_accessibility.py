@@ -52,7 +52,7 @@ def test_scripts_load_only_where_used(built_site):
 COLOUR_RULES = {"resultTypes": ["violations"], "runOnly": {"type": "rule", "values": ["color-contrast",
                                                                                     "link-in-text-block"]}}
 SHARDS = 2  # every scheme's pages in this many tests, which the test workers share
-# A table row built like an earlier row of its table (the same tags and classes in every cell, down to the marks)
+# A table row built like an earlier row of its table (the same tags, classes and inline styles, down to the marks)
 # is styled like it, so axe checks the first of each kind: the long tables of All measurements, About the data and
 # the code reference took half of the audit's time, row after identical row.
 MARK_REPEATED_ROWS = """() => {
@@ -60,7 +60,8 @@ MARK_REPEATED_ROWS = """() => {
   for (const body of document.querySelectorAll("tbody")) {
     const seen = new Set();
     for (const row of body.rows) {
-      const shape = [...row.querySelectorAll("*")].map(e => e.tagName + "." + e.className).join(" ");
+      const shape = [...row.querySelectorAll("*")]
+        .map(e => e.tagName + "." + e.getAttribute("class") + "|" + e.getAttribute("style")).join(" ");
       if (seen.has(shape)) { row.dataset.axeRepeat = ""; marked++; } else seen.add(shape);
     }
   }
