@@ -44,6 +44,12 @@ def si(value: float, unit: str, digits: int = 3) -> str:
     return f"{scaled:.{decimals}f} {prefix}{unit}"
 
 
+def rough_count(value: float) -> str:
+    """A count to two significant figures, with thousands separators: 5423 -> "5,400" (an estimate or a ratio of
+    noisy medians is not known to the unit)."""
+    return f"{float(f'{value:.2g}'):,.0f}"
+
+
 def listing(items: list[str]) -> str:
     """Items as prose: "a", "a and b", "a, b and c"."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"

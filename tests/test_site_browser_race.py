@@ -10,6 +10,7 @@ import pytest
 from test_site_yours import Watched
 
 from build_hooks import store
+from scripts.bench_browser_race import OVER  # everything about the run is said
 
 DATA = re.compile(r'(<script type="application/json" id="race-data">)(.*?)(</script>)', re.S)
 LIBRARY = ("vendor/tfjs/", "browser-race.js")
@@ -32,7 +33,6 @@ def with_plan(**changes):
 SMALL = {"batches": [8, 16], "widths": [WIDTH], "min_rounds": 3, "max_rounds": 3, "budget_s": 60}
 
 
-OVER = "document.getElementById('browser').dataset.run === 'over'"  # everything about the run is said
 
 
 def race_the_browser(watched, timeout_s=240):

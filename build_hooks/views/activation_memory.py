@@ -18,6 +18,7 @@ from build_hooks.render import (
     note,
     per_machine,
     provenance,
+    rough_count,
     si,
     table,
 )
@@ -123,7 +124,7 @@ def memory_limits(data: Dataset) -> str:
         raise MissingData("not enough activation-memory points for a fit")
     fixed, per_sample = line
     # Two significant figures: an extrapolation is not known to the sample.
-    limits = listing([f"{gb} GB at about batch {float(f'{(gb * 1e9 - fixed) / per_sample:.2g}'):,.0f}"
+    limits = listing([f"{gb} GB at about batch {rough_count((gb * 1e9 - fixed) / per_sample)}"
                       for gb in MEMORY_SIZES_GB])
     return (f"each sample adds {si(per_sample, 'B')} of saved activations. A straight-line "
             f"extrapolation of the measured points fills {limits}. That is an estimate, ignoring weights, "

@@ -18,6 +18,7 @@ from build_hooks.render import (
 from build_hooks.wording import ratio_sentence, same_configuration
 
 GROUP = "threads"
+SINGLE_THREAD = "This machine has a single thread to offer, so there is nothing to compare."
 
 
 @section
@@ -75,7 +76,7 @@ def threads_evidence(data: Dataset) -> Html:
     machine = first_with(data, GROUP)
     most, rows, open_batches = _per_batch(machine)
     if most == 1:
-        return note("This machine has a single thread to offer, so there is nothing to compare.")
+        return note(SINGLE_THREAD)
     body = [[batch, si(one["median"], "s"), si(theirs["median"], "s"), words] for batch, one, theirs, _, words in rows]
     body += [[batch, si(one["median"], "s"), si(theirs["median"], "s"), "open (≠, below)"]
              for batch, one, theirs, _ in open_batches]
@@ -95,7 +96,7 @@ def threads_summary(data: Dataset) -> str:
     machine = first_with(data, GROUP)
     most, rows, open_batches = _per_batch(machine)
     if most == 1:
-        return "This machine has a single thread to offer, so there is nothing to compare."
+        return SINGLE_THREAD
     said = {"all": f"{most} threads were faster", "one": "one thread was faster",
             "twin": "one thread beat even the training step's time", "level": "the two took the same time"}
     parts = []

@@ -22,6 +22,7 @@ from build_hooks.render import (
     missing,
     note,
     per_machine,
+    rough_count,
     si,
     table,
 )
@@ -354,8 +355,8 @@ def compile_speed(data: Dataset) -> Html:
                 shown += [eager, fast]
                 saved = eager["stats"]["median"] - fast["stats"]["median"]
                 # Two significant figures: a four-digit count from two noisy medians claims more than they show.
-                steps = float(f"{compiled['stats']['median'] / saved:.2g}")
-                repay = f"about {steps:,.0f}" if ratio.verdict > 0 else "no measured saving"
+                repay = (f"about {rough_count(compiled['stats']['median'] / saved)}" if ratio.verdict > 0
+                         else "no measured saving")
                 rows.append([model, batch, measured_value(eager["stats"], eager["extra_info"], "s"),
                              measured_value(fast["stats"], fast["extra_info"], "s"),
                              ratio_sentence(ratio, "{} faster compiled", "{} slower compiled",
