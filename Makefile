@@ -21,6 +21,9 @@ export NO_MKDOCS_2_WARNING := 1
 # nbconvert (loaded by mkdocs-jupyter before any hook runs) otherwise instantiates every exporter
 # it can find on import, half a second of each build; the lab page names the one it uses (HTML).
 export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
+# `make test` installs from three registries that share no files (pip, npm, Debian's): side by side, a clean
+# clone's CI starts testing sooner. Recipes stay sequential within a target; the installs are quiet.
+MAKEFLAGS += --jobs=3
 
 .PHONY: serve site measured measure test test-fast chromium screenshots vendor clean
 
