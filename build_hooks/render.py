@@ -129,6 +129,15 @@ def table(head: list, rows: list[list], caption: object = "", table_id: str = ""
                 name, ident, cap, th, body)
 
 
+def fold_constant_columns(head: list, rows: list[list], columns: list[int]) -> tuple[list, list[list], list[Html]]:
+    """`head` and `rows` without those of `columns` that hold one value in every row (of two or more rows), and
+    for each column left out, "its heading: its value", to say once beside the table instead of in every row."""
+    constant = [c for c in columns if len(rows) > 1 and len({str(row[c]) for row in rows}) == 1]
+    said = [html("{}: {}", head[c], rows[0][c]) for c in constant]
+    keep = [i for i in range(len(head)) if i not in constant]
+    return [head[i] for i in keep], [[row[i] for i in keep] for row in rows], said
+
+
 def figure(svg: Html, caption: object) -> Html:
     """A plot (Html from plots) with its caption (text unless Html)."""
     return html('<figure class="crossover-figure">{}<figcaption>{}</figcaption></figure>', svg, caption)
@@ -210,7 +219,6 @@ def measured_value(point_stats: dict, extra: dict, unit: str, per: str = "") -> 
 def provenance(machine: Machine, host: Machine | None = None) -> Html:
     """One line saying where, when and with what a machine's numbers were measured."""
     cpu, sw, commit = machine.cpu, machine.doc["software"], machine.doc["commit_info"]
-    peak = si(cpu["fp32_peak_flops"], "FLOP/s") if cpu["fp32_peak_flops"] else "unknown"
     clock = si(cpu["clock_hz"], "Hz") if cpu["clock_hz"] else "clock unknown"
     gpu = machine.gpu
     gpu_text = f"GPU {gpu['name']} ({_gpu_stack(machine)})" if gpu else "no GPU"
@@ -218,28 +226,14 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
     if commit["dirty"]:
         commit_text += " (modified)"
     return html(
+        # Where, when and with what; no derived figure (the peak and what beat it live on why-gpu, where they
+        # are explained: said under every table they were a caveat a reader met a dozen times).
         '<p class="crossover-provenance">Measured on <strong>{}</strong>, {} threads at {}; {}. '
-        # The peak's formula is the matrix-product section's caption (gemm_rate), not repeated under every table.
-        "Its fp32 peak is {}.{} "
         "Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}</p>",
-        cpu["brand"], cpu["threads_used"], clock, gpu_text, peak, _peak_beaten(machine),
+        cpu["brand"], cpu["threads_used"], clock, gpu_text,
         sw["python"], sw["torch"],
         sw["blas"], sw["numpy"], sw["float32_matmul_precision"], machine.doc["datetime"][:10], commit_text,
         machine.origin, machine.source, version_note(machine, host))
-
-
-def _peak_beaten(machine: Machine) -> str:
-    """" That is a floor, not a ceiling: ..." when any of the machine's own matrix products (the square sweep or
-    the split products) beat the peak computed from its reported clock, else nothing."""
-    from build_hooks import analysis  # views' helper; imported here to keep render's imports light
-    from build_hooks.dataset import not_recording
-
-    with not_recording():  # about the machine, not an input of the section it sits under
-        best = analysis.rate_above_peak(machine, split_too=True)
-    if not best:
-        return ""
-    # Why (a boost clock, a miscounted unit) is not something the data shows, so it is not said.
-    return f" That is a floor, not a ceiling: its matrix products reached {si(best, 'FLOP/s')}."
 
 
 def _gpu_stack(machine: Machine) -> str:

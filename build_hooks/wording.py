@@ -39,13 +39,16 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
     """
     ratios = [a["median"] / b["median"] for a, b in pairs if stats.unpaired_ratio(a, b).verdict != 0]
     if not ratios:
-        return f"agree with them ({stats.LEVEL_WORDS})"
-    agree = (f"agree ({stats.LEVEL_WORDS}) for {len(pairs) - len(ratios)} of {len(pairs)} and differ"
-             if len(ratios) < len(pairs) else "differ")
+        return f"They agree ({stats.LEVEL_WORDS})"
     spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
               f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
-    rest = "" if len(ratios) == len(pairs) else " for the other" if len(ratios) == 1 else " for the others"
-    return f"{agree} {spread}{rest}{_against_tolerance(ratios, flagged)}{_why(machine, groups)}"
+    # Sentences, not clauses (#39): how many agree, then by how much the rest differ.
+    if len(ratios) == len(pairs):
+        differ = f"They differ {spread}"
+    else:
+        rest = "The other differs" if len(ratios) == 1 else f"The other {len(ratios)} differ"
+        differ = f"{len(pairs) - len(ratios)} of the {len(pairs)} agree ({stats.LEVEL_WORDS}). {rest} {spread}"
+    return f"{differ}{_against_tolerance(ratios, flagged)}{_why(machine, groups)}"
 
 
 def _against_tolerance(ratios: list[float], flagged: bool) -> str:

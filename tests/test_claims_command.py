@@ -32,7 +32,7 @@ def test_a_flipped_verdict_is_reported(tmp_path, capsys):
         path.write_text(json.dumps(doc))
     assert claims.main([str(p) for p in paths]) == 1
     out = capsys.readouterr().out
-    assert "threads_summary" in out and "one_thread_wins" in out and "2 differ" in out
+    assert "threads_summary" in out and "one_thread_wins" in out and "one_thread_answer" in out and "3 differ" in out
 
 
 def test_normalise_keeps_batches_and_blanks_measurements():

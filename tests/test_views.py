@@ -278,10 +278,10 @@ def test_a_tie_with_an_estimate_is_called_inside_its_band_not_the_measured_sprea
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32]})
     empty = Dataset([])
     text = page.render_fact("race_smallest_batch", empty)
-    assert "That is inside the estimate's stated band (from 0.5× to 2× its value) once the measured lane's spread" in text
+    assert "Their 1.2× gap is inside the estimate's band, once the measured lane's spread is counted" in text
     assert "measurements' spread" not in text
     lanes[1] |= {"estimate": False, "epochs": {"32": {"1": {"seconds": 1.15, "q1": 1.1, "q3": 1.25}}}}
-    assert "That is inside the measurements' spread" in page.render_fact("race_smallest_batch", empty)
+    assert "Their 1.04× gap is inside the measurements' spread" in page.render_fact("race_smallest_batch", empty)
 
 
 def test_the_small_network_epoch_is_set_against_the_estimate_when_no_gpu_was_measured():
@@ -317,20 +317,21 @@ def test_an_unfinished_experiment_is_shown_as_not_measured_with_why():
 
 
 def test_the_break_even_work_is_a_fixed_cost_times_a_peak():
-    """The one number: the CPU's per-operation cost × its best matrix-product rate, and the estimated GPU's issuing
-    (that cost plus the published launch) × its datasheet FP32 peak, each stated with its two factors."""
+    """The one number, as a table: the CPU's per-operation cost × its best matrix-product rate, and the estimated
+    GPU's issuing (that cost plus the published launch) × its datasheet FP32 peak, each row with its two factors."""
     from build_hooks import analysis
     from build_hooks import gpu_estimate as gpu_model
     from build_hooks.render import si
     from conftest import complete_doc
 
     machine = Machine(complete_doc(), "f", "t")
-    text = page.render_fact("break_even_work", Dataset([machine]))
+    text = page.render_section("break_even_table", Dataset([machine]))
     op, rate = gpu_model.host_op_seconds(machine), max(analysis.gemm_rates(machine, "cpu").values())
     peak = gpu_model.SHEET.fp32_flops
     issue = op + gpu_model.LAUNCH_HOST_S
-    assert f"about {si(op * rate, 'FLOP')} before" in text and f"{si(op, 's')} × {si(rate, 'FLOP/s')}" in text
-    assert f"about {si(issue * peak, 'FLOP')}." in text and f"{si(peak, 'FLOP/s')} FP32 peak" in text
+    cpu_row, gpu_row = text.split("<tbody>")[1].split("</tr>")[:2]
+    assert all(cell in cpu_row for cell in (si(op, "s"), si(rate, "FLOP/s"), si(op * rate, "FLOP")))
+    assert all(cell in gpu_row for cell in (si(issue, "s"), si(peak, "FLOP/s"), si(issue * peak, "FLOP")))
 
 
 def test_one_share_is_not_stated_as_a_range():
@@ -410,7 +411,7 @@ def test_the_estimated_crossover_is_the_first_batch_of_an_unbroken_estimate_lead
                                                          "widths": [8, 32, 512, 2048], "batches": [1, 64, 512]})
     assert page.render_fact("estimated_crossovers", Dataset([])) == (
         "By the labelled estimate against this host's CPU, a GPU would win at width 32 only at batch 64, "
-        "from batch 64 at width 512 and from batch 512 at width 2048 (and at batch 1 alone). "
+        "from batch 64 at width 512 and from batch 512 at width 2048 (and at batch 1, a lead the batches beside it do not share). "
         "At width 8 it wins at no batch raced")
 
 
@@ -419,13 +420,13 @@ def test_activation_counts_alike_on_every_shown_machine_are_one_table():
     the others, and leaves out the CUDA column no CPU fills; where they differ, each machine keeps its own."""
     from conftest import add_points
 
-    def cpu(name, bytes_at_64):
+    def cpu(name, bytes_at_64):  # each has a GPU (unused here), so a page draws both
         points = [({"batch": b}, v, {"weight_bytes": 4096, "unit": "bytes"}) for b, v in ((1, 1e3), (64, bytes_at_64))]
-        return Machine(add_points(synthetic_doc(machine_id=name.lower(), brand=name), "activation_memory", points),
-                       name, "t")
+        return Machine(add_points(synthetic_doc(machine_id=name.lower(), brand=name, gpu="Fixture GPU"),
+                                  "activation_memory", points), name, "t")
     alike = str(page.render_section("activation_memory", Dataset([cpu("Alpha", 6.4e4), cpu("Beta", 6.4e4)])))
     assert alike.count("<table") == 1 and "CUDA peak" not in alike
-    assert "The other machine shown counted the same bytes: Beta (4 threads)." in alike and "They are counts" in alike
+    assert "The other machine shown counted the same bytes: Fixture GPU + Beta (4 threads)." in alike and "They are counts" in alike
     apart = str(page.render_section("activation_memory", Dataset([cpu("Alpha", 6.4e4), cpu("Beta", 7e4)])))
     assert apart.count("<table") == 2 and "the same bytes" not in apart
 
@@ -446,6 +447,6 @@ def test_the_cheat_sheets_key_numbers_are_the_lessons_own():
     even = break_even(committed)
     params = cost_model.measured_params(committed.with_experiment("training_step")[0], "cpu")
     for value in (si(even.op_s, "s"), si(even.cpu_flop, "FLOP"), si(even.gpu_flop, "FLOP"),
-                  f"<td>{_ridge(_cpu_ridge(params))}</td>"):
+                  f"<td>{_ridge(_cpu_ridge(params))} FLOP/B</td>"):
         assert value in shown
     assert "(a model)" in shown and shown.count("<tr>") == shown.count('<a href="') + 1  # a link per row

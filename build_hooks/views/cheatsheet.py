@@ -7,7 +7,7 @@ from build_hooks.dataset import Dataset
 from build_hooks.page import section
 from build_hooks.render import SITE_ROOT, Html, MissingData, html, si, table
 from build_hooks.views.cost_model import break_even
-from build_hooks.views.intensity import _cpu_ridge, _ridge
+from build_hooks.views.intensity import SHEET, _cpu_ridge, _ridge
 from build_hooks.views.precision import bf16_against_fp32
 
 
@@ -25,6 +25,7 @@ def key_numbers(data: Dataset) -> Html:
     if params is None:
         raise MissingData("no copy bandwidth or matrix-product rate to sum up")
     why_batch = _lesson("batch-size/#why-the-batch-decides", "Why batch size matters")
+    why_regimes = _lesson("regimes/#arithmetic-intensity-worked-out", "Three regimes")
     rows = [
         ["fixed cost per operation (fitted to whole steps)", si(even.op_s, "s"),
          _lesson("cost-model/", "Predicting a step")],
@@ -33,11 +34,14 @@ def key_numbers(data: Dataset) -> Html:
         ["work an operation needs to outlast its fixed cost", si(even.cpu_flop, "FLOP"), why_batch],
         [f"the same on the estimated {even.gpu.name} (a model)", si(even.gpu_flop, "FLOP"), why_batch],
         ["copy bandwidth, largest copy", si(params.bandwidth, "B/s"), _lesson("regimes/", "Three regimes")],
-        ["FLOPs per byte to be compute-bound (ridge point)", _ridge(_cpu_ridge(params)),
-         _lesson("regimes/#arithmetic-intensity-worked-out", "Three regimes")],
+        ["ridge point: FLOPs per byte to be compute-bound", f"{_ridge(_cpu_ridge(params))} FLOP/B", why_regimes],
+        [f"the same on the {SHEET.name}, fp32 (published)", f"{_ridge(SHEET.fp32_flops / SHEET.memory_bytes_s)} FLOP/B",
+         why_regimes],
+        [f"the same on the {SHEET.name}, bf16 tensor cores (published)",
+         f"{_ridge(SHEET.bf16_flops / SHEET.memory_bytes_s)} FLOP/B", why_regimes],
     ]
     bf16 = bf16_against_fp32(host)
     if bf16:
         rows.append(["bf16 against fp32, one matrix product", bf16, _lesson("mixed-precision/", "Mixed precision")])
     return table(["quantity", "value", "explained in"], rows,
-                 caption=f"Measured on {host.label}, or fitted to its measurements, except the estimated GPU's row.")
+                 caption=f"Measured on {host.label}, or fitted to its measurements, except the rows that name a GPU.")

@@ -14,6 +14,7 @@ from build_hooks.render import (
     MissingData,
     figure,
     first_with,
+    fold_constant_columns,
     gpu_with,
     html,
     join,
@@ -101,9 +102,11 @@ def gpu_estimate(data: Dataset) -> Html:
                   *(si(bound, "s") for bound in gpu_model.band(step["seconds"], step["floor"], gpu.faster))),
              gpu.bounded_by(batch, width)]
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
-    return (note(f"Estimate source: {gpu.source}. Not a measurement.")
-            + table(["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)",
-                     "bounded by"], rows))
+    head = ["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)", "bounded by"]
+    head, rows, same = fold_constant_columns(head, rows, [3, 4])
+    # A column with one value in every row is said once, in the note (#39: a table of identical cells).
+    every = html(" In every row, {}.", join(same, "; ")) if same else ""
+    return note(html("Estimate source: {}. Not a measurement.{}", gpu.source, every)) + table(head, rows)
 
 
 def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, int, float | None, dict]]:
@@ -321,13 +324,23 @@ def break_even(data: Dataset) -> BreakEven:
     return BreakEven(host, op, max(rates.values()), op + gpu_model.LAUNCH_HOST_S, gpu)
 
 
-@fact
-def break_even_work(data: Dataset) -> str:
-    """The one number behind the crossover (break_even), for the CPU and the estimated GPU. Two sentences."""
-    even = break_even(data)
-    op, rate, issue, gpu = even.op_s, even.rate, even.issue_s, even.gpu
-    return (f"On this build's CPU, an operation must do about {si(even.cpu_flop, 'FLOP')} before its arithmetic "
-            f"outlasts its fixed cost: {si(op, 's')} × {si(rate, 'FLOP/s')}. On the estimated {gpu.name}, it must do "
-            f"about {si(even.gpu_flop, 'FLOP')}. That is {si(issue, 's')} to issue it ({si(op, 's')} here "
-            f"plus a {si(gpu_model.LAUNCH_HOST_S, 's')} launch, published by PETSc) × its datasheet's "
-            f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} FP32 peak")
+@section
+def break_even_table(data: Dataset) -> Html:
+    """The one number behind the crossover (break_even) as a two-row table: each device's fixed cost per operation,
+    its arithmetic rate, and their product, the work an operation needs before its arithmetic outlasts that cost."""
+    try:
+        even = break_even(data)
+    except MissingData as why:
+        return missing(f"Not computed for this build: {why}.")
+    gpu = even.gpu
+    rows = [[f"CPU: {even.host.label} (measured)", si(even.op_s, "s"),
+             f"{si(even.rate, 'FLOP/s')} (its best matrix product)", si(even.cpu_flop, "FLOP")],
+            [f"{gpu.name} (estimated)",
+             f"{si(even.issue_s, 's')} ({si(even.op_s, 's')} to issue it here, plus a "
+             f"{si(gpu_model.LAUNCH_HOST_S, 's')} launch, published by PETSc)",
+             f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} (datasheet FP32 peak)", si(even.gpu_flop, "FLOP")]]
+    return table(["device", "fixed cost per operation", "arithmetic rate", "work to outlast the fixed cost"], rows,
+                 caption="Work one operation needs before its arithmetic takes longer than its fixed cost "
+                         "(fixed cost × rate)")
+
+

@@ -39,3 +39,13 @@ def _share_range(part: dict, whole: dict) -> str:
     low = 100 * part["q1"] / whole["q3"] if whole["q3"] else 0.0
     high = 100 * part["q3"] / whole["q1"] if whole["q1"] else float("inf")
     return f"{low:.0f}% to {high:.0f}%"
+
+
+@fact
+def ddp_answer(data: Dataset) -> str:
+    """The FAQ's measured answer: whether two DDP processes beat one process on this build's CPU, with both times."""
+    points = analysis.point_stats(first_with(data, GROUP), GROUP, "setup")
+    one, ddp = points["one_process"]["median"], points["ddp"]["median"]
+    verdict = stats.paired_ratio(points["one_process"], points["ddp"]).verdict
+    answer = "no" if verdict < 0 else "yes" if verdict > 0 else "not beyond the spread"
+    return f"Here, {answer}: two processes took {si(ddp, 's')} per step, and one took {si(one, 's')}"

@@ -28,11 +28,11 @@ def grad_accumulation(data: Dataset) -> Html:
     checking the one-batch row against the training-step experiment."""
     def one(m: Machine) -> Html:
         points = m.measured(ACCUMULATION)
-        rows = [[DEVICE_NAME[b["params"]["device"]], b["params"]["effective_batch"],
+        rows = [[DEVICE_NAME[b["params"]["device"]], b["params"]["width"], b["params"]["effective_batch"],
                  f"{b['extra_info']['micro_batches']} × {b['params']['micro_batch']}",
                  measured_value(b["stats"], b["extra_info"], "s"), si(b["extra_info"]["activation_bytes"], "B")]
                 for b in points]
-        return (table(["device", "effective batch", "micro-batches × size", "time per optimiser step",
+        return (table(["device", "hidden width", "effective batch", "micro-batches × size", "time per optimiser step",
                        "activations kept (one micro-batch)"], rows) + marks_note_for(points) + _twin_note(m))
     return per_machine(data, ACCUMULATION, one)
 
@@ -68,4 +68,4 @@ def _twin_note(machine: Machine) -> Html:
     if not pairs:
         return Html("")
     return note("The one-batch row is the same step as the training-step experiment's point at that batch "
-                f"and width; they {same_configuration(pairs, machine, [ACCUMULATION, 'training_step'])}.")
+                f"and width. {same_configuration(pairs, machine, [ACCUMULATION, 'training_step'])}.")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, consistency, stats, untrusted
+from build_hooks import analysis, consistency, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -11,6 +11,7 @@ from build_hooks.render import (
     first_with,
     marks_note_for,
     measured_value,
+    missing,
     per_machine,
     si,
     table,
@@ -37,8 +38,8 @@ def inference_latency(data: Dataset) -> Html:
 
 @fact
 def inference_summary(data: Dataset) -> str:
-    """Batch-1 inference against a batch-1 training step of the same model (another experiment),
-    on this CPU and then on every other machine that measured both (the ratio depends on the CPU)."""
+    """Batch-1 inference against a batch-1 training step of the same model (another experiment), on this CPU;
+    inference_versus_step tables every machine that measured both."""
     machine = first_with(data, GROUP)
     widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
     ratio, step, forward = _step_over_forward(machine, widest)
@@ -49,14 +50,28 @@ def inference_summary(data: Dataset) -> str:
                  f"{times_with_interval(ratio)} longer" + _epoch_disagrees(machine, widest, step["stats"]["median"]))
         quoted.append(step)
     text += marked_timings(quoted)  # caveats after the sentence, not inside it
-    elsewhere = [f"On {untrusted.placeholder(m.label)}, the batch-1 step took {si(step['stats']['median'], 's')} "
-                 f"against {si(forward['stats']['median'], 's')} for the forward pass, {times_with_interval(r)}."
-                 for m in data.with_experiment(GROUP) if m is not machine
-                 for r, step, forward in [_step_over_forward(m, widest)] if r is not None]
-    if elsewhere:  # one machine per sentence
-        text += (". At that width, the other CPUs in this build's data were timed too. " + " ".join(elsewhere)
-                 + " How much a forward pass saves depends on the CPU")
     return text
+
+
+TABLE_MACHINES = 6  # rows of the forward-against-step table; the gallery lists every machine
+
+
+@section
+def inference_versus_step(data: Dataset) -> Html:
+    """Per machine that measured both at the widest width: the batch-1 forward pass, the batch-1 training step of
+    the same model, and how many times longer the step took (the saving depends on the CPU)."""
+    machine = first_with(data, GROUP)
+    widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
+    rows = [[m.label, measured_value(forward["stats"], forward["extra_info"], "s"),
+             measured_value(step["stats"], step["extra_info"], "s"), times_with_interval(r)]
+            for m in data.with_experiment(GROUP)
+            for r, step, forward in [_step_over_forward(m, widest)] if r is not None]
+    if not rows:
+        return missing("No CPU measured both a forward pass and a training step at this width.")
+    more = len(rows) - TABLE_MACHINES
+    return table(["CPU", "batch-1 forward pass", "batch-1 training step", "step ÷ forward"], rows[:TABLE_MACHINES],
+                 caption=f"One request against one training step, width {widest}"
+                         + (f"; {more} more machines are in the gallery" if more > 0 else ""))
 
 
 def _step_over_forward(machine, width: int) -> tuple:

@@ -178,3 +178,21 @@ def numpy_fp16(data: Dataset) -> str:
                              "the same as float32 within the measurements' spread")
     return (f"numpy's float64 product took {si(took['fp64'], 's')}. Float16 took {si(took['fp16'], 's')} "
             f"against float32's {si(took['fp32'], 's')}: {verdict}")
+
+
+@fact
+def bf16_answer(data: Dataset) -> str:
+    """The FAQ's measured answer: bf16 against fp32 for a CPU matrix product, on this build's CPU and then on each
+    other machine a lesson page draws or, past those, as a count."""
+    said = [(m, bf16_against_fp32(m)) for m in data.with_experiment(GROUP)]
+    said = [(m, words) for m, words in said if words]
+    if not said:
+        raise MissingData("no CPU measured bf16 against fp32")
+    (first, words), others = said[0], said[1:]
+    where = "Here" if first is data.host else f"On {untrusted.placeholder(first.label)}"
+    text = f"{where}, a matrix product ran {words} in bf16" if words != "level" else f"{where}, the two were level"
+    if others:
+        text += ". Elsewhere: " + "; ".join(f"{w} on {untrusted.placeholder(m.label)}" for m, w in others[:3])
+        if len(others) > 3:
+            text += f"; and {len(others) - 3} more machines in the gallery"
+    return text

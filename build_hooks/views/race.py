@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, conditions, gate, gpu_estimate, plots, race, untrusted
+from build_hooks import analysis, gpu_estimate, plots, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import SITE_ROOT, Html, figure, html, join, listing, missing, multiple, note, si, table
@@ -199,14 +199,16 @@ def _verdict(data: Dataset, which: str) -> str:
         # An estimate's band is stated, far wider than a measured spread: a tie with it may lie well
         # outside the measured lane's quartiles, so only the band is named.
         # The medians alone may lie outside the band: the measured lane's spread is what reaches into it.
-        within = (f"the estimate's stated band ({_band_words(winner, runner_up)}) once the measured lane's spread is "
-                  "counted" if winner["estimate"] or runner_up["estimate"] else "the measurements' spread")
+        # The band's numbers are said once, under "Reading the race" (race_lanes_kind); three significant figures,
+        # so a gap just inside an edge of the band does not print as the edge itself.
+        within = ("the estimate's band, once the measured lane's spread is counted"
+                  if winner["estimate"] or runner_up["estimate"] else "the measurements' spread")
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.
         (one, one_lane), (other, other_lane) = sorted(((first, winner), (second, runner_up)),
                                                       key=lambda pair: pair[1]["label"])
         return (f"{where}{_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
-                f"{_lane_name(other_lane)} {si(other['seconds'], 's')}. They are {multiple(slow / fast)} apart. That "
-                f"is inside {within}: too close to name a winner")
+                f"{_lane_name(other_lane)} {si(other['seconds'], 's')}: too close to name a winner. Their "
+                f"{slow / fast:.3g}× gap is inside {within}")
     uncertain = (f". The estimate's band is {_band_words(winner, runner_up)}, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
     others = _against_other_cpus(lanes, gpu[1], width, batch) if same_host else ""
@@ -248,7 +250,10 @@ def race_issue_bound(data: Dataset) -> str:
     if estimate is None:
         return "No lane here is estimated"
     bound, raced = race.host_bound_sizes(data, estimate)
-    return f"This host's issue rate, not the GPU, sets the estimate at {bound} of its {raced} sizes"
+    where = f"At every one of the {raced} sizes raced" if bound == raced else f"At {bound} of the {raced} sizes raced"
+    if not bound:
+        return "At every size raced, the estimate's time comes from the modelled GPU's own work"
+    return f"{where}, the estimate's time is how long this host takes to send the GPU its work"
 
 
 @fact
@@ -266,7 +271,7 @@ def estimated_crossovers(data: Dataset) -> str:
         # A lead the grid shows below the crossover (a level or CPU batch breaks the run after it) is named too.
         lone = [str(b) for b in sorted(leads) if leads[b] == 1 and (first is None or b < first)]
         if first is not None:
-            also = f" (and at batch {listing(lone)} alone)" if lone else ""
+            also = f" (and at batch {listing(lone)}, a lead the batches beside it do not share)" if lone else ""
             wins.append(f"from batch {first} at width {width}{also}")
         elif lone:
             wins.append(f"at width {width} only at batch {listing(lone)}")
@@ -303,13 +308,10 @@ def race_estimate_flat(data: Dataset) -> str:
         return "Every GPU lane here is measured, so where its step time starts to grow is measured too"
     bound, raced = race.host_bound_sizes(data, estimate)
     if bound == raced:
-        return (f"For the estimated GPU this is the model's doing, not a finding. At every one of the {raced} "
-                "sizes raced, issuing a step's operations on this host takes longer than the modelled GPU needs "
-                "to run them. So its step time is flat by construction, and its datasheet figures change none of "
-                "its times. Its epoch keeps halving")
-    return (f"For the estimated GPU, issuing a step's operations on this host outlasts the modelled GPU's work at "
-            f"{bound} of the {raced} sizes raced. There its step time is flat by construction. Only the "
-            "other sizes' growth comes from the model's arithmetic and memory terms")
+        return ("This build's GPU lane cannot show that point. Its step time is flat by construction: at every size, "
+                "this host sends the work more slowly than the modelled GPU runs it. So its epoch keeps halving")
+    return (f"This build's GPU lane shows that point only in part. At {bound} of the {raced} sizes, this host sends "
+            "the work more slowly than the modelled GPU runs it, so its step time is flat there by construction")
 
 
 @fact
@@ -351,23 +353,6 @@ def _sizes_words(by_width: dict[int, list[int]]) -> str:
                      for w, bs in sorted(by_width.items()))
 
 
-def _host_load_words(host) -> str:
-    """How little (or how much) other work ran while the host's steps were timed, and how often its canary found
-    the virtual machine slowed from outside: what else could make the estimate's host slow."""
-    # The cost per operation is fitted to the training-step experiment: the load during that one is what counts.
-    busy = ((host.doc["experiments"].get("training_step") or {}).get("conditions") or {}).get("foreign_cpu")
-    text = ""
-    if busy is not None:
-        text += (f"Other processes used at most {100 * busy:.2g}% of this host's CPU while its steps were timed. "
-                 + ("So other work on this host does not explain the gap. " if busy < conditions.FOREIGN_CPU_LIMIT
-                    else "That load may explain part of the gap. "))
-    slow = gate.slow_start_share(host.doc)
-    if slow is not None:
-        text += (f"A virtual machine can also be slowed from outside: in {100 * slow:.0f}% of this host's rounds, "
-                 f"its canary ran at least {gate.SLOW_STATE_RATIO:g}× slower than its fastest (About the data).")
-    return text.strip()
-
-
 @section
 def estimate_trails(data: Dataset) -> Html:
     """Where another machine's CPU lane beats the estimated GPU beyond both spreads: a one-line count, then a table
@@ -390,11 +375,11 @@ def estimate_trails(data: Dataset) -> Html:
         if cost or wins:
             name = machine.label + (", the estimate's host" if machine is host else "")
             rows.append([name, si(cost, "s") if cost else "not fitted", _sizes_words(wins) if wins else "none"])
-    why = ("The estimate issues its operations at its host's cost per operation, fitted to the measured steps "
-           "(Predicting a step). A host with a lower cost would drive the same GPU faster. ")
+    why = ("The estimate sends its work at its host's cost per operation, fitted to the measured steps "
+           "(Predicting a step). A host with a lower cost would drive the same GPU faster.")
     return join([lead, table(["CPU", "cost per operation", "beats the estimated GPU at"], rows,
                              caption="Each CPU's cost per operation, and where its lane beats the estimated GPU"),
-                 note(why + _host_load_words(host))])
+                 note(why)])
 
 
 @fact
@@ -402,10 +387,9 @@ def race_lanes_kind(data: Dataset) -> str:
     """What the lanes are: all measured, or measured CPU with an estimated GPU."""
     lanes = race.race_data(data)["lanes"]
     if any(lane["estimate"] for lane in lanes):
-        return ("The CPU lanes replay the measured epochs in this build's data (this host's and those of the "
-                "machines whose files are committed). This build measured no GPU. So the "
-                "GPU lane is an unvalidated estimate from its datasheet and this host's own per-operation "
-                f"cost. It has a band {_band_words(*lanes)}, and is labelled as one everywhere")
+        return ("CPU lanes replay measured epochs: this host's, and those in the committed files. No GPU was "
+                "measured, so the GPU lane is an estimate from its datasheet and this host's cost per operation. "
+                f"Nobody has checked it against a real GPU. Its band runs {_band_words(*lanes)}")
     if not lanes:
         return "No epoch times were measured in this build"
     return "Every lane replays an epoch this build measured; nothing here is estimated"

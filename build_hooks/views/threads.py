@@ -39,7 +39,7 @@ def _same_configuration_note(machine) -> Html:
             pairs.append((b["stats"], twin[0]["stats"]))
     if not pairs:
         return Html("")
-    return note(f"The {most}-thread points repeat configurations of the training-step experiment. They "
+    return note(f"The {most}-thread points repeat configurations of the training-step experiment. "
                 f"{same_configuration(pairs, machine, [GROUP, analysis.STEP], flagged=True)}.")
 
 
@@ -143,47 +143,69 @@ def _trusted_twins(machine) -> dict[int, dict]:
     return twins
 
 
+def _one_thread_leads(machine) -> tuple[list[int], dict[int, dict], list[int]]:
+    """Where one thread beat all threads on `machine` beyond the spread: (batches by the threads experiment's own
+    paired rounds, batches won against the training step's trusted twin {batch: its stats}, batches whose lead
+    is not counted because their all-thread point disagrees with its twin)."""
+    took = {(b["params"]["batch"], b["params"]["threads"]): b for b in machine.measured(GROUP)}
+    most = max(t for _, t in took)
+    if most <= 1:
+        return [], {}, []
+    batches = [batch for batch in sorted({b for b, _ in took})
+               if stats.paired_ratio(took[(batch, 1)]["stats"], took[(batch, most)]["stats"]).verdict < 0]
+    rejected = _rejected_all_thread_points(machine)
+    trusted = [b for b in batches if (b, took[(b, most)]["params"]["width"]) not in rejected]
+    # Where the all-thread point is rejected, the training step's measurement of the same
+    # configuration stands in for it: one thread may still beat that beyond both spreads.
+    by_twin = {b: twin for b, twin in sorted(_trusted_twins(machine).items())
+               if stats.compare_points(took[(b, 1)]["stats"], twin) < 0}
+    return trusted, by_twin, [b for b in batches if b not in trusted and b not in by_twin]
+
+
+def _one_thread_time(machine, batch: int) -> float:
+    return next(b["stats"]["median"] for b in machine.measured(GROUP, threads=1, batch=batch))
+
+
 @fact
 def one_thread_wins(data: Dataset) -> str:
-    """Across the machines a lesson page draws (dataset.shown: fifty committed files must not make fifty
-    sentences): where one thread beat all of them beyond the spread, at which batches (or that it never did)."""
+    """For the machines a lesson page draws (dataset.shown: fifty committed files must not make fifty
+    sentences): where one thread beat all threads beyond the spread, at which batches (or that it never did)."""
     found, doubted, stood_in = [], [], False
     for machine in data.shown(GROUP):
-        took = {(b["params"]["batch"], b["params"]["threads"]): b for b in machine.measured(GROUP)}
-        most = max(t for _, t in took)
-        batches = [batch for batch in sorted({b for b, _ in took})
-                   if most > 1 and stats.paired_ratio(took[(batch, 1)]["stats"],
-                                                      took[(batch, most)]["stats"]).verdict < 0]
-        rejected = _rejected_all_thread_points(machine)
-        trusted = [b for b in batches if (b, took[(b, most)]["params"]["width"]) not in rejected]
-        # Where the all-thread point is rejected, the training step's measurement of the same
-        # configuration stands in for it: one thread may still beat that beyond both spreads.
-        by_twin = {b: twin for b, twin in sorted(_trusted_twins(machine).items())
-                   if most > 1 and stats.compare_points(took[(b, 1)]["stats"], twin) < 0}
+        trusted, by_twin, uncounted = _one_thread_leads(machine)
         name = untrusted.placeholder(machine.label)
         if trusted:
-            found.append(f"on {name}, at batch {listing([str(b) for b in trusted])}")
+            found.append(f"on {name} at batch {listing([str(b) for b in trusted])}")
         if by_twin:
             stood_in = True
-            found.append(f"on {name}, at batch " + listing([
-                f"{b} ({si(took[(b, 1)]['stats']['median'], 's')} against the training-step experiment's "
-                f"{si(twin['median'], 's')} for the all-thread configuration)" for b, twin in by_twin.items()]))
-        uncounted = [str(b) for b in batches if b not in trusted and b not in by_twin]
+            found.append(f"on {name} at batch " + listing([
+                f"{b} ({si(_one_thread_time(machine, b), 's')}, against {si(twin['median'], 's')} for all threads "
+                f"in the training-step experiment)" for b, twin in by_twin.items()]))
         if uncounted:
-            doubted.append(f"on {name} at batch {listing(uncounted)}")
-    # One place per sentence: the first follows the page's "Across this build's data,".
-    text = (". ".join(["one thread beat all of them beyond the measurements' spread " + found[0]]
-                      + [f"It also did {where}" for where in found[1:]]) if found else
-            "on none of them did one thread beat all of them in a comparison the consistency "
-            "checks trust")
+            doubted.append(f"on {name} at batch {listing([str(b) for b in uncounted])}")
+    # Short sentences, one place each (#39): the table above gives every batch's figures.
+    text = (". ".join([f"One thread beat all threads {where}" for where in found]) if found else
+            "One thread never beat all threads in a comparison the consistency checks trust")
     if stood_in:  # the stand-in is one of a pair marked ≠: say why it may still be compared with
-        text += (". Where the training step's time stands in, its two all-thread timings disagree (marked ≠). The "
-                 "faster one is used, since interference only ever slows a run")
+        text += (". There the threads experiment's own all-thread point is marked ≠. The faster timing stands in, "
+                 "since interference only ever slows a run")
     if doubted:
-        text += (". The threads experiment also has one thread ahead by its paired rounds " + listing(doubted)
-                 + ". But there its all-thread point disagrees with the same configuration in the training-step "
-                 "experiment. So the machine changed state while it ran, and the win is not counted")
+        text += (". One thread also led its paired rounds " + listing(doubted) + ". But the all-thread point there "
+                 "is marked ≠, so that lead is not counted")
     return text
+
+
+@fact
+def one_thread_answer(data: Dataset) -> str:
+    """The FAQ's measured answer, in a few words: the machines and batches where one thread beat all threads in a
+    comparison the consistency checks trust, or that it never did."""
+    wins = []
+    for machine in data.shown(GROUP):
+        trusted, by_twin, _ = _one_thread_leads(machine)
+        if trusted or by_twin:
+            batches = listing([str(b) for b in sorted(trusted + list(by_twin))])
+            wins.append(f"on {untrusted.placeholder(machine.label)} at batch {batches}")
+    return "Here, yes: " + "; ".join(wins) if wins else "Here, never beyond the spread"
 
 
 def _rejected_all_thread_points(machine) -> set[tuple[int, int]]:

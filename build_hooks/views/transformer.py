@@ -14,6 +14,7 @@ from build_hooks.render import (
     MissingData,
     figure,
     first_with,
+    fold_constant_columns,
     html,
     join,
     listing,
@@ -194,6 +195,9 @@ def transformer_steps(data: Dataset) -> Html:
         caption = (f"{MODEL['LAYERS']} blocks, {MODEL['HEADS']} heads, vocabulary {MODEL['VOCAB']}; FLOPs counted "
                    "analytically (6N per token plus attention); the matmul rate is gemm_rate's at the equivalent "
                    "square size of the block's widest product")
+        if gpu_device is None and str(rows[0][-1]):  # a column with one value in every row is said once
+            head, rows, same = fold_constant_columns(head, rows, [len(head) - 1])
+            caption = html("{}. In every row, {}", caption, join(same, "; ")) if same else caption
         roof = (f" Dotted in the right panel: this CPU's best square matrix product, {si(best, 'FLOP/s')} "
                 "(gemm_rate, measured).") if best else ""
         lanes = ("Dashed: a GPU, measured." if gpu_device else
