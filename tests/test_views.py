@@ -149,8 +149,7 @@ def test_a_split_product_above_the_peak_makes_the_sweeps_share_an_overstatement(
 
 
 def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
-    """The workload gap lists every other CPU's bf16 matrix product against fp32: faster, slower or level."""
-    from build_hooks.views.gemm_rate import _bf16_elsewhere
+    """The FAQ's bf16 answer names every other CPU's bf16 matrix product against fp32: faster, slower or level."""
     from conftest import add_points, synthetic_doc
 
     def cpu(name, fp32_s, bf16_s):
@@ -159,8 +158,9 @@ def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
                                                      ({"op": "matmul", "dtype": "bf16"}, bf16_s, {})]),
                        name, "t")
     host, fast, slow, same = cpu("Host", 1.0, 1.0), cpu("Fast", 3.0, 1.0), cpu("Slow", 1.0, 92.0), cpu("Same", 1.0, 1.0)
-    text = _bf16_elsewhere(Dataset([host, fast, slow, same]), host)
-    assert "3.0× faster on" in text and "92× slower on" in text and "level on" in text and "Host" not in text
+    text = page.render_fact("bf16_answer", Dataset([host, fast, slow, same]))
+    assert text.startswith("On ") and ", the two were level. Elsewhere: " in text  # the host, by name
+    assert "3.0× faster on" in text and "92× slower on" in text and "level on" in text
 
 
 def test_the_cpu_choice_rule_names_the_scale_of_a_batch():

@@ -324,6 +324,27 @@ def break_even(data: Dataset) -> BreakEven:
     return BreakEven(host, op, max(rates.values()), op + gpu_model.LAUNCH_HOST_S, gpu)
 
 
+WORKED_STEP = (64, 512)  # (batch, width): the step the cost model's page works through, when measured
+
+
+@fact
+def cost_model_worked_step(data: Dataset) -> str:
+    """One measured CPU step priced by the fitted model, term by term, against its measured time: the page's
+    intuition before its notation. Batch 64 at width 512 where measured, else the middle step."""
+    machine = first_with(data, analysis.STEP)
+    fitted, work = cost_model.model(machine, "cpu"), cost_model.step_work(machine, "cpu")
+    if fitted is None or not work:
+        raise MissingData("no fitted model or no step counts")
+    batch, width = WORKED_STEP if WORKED_STEP in work else sorted(work)[len(work) // 2]
+    counts, terms = work[(batch, width)], fitted.terms(work[(batch, width)], batch, width)
+    measured = next((p.seconds for p in analysis.step_curve(machine, "cpu", width) if p.batch == batch), None)
+    said = (f"Take one step at batch {batch} and width {width}. Its {counts['ops']} operations cost "
+            f"{si(terms['overhead'], 's')} at {si(fitted.params.op_seconds, 's')} each. Its "
+            f"{si(counts['flops'], 'FLOP')} of arithmetic cost {si(terms['compute'], 's')}, and moving its bytes "
+            f"{si(terms['memory'], 's')}. The sum is {si(sum(terms.values()), 's')}")
+    return said + (f"; the step measured {si(measured, 's')}" if measured else "")
+
+
 @section
 def break_even_table(data: Dataset) -> Html:
     """The one number behind the crossover (break_even) as a two-row table: each device's fixed cost per operation,

@@ -11,14 +11,15 @@ from build_hooks.render import (
     caveat,
     figure,
     first_with,
-    listing,
+    join,
     mark,
     marks_note_for,
+    note,
     per_machine,
     si,
     table,
 )
-from build_hooks.views.precision import bf16_against_fp32, precision_stats, product_words
+from build_hooks.views.precision import precision_stats, product_words
 from build_hooks.wording import versus_peak
 from snippets import flop_count  # plain arithmetic, no torch
 
@@ -145,42 +146,32 @@ def workload_headline(data: Dataset) -> str:
 
 @fact
 def workload_gap(data: Dataset) -> str:
-    """The worked 6·N·D training run at this CPU's best measured fp32 matrix-product rate against
-    an H200's datasheet peaks, format for format: its plain FP32 rate, then its dense bf16 tensor
-    cores, with what bf16 did on this CPU (floors on the GPU's time, never measurements)."""
+    """The worked 6·N·D training run's FLOPs; workload_table gives its time at three rates."""
+    mantissa, exponent = f"{6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS:.1e}".split("e")
+    return f"about {mantissa}e{int(exponent)} FLOPs"
+
+
+@section
+def workload_table(data: Dataset) -> Html:
+    """The worked 6·N·D run at this CPU's best measured fp32 matrix-product rate against an H200's datasheet peaks,
+    format for format (plain FP32, then dense bf16 tensor cores): floors on the GPU's time, never measurements; then
+    what bf16 did on this CPU, and what a CPU with more cores would change."""
     flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
     machine = first_with(data, GROUP)
     rate = max(analysis.gemm_rates(machine, "cpu").values())
     threads = machine.cpu["threads_used"]
     sheet = datasheets.by_name("NVIDIA H200 SXM")
+    rows = [[f"CPU: {machine.label}, fp32 (measured: its best square matrix product)", si(rate, "FLOP/s"),
+             _duration(flops / rate), "1×"]]
+    for what, peak in ((f"{sheet.name}, plain FP32 (published peak)", sheet.fp32_flops),
+                       (f"{sheet.name}, bf16 tensor cores, dense (published peak)", sheet.bf16_flops)):
+        rows.append([what, si(peak, "FLOP/s"), _duration(flops / peak), f"{peak / rate:,.0f}× shorter"])
+    why = (f"The GPU rows are peaks from {sheet.source}: floors no real run reaches. The CPU ran on "
+           f"{threads} thread{'s' if threads != 1 else ''}; a server socket with many times the cores divides its "
+           f"time by about that many. {_cpu_bf16(machine)}")
     mantissa, exponent = f"{flops:.1e}".split("e")
-    return (f"about {mantissa}e{int(exponent)} FLOPs. "
-            "At the best median rate of this CPU's square fp32 matrix-product sweep "
-            f"({si(rate, 'FLOP/s')}), that is {_duration(flops / rate)} of pure arithmetic. "
-            f"That rate is on the {threads} thread{'s' if threads != 1 else ''} this build had. A server "
-            "socket with many times the cores divides this time and the gaps below by about that many. "
-            f"Format for format, at the {sheet.name}'s plain "
-            f"FP32 peak ({si(sheet.fp32_flops, 'FLOP/s')}) it is {_duration(flops / sheet.fp32_flops)}, "
-            f"{sheet.fp32_flops / rate:,.0f}× shorter. On its tensor cores in bf16, the format such models train in "
-            f"({si(sheet.bf16_flops, 'FLOP/s')} dense), it is {_duration(flops / sheet.bf16_flops)}, "
-            f"{sheet.bf16_flops / rate:,.0f}× shorter than this CPU in fp32. Both GPU figures are published: "
-            f"{sheet.source}. Both times are floors no real run reaches. "
-            f"{_cpu_bf16(machine)}{_bf16_elsewhere(data, machine)}")
-
-
-def _bf16_elsewhere(data: Dataset, host: Machine) -> str:
-    """The other machines whose bf16 matrix product beat their fp32 one beyond the spread (there the gap bf16
-    against bf16 narrows: CPUs with native bf16 support), and those where it lost (there it widens)."""
-    said = {"faster": [], "slower": [], "level": []}  # in this order: wins, losses, ties
-    for m in data.with_experiment("precision"):
-        words = None if m is host else bf16_against_fp32(m)
-        if words:
-            said[words.split()[-1]].append(f"{words} on {untrusted.placeholder(m.label)}")
-    faster, slower, level = said.values()
-    if not faster + slower + level:
-        return ""
-    return (" Elsewhere in this build's data, bf16 matrix products against fp32 ran "
-            f"{listing(faster + slower + level)}. Each was timed at its own matrix size (Mixed precision).")
+    return join([table(["device and format", "rate", "time for the run", "against this CPU"], rows,
+                       caption=f"One training run of {mantissa}e{int(exponent)} FLOPs at three rates"), note(why)])
 
 
 def _cpu_bf16(machine: Machine) -> str:

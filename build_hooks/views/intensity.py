@@ -102,15 +102,15 @@ def ridge_points(data: Dataset) -> str:
     return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]])
 
 
-@fact
-def linear_crossing(data: Dataset) -> str:
-    """A sentence: the batch from which a 512- and a 4096-wide Linear layer is compute-bound under each roof."""
-    parts = []
+@section
+def linear_crossing(data: Dataset) -> Html:
+    """The batch from which a 512- and a 4096-wide Linear layer is compute-bound under each roof: a table."""
+    rows = []
     for name, (ridge, size, how) in ridges(data).items():
-        crossings = []
+        row = [f"{name} ({how})"]
         for d in (512, 4096):
             batch = crossing_batch(d, ridge, size)
-            crossings.append(f"width {d} from batch {batch}" if batch else f"width {d} at no batch")
-        parts.append(f"{name} ({how}), " + ("" if not parts else "it does so for ") + " and ".join(crossings))
-    # One roof per sentence: the first follows the page's "So a layer turns compute-bound".
-    return ". ".join([f"under {parts[0]}"] + [f"Under {part}" for part in parts[1:]])
+            row.append(f"from batch {batch}" if batch else "at no batch")
+        rows.append(row)
+    return table(["roof", "width 512", "width 4096"], rows,
+                 caption="Where a square Linear layer turns compute-bound, by roof")

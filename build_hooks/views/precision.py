@@ -139,8 +139,8 @@ def precision_cpu_explanation(data: Dataset) -> str:
     verdict = stats.compare_points(matmul_stats["fp32"], matmul_stats["bf16"])
     if verdict > 0:
         return ("That speed-up means this CPU has native 16-bit dot-product instructions "
-                "(instruction-set extensions such as AVX-512 BF16 or AMX): it multiplies bf16 pairs "
-                "directly and moves half the bytes. Many CPUs lack them.")
+                "(instruction-set extensions such as AVX-512 BF16, or AMX, Intel's matrix units): it multiplies "
+                "bf16 pairs directly and moves half the bytes. Many CPUs lack them.")
     if verdict == 0:
         return ("Equal times mean the 16-bit path gained nothing here: without native 16-bit "
                 "matrix instructions the arithmetic still runs at fp32 speed, and only the memory "

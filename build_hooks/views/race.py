@@ -294,8 +294,11 @@ def home_estimate_pace(data: Dataset) -> str:
     bound, raced = race.host_bound_sizes(data, estimate)
     if not bound:
         return "The grid's GPU is a model, from the datasheet and this host's cost per operation"
-    where = "every setting" if bound == raced else f"{bound} of its {raced} settings"
-    return f"The grid's GPU is a model. At {where}, its time is how long this host takes to send it the work"
+    if bound == raced:  # then a GPU cell is where this CPU's own arithmetic outgrows that sending time
+        return ("The grid's GPU is a model. At every setting, its time is how long this host takes to send it the "
+                "work. So a GPU cell marks where this CPU's arithmetic outgrows that sending time")
+    return (f"The grid's GPU is a model. At {bound} of its {raced} settings, its time is how long this host takes "
+            "to send it the work")
 
 
 @fact

@@ -7,7 +7,7 @@ from collections import Counter
 from build_hooks import analysis, cost_model, plots
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, MissingData, figure, first_with, missing, si
+from build_hooks.render import Html, MissingData, figure, first_with, missing, si, table
 
 REGIME_WORDS = {"overhead": "overhead-bound", "compute": "compute-bound", "memory": "memory-bound"}
 
@@ -87,23 +87,29 @@ def regimes_summary(data: Dataset) -> str:
             f"{which}, as Predicting a step explains")
 
 
-@fact
-def regimes_by_width(data: Dataset) -> str:
-    """Per width, the regimes a step passes through as the batch grows (where it switches moves with noise)."""
+@section
+def regimes_by_width(data: Dataset) -> Html:
+    """Per width, the regimes a step passes through as the batch grows, each with its run of batches (where it
+    switches moves with noise): a table, one width per row."""
     machine = first_with(data, analysis.STEP)
     steps = classified(machine)
-    sentences = []
+    rows = []
     for width in analysis.widths(machine):
-        ladder = [r for _, r in sorted((b, r) for b, w, r in steps if w == width)]
+        ladder = sorted((b, r) for b, w, r in steps if w == width)
         if not ladder:
             continue
-        path = list(dict.fromkeys(ladder))  # the regimes in the order the batch reaches them
-        if len(path) == 1:
-            sentences.append(f"at width {width} every batch is {REGIME_WORDS[path[0]]}")
-        else:
-            sentences.append(f"at width {width} small batches are {REGIME_WORDS[path[0]]}, then "
-                             + ", then ".join(REGIME_WORDS[r] for r in path[1:]) + " as the batch grows")
-    if not sentences:
+        runs: list[list] = []  # [regime, first batch, last batch], in the order the batch reaches them
+        for batch, regime in ladder:
+            if runs and runs[-1][0] == regime:
+                runs[-1][2] = batch
+            else:
+                runs.append([regime, batch, batch])
+        rows.append([width, " → ".join(f"{REGIME_WORDS[r]} ({_batches(lo, hi)})" for r, lo, hi in runs)])
+    if not rows:
         raise MissingData("no classified training steps")
-    # One width per sentence; the first follows the page's "By width,".
-    return ". ".join([sentences[0]] + [sentence[:1].upper() + sentence[1:] for sentence in sentences[1:]])
+    return table(["hidden width", "regime as the batch grows (batches)"], rows,
+                 caption=f"Each CPU training step's regime on {machine.label}, by the cost model's largest term")
+
+
+def _batches(first: int, last: int) -> str:
+    return f"batch {first}" if first == last else f"{first}–{last}"

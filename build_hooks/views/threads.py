@@ -205,7 +205,7 @@ def one_thread_answer(data: Dataset) -> str:
         if trusted or by_twin:
             batches = listing([str(b) for b in sorted(trusted + list(by_twin))])
             wins.append(f"on {untrusted.placeholder(machine.label)} at batch {batches}")
-    return "Here, yes: " + "; ".join(wins) if wins else "Here, never beyond the spread"
+    return "Here, yes: " + "; ".join(wins) if wins else "Not in this build's data, beyond the spread"
 
 
 def _rejected_all_thread_points(machine) -> set[tuple[int, int]]:

@@ -75,8 +75,8 @@ def transfer_summary(data: Dataset) -> str:
     if gpu is None:
         machine = data.host or (data.machines[0] if data.machines else None)
         reason = why_no_transfer(machine) if machine else "no machine was measured"
-        return (f"This build measured no host↔device copy ({reason}): the transfer experiment is not "
-                "applicable here and records nothing.")
+        # The section under it says "not applicable" for every machine: here, only why, once.
+        return f"This build measured no copy to a GPU: {reason}."
     pinned = analysis.transfer_bandwidth(gpu, "host_to_device", "pinned")
     pageable = analysis.transfer_bandwidth(gpu, "host_to_device", "pageable")
     if not pinned or max(pinned) not in pageable:
