@@ -105,8 +105,9 @@ def test_the_guides_three_files_are_measured_and_shown(tmp_path, quick_cache):
 
 @pytest.mark.long
 def test_the_guides_three_files_keep_the_fast_tier_green(tmp_path):
-    """With the same three files, the copy's whole fast tier passes (needs no site: it runs while the site builds)."""
+    """With the same three files, the copy's whole fast tier passes (needs no site: it runs while the site builds;
+    on one worker, as the suite around it keeps the cores busy: two would import and collect everything twice)."""
     project = toy_project(tmp_path / "project")
-    result = subprocess.run([sys.executable, "-m", "pytest", "-m", "not slow", "-q", "-x", "-n", "2",
+    result = subprocess.run([sys.executable, "-m", "pytest", "-m", "not slow", "-q", "-x", "-n", "0",
                              "-p", "no:cacheprovider"], cwd=project, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
