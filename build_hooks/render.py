@@ -308,12 +308,14 @@ def site_root_links(html: str, depth: int) -> str:
 
 
 def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]],
-                  after: Callable[[Machine], Html] = lambda m: Html("")) -> Html:
+                  after: Callable[[Machine], Html] = lambda m: Html(""),
+                  words: dict[str, str] | None = None) -> Html:
     """A plain table of an experiment's medians with the given (param, heading) columns, per machine;
-    `after(machine)` follows each machine's table (a note about that machine's points)."""
+    `after(machine)` follows each machine's table (a note about that machine's points); `words` names param
+    values in plain words (a snippet's "ddp" reads "two DDP processes")."""
     def one(m: Machine) -> Html:
         points = m.measured(group)
-        rows = [[b["params"].get(p, "") for p, _ in columns]
+        rows = [[(words or {}).get(str(b["params"].get(p, "")), b["params"].get(p, "")) for p, _ in columns]
                 + [measured_value(b["stats"], b["extra_info"], "s")] for b in points]
         return table([h for _, h in columns] + ["median time"], rows) + marks_note_for(points) + after(m)
     return per_machine(data, group, one)

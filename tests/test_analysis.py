@@ -66,3 +66,15 @@ def test_race_cpu_choice_facts_and_tables_give_one_answer_for_the_same_verdicts(
         else:
             assert (scale_of(expected) in rule or f"from batch {expected}" in rule) and \
                 f"Width 32: from batch {expected}" in summary
+
+
+def test_a_square_product_timed_by_two_experiments_takes_the_faster_median():
+    """gemm_rates uses, per side, the faster of gemm_rate's point and matmul_shapes' one-call point of that side."""
+    from conftest import add_points
+
+    flops = 2 * 512**3
+    sweep = add_points(synthetic_doc(), "gemm_rate", [({"n": 512}, 2e-3, {"flops": flops})])
+    assert analysis.gemm_rates(Machine(sweep, "f", "t"), "cpu") == {512: flops / 2e-3}
+    both = add_points(sweep, "matmul_shapes", [({"side": 512, "calls": 1}, 1e-3, {"flops": flops}),
+                                               ({"side": 256, "calls": 8}, 1e-4, {"flops": flops})])
+    assert analysis.gemm_rates(Machine(both, "f", "t"), "cpu") == {512: flops / 1e-3}  # split products left out

@@ -117,18 +117,27 @@ def memory_summary(data: Dataset) -> str:
 
 @fact
 def memory_limits(data: Dataset) -> str:
-    """A sentence: the bytes each sample adds (a line through the CPU points) and the batch
-    that would fill 8, 24 and 80 GB, as an estimate."""
+    """A sentence: the bytes each sample adds (a line through the CPU points); memory_limits_table extrapolates."""
+    return f"each sample adds {si(_per_sample_line(data)[1], 'B')} of saved activations"
+
+
+def _per_sample_line(data: Dataset) -> tuple[float, float]:
     line = fit(first_with(data, GROUP), "cpu")
     if line is None or line[1] <= 0:
         raise MissingData("not enough activation-memory points for a fit")
-    fixed, per_sample = line
+    return line
+
+
+@section
+def memory_limits_table(data: Dataset) -> Html:
+    """The batch that would fill 8, 24 and 80 GB with saved activations, by a straight line through the measured
+    points: an estimate, one row per memory size."""
+    fixed, per_sample = _per_sample_line(data)
     # Two significant figures: an extrapolation is not known to the sample.
-    limits = listing([f"{gb} GB at about batch {rough_count((gb * 1e9 - fixed) / per_sample)}"
-                      for gb in MEMORY_SIZES_GB])
-    return (f"each sample adds {si(per_sample, 'B')} of saved activations. A straight-line "
-            f"extrapolation of the measured points fills {limits}. That is an estimate, ignoring weights, "
-            "gradients, optimiser state and framework overhead")
+    rows = [[f"{gb} GB", f"about {rough_count((gb * 1e9 - fixed) / per_sample)}"] for gb in MEMORY_SIZES_GB]
+    return table(["memory", "batch that fills it"], rows,
+                 caption="A straight line through the measured points, extrapolated: an estimate that leaves out "
+                         "weights, gradients, optimiser state and the framework's own memory")
 
 
 @fact

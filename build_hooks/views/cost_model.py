@@ -198,7 +198,8 @@ def gpu_estimate_model(data: Dataset) -> str:
 
 def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     """Why the band's lower edge is below its usual value, when a measured host lowered it."""
-    if gpu is None or gpu.faster >= gpu_model.FASTER:
+    # Compared as printed: a lowering the reader cannot see ("0.75×, not 0.75×") is not said.
+    if gpu is None or gpu.faster >= gpu_model.FASTER or f"{gpu.faster:.2g}" == f"{gpu_model.FASTER:g}":
         return ""
     return (f". Its lower edge is {gpu.faster:.2g}×, not {gpu_model.FASTER:g}×, because another measured machine "
             "issues operations that much faster than this host")
@@ -286,11 +287,15 @@ def gpu_estimate_reading(data: Dataset) -> str:
         low, high = gpu_model.band(step["seconds"], step["floor"], gpu.faster)
         return f"{si(low, 's')} to {si(high, 's')}"
 
-    parts = [f"at batch {batch}, {si(step['seconds'], 's')} estimated against {si(cpu, 's')} measured on this CPU. "
-             f"There its stated band is {within(step)}, and it is bounded by {gpu.bounded_by(batch, widest)}"
-             for batch, cpu, step in (shown[0], shown[-1])]
-    parts = list(dict.fromkeys(parts))
-    return f"at width {widest}: " + ". ".join([parts[0]] + ["A" + part[1:] for part in parts[1:]])
+    ends = shown[:1] + shown[-1:] if len(shown) > 1 else shown
+    said = [f"at batch {batch}, {si(step['seconds'], 's')}" + (" estimated against " if i == 0 else " against ")
+            + si(cpu, "s") + (" measured on this CPU" if i == 0 else "") for i, (batch, cpu, step) in enumerate(ends)]
+    # Band and bound once when both rows share them (a host-bound estimate is one value at every size).
+    notes = list(dict.fromkeys(f"its stated band is {within(step)}, and it is bounded by "
+                               f"{gpu.bounded_by(batch, widest)}" for batch, _, step in ends))
+    tail = (f". At both, {notes[0]}" if len(notes) == 1 and len(ends) > 1 else
+            "".join(f". At batch {batch}, {note}" for (batch, _, _), note in zip(ends, notes)))
+    return f"at width {widest}: " + "; ".join(said) + tail
 
 
 @dataclass
@@ -354,7 +359,7 @@ def break_even_table(data: Dataset) -> Html:
     except MissingData as why:
         return missing(f"Not computed for this build: {why}.")
     gpu = even.gpu
-    rows = [[f"CPU: {even.host.label} (measured)", si(even.op_s, "s"),
+    rows = [[f"CPU: {even.host.label}", f"{si(even.op_s, 's')} (fitted to its measured steps)",
              f"{si(even.rate, 'FLOP/s')} (its best matrix product)", si(even.cpu_flop, "FLOP")],
             [f"{gpu.name} (estimated)",
              f"{si(even.issue_s, 's')} ({si(even.op_s, 's')} to issue it here, plus a "

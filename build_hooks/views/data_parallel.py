@@ -15,7 +15,11 @@ GROUP = "data_parallel"
 def data_parallel(data: Dataset) -> Html:
     """Per machine: median times of one all-thread process, two DDP processes and the all-reduce."""
     return medians_table(data, GROUP, [("setup", "setup"), ("processes", "processes"),
-                                       ("global_batch", "global batch")])
+                                       ("global_batch", "global batch")], words=SETUP_WORDS)
+
+
+SETUP_WORDS = {"one_process": "one process, every thread", "ddp": "DDP, the threads split between processes",
+               "all_reduce": "the all-reduce of one model's gradients, alone"}
 
 
 @fact

@@ -121,6 +121,8 @@ def race_verdict_summary(data: Dataset) -> str:
         intro = (f"The grid sets {'the estimated ' if estimated else ''}{untrusted.placeholder(gpu_label)} against "
                  f"{untrusted.placeholder(cpu_label)}. ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
+    if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
+        gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
     n = len(found)
     every = "the one setting" if n == 1 else f"all {n} settings"
     if count["level"] == n:

@@ -60,7 +60,7 @@ def transfer_arithmetic(data: Dataset) -> Html:
         measured = analysis.transfer_bandwidth(machine, "host_to_device", "pinned")
         if measured:
             rates[f"measured: {machine.label}, pinned"] = measured[max(measured)]
-    rows = [[f"{mb} MB"] + [f"{ms:.3g} ms" for ms in times]
+    rows = [[f"{mb} MB"] + [si(ms / 1e3, "s") for ms in times]  # µs where a copy is small, not "0.000208 ms"
             for mb, times in arithmetic.times_ms(list(rates.values()))]
     # Machines left out are worth pointing to only if one of them measured a bus: else every column is published.
     measured_elsewhere = any(analysis.transfer_bandwidth(m, "host_to_device", "pinned") for m in data.machines)

@@ -501,5 +501,4 @@ def transformer_conditions(data: Dataset) -> str:
     return (f"Of the {len(points)} points in this page's tables, {len(flagged)} carry a caveat mark. "
             + (f"{loaded} of them were measured while other processes used the CPU or the machine changed state. "
                if loaded else "")
-            + "Read their numbers as rough. "
-            "A re-measurement on an idle machine replaces them.")
+            + "Compare those only where they differ by more than their spread.")
