@@ -140,12 +140,13 @@ def test_a_split_product_above_the_peak_makes_the_sweeps_share_an_overstatement(
         doc = add_points(synthetic_doc(), "gemm_rate", [({"n": 1024}, 1e-2, {"flops": 2 * 1024**3})])
         doc = add_points(doc, "matmul_shapes", [({"side": 64, "calls": 4096}, split_seconds, {"flops": 2 * 1024**3})])
         data = Dataset([Machine(doc, "f", "t")])
-        return page.render_fact("cpu_gemm_best", data), page.render_fact("cpus_above_computed_peak", data)
+        return page.render_fact("cpu_gemm_best", data), str(page.render_section("cpus_above_peak_table", data))
     best, faq = facts(split_seconds=2e-2)
-    assert "at most this" in best and "overstates" not in best and faq.startswith("no machine")
+    assert "at most this" in best and "overstates" not in best and "no machine had" in faq
     best, faq = facts(split_seconds=4e-3)
     assert "at most" not in best and "matrix products reached 537 GFLOP/s (median), above that peak" in best
-    assert "537 GFLOP/s (median), above its computed peak" in faq
+    assert "its one machine had a median matrix-product rate above" in faq
+    assert "<td>384 GFLOP/s</td><td>537 GFLOP/s</td>" in faq
 
 
 def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
@@ -413,6 +414,10 @@ def test_the_estimated_crossover_is_the_first_batch_of_an_unbroken_estimate_lead
         "By the labelled estimate against this host's CPU, a GPU would win at width 32 only at batch 64, "
         "from batch 64 at width 512 and from batch 512 at width 2048 (and at batch 1, a lead the batches beside it do not share). "
         "At width 8 it wins at no batch raced")
+    rows = page.render_section("estimated_crossover_table", Dataset([])).split("<tbody>")[1].split("</tr>")
+    assert [r.count("<td>") for r in rows[:4]] == [3] * 4  # one row per width, in the sentence's order
+    assert "<td>8</td><td>never in the batches raced</td><td>none</td>" in rows[0]
+    assert "<td>2048</td><td>from batch 512</td><td>1</td>" in rows[3]
 
 
 def test_activation_counts_alike_on_every_shown_machine_are_one_table():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, datasheets, plots, stats, untrusted
+from build_hooks import analysis, datasheets, plots, stats
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -11,6 +11,7 @@ from build_hooks.render import (
     caveat,
     figure,
     first_with,
+    html,
     join,
     mark,
     marks_note_for,
@@ -93,11 +94,9 @@ def cpu_gemm_best(data: Dataset) -> str:
     # Sides whose fast end reaches the best's slow end are tied with it (the best moves with noise).
     fast = lambda side, key: points[side]["extra_info"]["flops"] / points[side]["stats"][key]  # noqa: E731
     tied = sorted(side for side in points if fast(side, "q1") >= fast(n, "q3"))
-    # With ties, which size had the highest median is noise; the table shows them all.
-    tie = f". Other matrix sizes also reached {si(rate, 'FLOP/s')} within the spread"
-    where, tie = (f" (n = {n})", "") if len(tied) <= 1 else ("", tie)
-    return (f"{si(rate, 'FLOP/s')}{where}, which is {versus_peak(rate, machine, analysis.gemm_rate_fast_end(machine))}"
-            + tie)
+    # With ties, which size had the highest median is noise: no size is named (the table shows them all).
+    where = f" (n = {n})" if len(tied) <= 1 else ""
+    return f"{si(rate, 'FLOP/s')}{where}, which is {versus_peak(rate, machine, analysis.gemm_rate_fast_end(machine))}"
 
 
 @fact
@@ -109,21 +108,20 @@ def cpu_gemm_small(data: Dataset) -> str:
     return f"{si(achieved[n], 'FLOP/s')} at n = {n}{caveat(machine.measured(GROUP, device='cpu', n=n)[0])}"
 
 
-@fact
-def cpus_above_computed_peak(data: Dataset) -> str:
-    """Which machines' median CPU matrix-product rate (square, or the same FLOPs split into smaller products)
-    exceeded the peak computed from their reported clock (or that none did)."""
-    above = []
-    for machine in data.with_experiment(GROUP):
-        best = analysis.rate_above_peak(machine, split_too=True)
-        if best:
-            above.append(f"on {untrusted.placeholder(machine.label)} a matrix product ran at "
-                         f"{si(best, 'FLOP/s')} (median), above its computed peak of "
-                         f"{si(machine.cpu['fp32_peak_flops'], 'FLOP/s')}")
-    if not above:
-        return "no machine in this build's data had a median matrix-product rate above its computed peak"
-    # One machine per sentence: "on A ... . On B ...".
-    return ". ".join([above[0]] + ["O" + part[1:] for part in above[1:]])
+@section
+def cpus_above_peak_table(data: Dataset) -> Html:
+    """How many machines' best median CPU matrix-product rate (square, or the same FLOPs split into smaller products)
+    beat the peak computed from their reported clock, then those machines in a table (or a line that none did)."""
+    machines = data.with_experiment(GROUP)
+    rows = [[m.label, si(m.cpu["fp32_peak_flops"], "FLOP/s"), si(best, "FLOP/s")]
+            for m in machines for best in [analysis.rate_above_peak(m, split_too=True)] if best]
+    if not rows:
+        return html("<p>In this build's data, no machine had a median matrix-product rate above its computed "
+                    "peak.</p>")
+    who = f"{len(rows)} of the {len(machines)} machines" if len(machines) > 1 else "its one machine"
+    count = html("<p>In this build's data, {} had a median matrix-product rate above its computed peak.</p>", who)
+    return count + table(["CPU", "computed fp32 peak", "best median matrix product"], rows,
+                         caption="Rates above the peak computed from the reported clock")
 
 
 # A worked workload (not measured): a 100-million-parameter language model trained on two

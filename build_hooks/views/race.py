@@ -244,18 +244,18 @@ def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: st
             + ". ".join(parts))
 
 
-@fact
-def race_issue_bound(data: Dataset) -> str:
-    """One short sentence: at how many raced sizes this host's issue rate, not the modelled GPU, sets the
-    estimate (or that every GPU lane is measured)."""
-    estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
-    if estimate is None:
-        return "No lane here is estimated"
-    bound, raced = race.host_bound_sizes(data, estimate)
-    where = f"At every one of the {raced} sizes raced" if bound == raced else f"At {bound} of the {raced} sizes raced"
-    if not bound:
-        return "At every size raced, the estimate's time comes from the modelled GPU's own work"
-    return f"{where}, the estimate's time is how long this host takes to send the GPU its work"
+def _estimated_leads(data: Dataset) -> dict[int, tuple[int | None, list[str]]]:
+    """Per width, where the labelled estimate leads its host's CPU: (the batch from which it leads at every larger
+    batch raced, by the grid's rule, or None; the batches of any lone lead below it). Empty with a measured GPU."""
+    found = {size: p for size, p in race.verdicts(race.race_data(data)).items() if p["estimate"]}
+    leads_by_width = {}
+    for width in sorted({w for w, _ in found}):
+        leads = {b: 1 if p["leader"] == "GPU" else -1 for (w, b), p in found.items() if w == width}
+        first = analysis.crossover(leads)  # the site's one crossover rule (analysis.crossover)
+        # A lead the grid shows below the crossover (a level or CPU batch breaks the run after it) is named too.
+        lone = [str(b) for b in sorted(leads) if leads[b] == 1 and (first is None or b < first)]
+        leads_by_width[width] = (first, lone)
+    return leads_by_width
 
 
 @fact
@@ -263,15 +263,11 @@ def estimated_crossovers(data: Dataset) -> str:
     """Where no GPU was measured: per width, the batch from which the labelled estimate leads its host's CPU at every
     larger batch raced (the grid's rule) and any lone lead below it, or that it never leads; with a measured GPU,
     that none is estimated."""
-    found = {size: p for size, p in race.verdicts(race.race_data(data)).items() if p["estimate"]}
+    found = _estimated_leads(data)
     if not found:
         return "No crossover here is estimated: a measured GPU gives them"
     wins, never = [], []
-    for width in sorted({w for w, _ in found}):
-        leads = {b: 1 if p["leader"] == "GPU" else -1 for (w, b), p in found.items() if w == width}
-        first = analysis.crossover(leads)  # the site's one crossover rule (analysis.crossover)
-        # A lead the grid shows below the crossover (a level or CPU batch breaks the run after it) is named too.
-        lone = [str(b) for b in sorted(leads) if leads[b] == 1 and (first is None or b < first)]
+    for width, (first, lone) in found.items():
         if first is not None:
             also = f" (and at batch {listing(lone)}, a lead the batches beside it do not share)" if lone else ""
             wins.append(f"from batch {first} at width {width}{also}")
@@ -285,6 +281,19 @@ def estimated_crossovers(data: Dataset) -> str:
         return f"By the labelled estimate against this host's CPU, a GPU wins at no batch raced, at {widths}"
     text = "By the labelled estimate against this host's CPU, a GPU would win " + listing(wins)
     return text + (f". At {widths} it wins at no batch raced" if never else "")
+
+
+@section
+def estimated_crossover_table(data: Dataset) -> Html:
+    """The cheat sheet's crossover at a glance: per width, the batch from which the labelled estimate leads its
+    host's CPU (and any lone lead), or never; one line instead when a GPU was measured."""
+    found = _estimated_leads(data)
+    if not found:
+        return missing("No crossover here is estimated: a measured GPU gives them.")
+    rows = [[width, f"from batch {first}" if first is not None else "never in the batches raced",
+             listing(lone) if lone else "none"] for width, (first, lone) in found.items()]
+    return table(["hidden width", "the estimated GPU leads", "lone leads below that (batch)"], rows,
+                 caption="Where the labelled GPU estimate overtakes this host's CPU, by the grid's rule")
 
 
 @fact
@@ -370,8 +379,8 @@ def estimate_trails(data: Dataset) -> Html:
     if not beaten:
         return html("<p>No other machine's CPU lane beats the estimated GPU beyond both spreads.</p>")
     estimate = next(lane for lane in lanes if lane["estimate"])
-    lead = html("<p>At {} of the {} sizes raced, another machine's CPU beats the estimated GPU. Even its slower runs "
-                "(upper quartile) beat the estimate's fastest ({}× its value).</p>", lost, sizes,
+    lead = html("<p>At {} of the {} sizes raced, at least one other machine's CPU beats the estimated GPU. Even its "
+                "slower runs (upper quartile) beat the estimate's fastest ({}× its value).</p>", lost, sizes,
                 f"{estimate['band'][0]:.2g}")
     host = next(m for m in data.machines if m.id == estimate["machine_id"])  # whose cost per operation it issues at
     rows = []
