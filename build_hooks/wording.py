@@ -71,8 +71,9 @@ def _why(machine: Machine | None, groups: list[str]) -> str:
     moved = canary_moves(machine, list(groups))
     if moved:
         # "Canary" is explained where it is used: a learner meets it here first.
-        return (f". The machine's state changed between them: its canaries, short fixed probes timed before each "
-                f"round (About the data), moved {', '.join(moved)}")
+        runs = " and ".join(group.replace("_", " ") for group in groups) or "two"
+        return (f". The machine's state changed between the {runs} runs: its canaries, short fixed probes timed "
+                f"before each round (About the data), moved {', '.join(moved)}")
     return (". It is the same step, timed at another moment. The canaries stayed within "
             f"{100 * (CANARY_MOVED - 1):.0f}% (see About the data)")
 
