@@ -150,7 +150,8 @@ def test_a_split_product_above_the_peak_makes_the_sweeps_share_an_overstatement(
 
 
 def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
-    """The FAQ's bf16 answer names every other CPU's bf16 matrix product against fp32: faster, slower or level."""
+    """The FAQ's bf16 answer names every other CPU's bf16 matrix product against fp32 (faster, slower or level), and
+    mixed precision's table gives every CPU a row."""
     from conftest import add_points, synthetic_doc
 
     def cpu(name, fp32_s, bf16_s):
@@ -162,6 +163,8 @@ def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
     text = page.render_fact("bf16_answer", Dataset([host, fast, slow, same]))
     assert text.startswith("On ") and ", the two were level. Elsewhere: " in text  # the host, by name
     assert "3.0× faster on" in text and "92× slower on" in text and "level on" in text
+    rows = page.render_section("precision_cpu_table", Dataset([host, fast, slow, same])).split("<tbody>")[1]
+    assert rows.count("<tr>") == 4 and "<td>3.0× faster</td>" in rows and "<td>92× slower</td>" in rows
 
 
 def test_the_cpu_choice_rule_names_the_scale_of_a_batch():

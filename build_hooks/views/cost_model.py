@@ -76,12 +76,13 @@ def _parameters_table(params: cost_model.DeviceParams, fitted: cost_model.Fitted
 
 
 def _bandwidth_range(params: cost_model.DeviceParams) -> str:
-    """The copy bandwidth at the smallest and the largest footprint measured."""
-    small, large = min(params.bandwidths), max(params.bandwidths)
-    if small == large:
-        return si(params.bandwidths[large], "B/s")
-    return (f"{si(params.bandwidths[small], 'B/s')} ({si(small, 'B')} copy) to "
-            f"{si(params.bandwidths[large], 'B/s')} ({si(large, 'B')} copy)")
+    """The copy bandwidths measured, from the slowest to the fastest, each with its footprint (a cache-sized copy
+    is often the fastest, so the smallest and the largest copy need not be the range's ends)."""
+    slow, fast = (min(params.bandwidths, key=params.bandwidths.get), max(params.bandwidths, key=params.bandwidths.get))
+    if slow == fast:
+        return si(params.bandwidths[fast], "B/s")
+    return (f"{si(params.bandwidths[slow], 'B/s')} ({si(slow, 'B')} copy) to "
+            f"{si(params.bandwidths[fast], 'B/s')} ({si(fast, 'B')} copy), by footprint")
 
 
 @section

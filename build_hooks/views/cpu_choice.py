@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, gpu_estimate, race, untrusted
+from build_hooks import analysis, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
 from build_hooks.render import Html, MissingData, table
@@ -40,15 +40,11 @@ def cpu_choice_rule(data: Dataset) -> str:
     if not gpu["estimate"]:
         return text
     bound, raced = race.host_bound_sizes(data, gpu)
-    everywhere = bound == raced
-    paced = ("For this network, that pace sets its time at every size raced (Predicting a step shows why). So each "
-             "row says where that CPU's epoch takes longer than this host needs to send the GPU its work"
-             if everywhere else
-             "That pace sets its time wherever the host is the bound (Predicting a step shows where)")
-    return (text + f". That GPU is an estimate, not a measurement: unvalidated, with a stated band "
-            f"{gpu_estimate.band_words(*gpu['band'])}. It issues its operations at this host's pace. {paced}. A faster "
-            "host would move the GPU's batches down. The rows of the other CPUs set them against a GPU "
-            "driven by this host, not by their own")
+    # Three short sentences (#39): what the GPU is, what a row then means, what would move it.
+    meaning = ("So a row marks where that CPU's epoch outgrows the time this host needs to send the GPU its work"
+               if bound == raced else "Where the host is the bound, a row compares that CPU with this host's pace")
+    return (text + ". That GPU is an estimate driven by this host (Predicting a step). "
+            f"{meaning}. A faster host would move the GPU's batches down")
 
 
 @section

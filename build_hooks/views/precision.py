@@ -14,6 +14,7 @@ from build_hooks.render import (
     join,
     marks_note_for,
     measured_value,
+    missing,
     multiple,
     per_machine,
     si,
@@ -114,17 +115,27 @@ def _step_size(machine: Machine) -> str:
     return f" at batch {extra['batch']} and width {extra['width']}" if "batch" in extra and "width" in extra else ""
 
 
-@fact
-def precision_cpu_elsewhere(data: Dataset) -> str:
-    """bf16 against fp32 for a CPU matrix product on every other machine in the data (the
-    instruction set decides), or that no other machine measured it."""
-    others = data.with_experiment(GROUP)[1:]
-    parts = [f"On {untrusted.placeholder(m.label)}, "
-             f"{_bf16_versus_fp32(precision_stats(m, 'cpu', 'matmul'), product_words(m))}."
-             for m in others if {"fp32", "bf16"} <= set(precision_stats(m, "cpu", "matmul"))]
-    if not parts:
-        return "No other machine in this build's data measured bf16 against fp32 on its CPU."
-    return "Other machines in this build's data measured it too. " + " ".join(parts)
+TABLE_MACHINES = 6  # rows of the bf16 table; the gallery lists every machine
+
+
+@section
+def precision_cpu_table(data: Dataset) -> Html:
+    """bf16 against fp32 for a CPU matrix product on every machine in the data that measured both (the instruction
+    set decides; each probe chose its own size), one row each, its widest vector unit named from the hardware
+    record; or a line that only this machine measured it."""
+    rows = []
+    for m in data.with_experiment(GROUP):
+        took = precision_stats(m, "cpu", "matmul")
+        if {"fp32", "bf16"} <= set(took):
+            rows.append([m.label, m.vector_units or "not recorded", product_words(m).removeprefix("a "),
+                         measured_value(took["fp32"], {}, "s"), measured_value(took["bf16"], {}, "s"),
+                         bf16_against_fp32(m)])
+    if len(rows) < 2:
+        return missing("No other machine in this build's data measured bf16 against fp32 on its CPU.")
+    more = len(rows) - TABLE_MACHINES
+    return table(["CPU", "widest vector unit", "product", "fp32", "bf16", "bf16 against fp32"], rows[:TABLE_MACHINES],
+                 caption="One CPU matrix product in fp32 and in bf16, per machine; each chose its own size"
+                         + (f"; {more} more machines are in the gallery" if more > 0 else ""))
 
 
 GENERIC_KERNEL_RATIO = 3.0  # converting formats costs a few times at most; beyond, a slow kernel runs
