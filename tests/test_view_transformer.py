@@ -175,3 +175,19 @@ def test_a_near_tie_between_cost_terms_is_named_as_one():
 
     assert regime_words("overhead") == "overhead-bound"
     assert regime_words("overhead+memory") == "overhead- and memory-bound (a near-tie)"
+
+
+def test_a_near_tie_is_named_in_one_order_whichever_term_is_larger():
+    """Two runs whose tied terms swap places by a hair name the same tie: a fixed order, not the terms' sizes."""
+    from types import SimpleNamespace
+
+    from build_hooks.views.transformer import regime
+
+    params = SimpleNamespace(op_seconds=1e-9, rate=lambda side: 1e9, bandwidth_at=lambda footprint: 1e9)
+    fitted = SimpleNamespace(params=params, compute_factor=1.0, memory_factor=1.0)
+
+    def key(flops, moved):
+        bench = {"extra_info": {"ops": 1, "flops": flops, "bytes": moved, "footprint": 1, "tokens": 64},
+                 "params": {"d_model": 128}, "stats": {"median": 1.0}}
+        return regime(fitted, bench)[0]
+    assert key(1.1e6, 1.0e6) == key(1.0e6, 1.1e6) == "compute+memory"

@@ -113,7 +113,9 @@ def regime(fitted: cost_model.Fitted | None, bench: dict) -> tuple[str, float] |
              "memory": fitted.memory_factor * extra["bytes"] / params.bandwidth_at(extra["footprint"])}
     ranked = sorted(terms, key=terms.get, reverse=True)
     # Terms within NEAR_TIE of each other are a tie: the model is not that exact.
-    tied = [t for t in ranked if terms[t] * NEAR_TIE >= terms[ranked[0]]]
+    # In a fixed order, not by size: which of two tied terms was a hair larger is noise, and two runs of one
+    # machine must name the same tie the same way.
+    tied = [t for t in terms if terms[t] * NEAR_TIE >= terms[ranked[0]]]
     return "+".join(tied), extra["flops"] / bench["stats"]["median"] / rate
 
 
