@@ -159,7 +159,7 @@ GENERAL_TRUTHS = {  # page: (what a page must no longer say, what it says instea
     "limits.md": ("activations, not weights", "what grows with the batch is activations"),
     "mixed-precision.md": ("32-bit\nmaster copy of the weights", "there is no separate copy"),
     "worked-examples.md": ("so does\n  decoding", "Decoding images is CPU work too"),
-    "recap.md": ("Why does a small network's GPU step time", "This site's GPU lanes model it"),
+    "recap.md": ("Why does a small network's GPU step time", "estimate assumes that flat step"),
 }
 
 

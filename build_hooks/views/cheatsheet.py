@@ -31,7 +31,7 @@ def key_numbers(data: Dataset) -> Html:
          _lesson("cost-model/", "Predicting a step")],
         ["best median rate of a square fp32 matrix product", si(even.rate, "FLOP/s"),
          _lesson("why-gpu/", "Why a GPU is faster")],
-        ["work an operation needs to outlast its fixed cost", si(even.cpu_flop, "FLOP"), why_batch],
+        ["work an operation needs before the CPU's own speed shows", si(even.cpu_flop, "FLOP"), why_batch],
         [f"the same on the estimated {even.gpu.name} (a model)", si(even.gpu_flop, "FLOP"), why_batch],
         ["copy bandwidth, largest copy (bytes read plus written)", si(params.bandwidth, "B/s"),
          _lesson("regimes/", "Three regimes")],

@@ -19,7 +19,6 @@ from build_hooks.render import (
     html,
     join,
     missing,
-    multiple,
     note,
     per_machine,
     si,
@@ -174,10 +173,10 @@ def cost_model_parameters_reading(data: Dataset) -> str:
     text = (f"the fit charges {si(fitted.params.op_seconds, 's')} per operation of a real step, against "
             f"{si(tiny, 's')} for one bare tiny addition")
     if fitted.compute_factor > 0:
-        text += (f". It runs the step's matrix products at {multiple(1 / fitted.compute_factor)} the rate of "
+        text += (f". It runs the step's matrix products at {1 / fitted.compute_factor:.2g}× the rate of "
                  "square products of the same size")
     if fitted.memory_factor > 0:
-        text += (f". It moves its bytes at {multiple(1 / fitted.memory_factor)} the bandwidth of a copy "
+        text += (f". It moves its bytes at {1 / fitted.memory_factor:.2g}× the bandwidth of a copy "
                  "of the same footprint")
     return text
 
@@ -366,8 +365,9 @@ def break_even_table(data: Dataset) -> Html:
              f"{si(even.issue_s, 's')} ({si(even.op_s, 's')} to issue it here, plus a "
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} launch, published by PETSc)",
              f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} (datasheet FP32 peak)", si(even.gpu_flop, "FLOP")]]
-    return table(["device", "fixed cost per operation", "arithmetic rate", "work to outlast the fixed cost"], rows,
-                 caption="Work one operation needs before its arithmetic takes longer than its fixed cost "
-                         "(fixed cost × rate)")
+    return table(["device", "fixed cost per operation", "arithmetic rate", "work before its own speed shows"], rows,
+                 caption="Work one operation needs before its arithmetic takes longer than its own fixed cost "
+                         "(fixed cost × rate). Not where the GPU overtakes: that is where the CPU's arithmetic "
+                         "outlasts the GPU's extra fixed cost")
 
 

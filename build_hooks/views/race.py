@@ -77,7 +77,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
     caption = "Who finishes one epoch first, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
-    notes = [note("Level: within the spread, or the estimate's band.")]
+    notes = [note("Level: the gap is within the measurements' spread, or within the estimate's stated error band.")]
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
         notes.append(note(html("Paired: {}.", listing(pairings))))
@@ -292,8 +292,10 @@ def estimated_crossover_table(data: Dataset) -> Html:
         return missing("No crossover here is estimated: a measured GPU gives them.")
     rows = [[width, f"from batch {first}" if first is not None else "never in the batches raced",
              listing(lone) if lone else "none"] for width, (first, lone) in found.items()]
-    return table(["hidden width", "the estimated GPU leads", "lone leads below that (batch)"], rows,
-                 caption="Where the labelled GPU estimate overtakes this host's CPU, by the grid's rule")
+    head = ["hidden width", "the estimated GPU leads", "also alone at batch"]
+    if all(not lone for _, lone in found.values()):  # a column of "none" says nothing
+        head, rows = head[:2], [row[:2] for row in rows]
+    return table(head, rows, caption="Where the labelled GPU estimate overtakes this host's CPU at every larger batch")
 
 
 @fact
@@ -306,8 +308,8 @@ def home_estimate_pace(data: Dataset) -> str:
     if not bound:
         return "The grid's GPU is a model, from the datasheet and this host's cost per operation"
     if bound == raced:  # then a GPU cell is where this CPU's own arithmetic outgrows that sending time
-        return ("The grid's GPU is a model. At every setting, its time is how long this host takes to send it the "
-                "work. So a GPU cell marks where this CPU's arithmetic outgrows that sending time")
+        return ("The grid's GPU is a model, limited at every setting by how fast this CPU hands it work. So a GPU "
+                "cell marks where this CPU's own arithmetic takes longer than that hand-off")
     return (f"The grid's GPU is a model. At {bound} of its {raced} settings, its time is how long this host takes "
             "to send it the work")
 

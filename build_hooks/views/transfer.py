@@ -47,8 +47,8 @@ def transfer(data: Dataset) -> Html:
     shown = data.shown(GROUP)
     if shown and all(m.gpu is None for m in shown):  # one line, not one "not applicable" box per machine
         # The pages show machines with a GPU first, so the ones left out have none either.
-        return missing("Not applicable on any machine in this build's data: none has a GPU, so there is no "
-                       "host↔device bus to measure.")
+        # The sentence above the tabs says why (transfer_summary): here, only that nothing is shown.
+        return missing("Not applicable on any machine in this build's data.")
     return per_machine(data, GROUP, one)
 
 
