@@ -165,7 +165,7 @@ def workload_table(data: Dataset) -> Html:
     for what, peak in ((f"{sheet.name}, plain FP32 (published peak)", sheet.fp32_flops),
                        (f"{sheet.name}, bf16 tensor cores, dense (published peak)", sheet.bf16_flops)):
         rows.append([what, si(peak, "FLOP/s"), _duration(flops / peak), f"{peak / rate:,.0f}× shorter"])
-    why = (f"The GPU rows are peaks from {sheet.source}, so their times are lower bounds no real run reaches. "
+    why = (f"The GPU rows are peaks, so their times are lower bounds no real run reaches. Source: {sheet.source}. "
            "The CPU ran on "
            f"{threads} thread{'s' if threads != 1 else ''}; a server socket with many times the cores divides its "
            f"time by about that many. {_cpu_bf16(machine)}")

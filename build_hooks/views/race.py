@@ -77,7 +77,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
     caption = "Who finishes one epoch first, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
-    notes = [note("Level: the gap is within the measurements' spread, or within the estimate's stated error band.")]
+    notes = [note("Level: within the measured spread, or the estimate's error band.")]
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
         notes.append(note(html("Paired: {}.", listing(pairings))))
