@@ -366,8 +366,7 @@ def break_even_table(data: Dataset) -> Html:
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} launch, published by PETSc)",
              f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} (datasheet FP32 peak)", si(even.gpu_flop, "FLOP")]]
     return table(["device", "fixed cost per operation", "arithmetic rate", "work before its own speed shows"], rows,
-                 caption="Work one operation needs before its arithmetic takes longer than its own fixed cost "
-                         "(fixed cost × rate). Not where the GPU overtakes: that is where the CPU's arithmetic "
-                         "outlasts the GPU's extra fixed cost")
+                 caption="Fixed cost × rate: the work before a device's own speed shows (the GPU overtakes "
+                         "the CPU sooner)")
 
 
