@@ -312,7 +312,7 @@ def medians_table(data: Dataset, group: str, columns: list[tuple[str, str]],
                   words: dict[str, str] | None = None) -> Html:
     """A plain table of an experiment's medians with the given (param, heading) columns, per machine;
     `after(machine)` follows each machine's table (a note about that machine's points); `words` names param
-    values in plain words (a snippet's "ddp" reads "two DDP processes")."""
+    values in plain words (data_parallel's "ddp" reads "DDP, the threads split between processes")."""
     def one(m: Machine) -> Html:
         points = m.measured(group)
         rows = [[(words or {}).get(str(b["params"].get(p, "")), b["params"].get(p, "")) for p, _ in columns]
