@@ -165,3 +165,14 @@ def test_each_machines_table_region_has_a_name_of_its_own():
     labels = re.findall(r'role="region" tabindex="0" aria-label="([^"]*)"', drawn)
     assert len(labels) == 2 and len(set(labels)) == 2 and "&lt;i&gt;" in labels[1], labels
     assert 'aria-label="Table: batch"' in str(render.table(["batch"], [[1]]))  # alone, as before
+
+
+def test_a_sentences_timing_has_the_digits_its_table_prints():
+    """median_text gives a median the digits its spread supports, exactly as measured_value prints it in a table."""
+    from build_hooks import stats
+
+    wide = stats.summarise([4.2e-3, 4.75e-3, 5.3e-3, 4.0e-3, 5.6e-3])
+    tight = stats.summarise([4.749e-3, 4.75e-3, 4.751e-3, 4.750e-3, 4.7505e-3])
+    for point in (wide, tight):
+        assert render.median_text(point) in str(render.measured_value(point, {}, "s"))
+    assert render.median_text(wide) != render.median_text(tight)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, stats
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import Html, first_with, medians_table, si
+from build_hooks.render import Html, first_with, median_text, medians_table
 from build_hooks.wording import ratio_sentence
 
 GROUP = "data_parallel"
@@ -27,13 +27,13 @@ def ddp_summary(data: Dataset) -> str:
     """A sentence: one all-thread process against two DDP processes per step, and the all-reduce's
     share of a DDP step."""
     points = analysis.point_stats(first_with(data, GROUP), GROUP, "setup")
-    one, ddp, reduce = (points[k]["median"] for k in ("one_process", "ddp", "all_reduce"))
+    ddp, reduce = (points[k]["median"] for k in ("ddp", "all_reduce"))
+    said = {k: median_text(points[k]) for k in ("one_process", "ddp", "all_reduce")}  # as the table prints them
     ratio = stats.paired_ratio(points["one_process"], points["ddp"])
     verdict = ratio_sentence(ratio, "{} faster than", "{} slower than", "within the measurements' spread of")
-    gap = f", {si(ddp - one, 's')} more per step" if ratio.verdict < 0 else ""
-    return (f"one process with every thread took {si(one, 's')} per step. Two DDP processes "
-            f"sharing the same cores took {si(ddp, 's')}, {verdict} the single process's {si(one, 's')}{gap}. "
-            f"The all-reduce of one model's gradients alone took {si(reduce, 's')}, "
+    return (f"one process with every thread took {said['one_process']} per step. Two DDP processes "
+            f"sharing the same cores took {said['ddp']}, {verdict} the single process's {said['one_process']}. "
+            f"The all-reduce of one model's gradients alone took {said['all_reduce']}, "
             f"{100 * reduce / ddp:.0f}% of a DDP step ({_share_range(points['all_reduce'], points['ddp'])} "
             "between the quartiles)")
 
@@ -49,7 +49,7 @@ def _share_range(part: dict, whole: dict) -> str:
 def ddp_answer(data: Dataset) -> str:
     """The FAQ's measured answer: whether two DDP processes beat one process on this build's CPU, with both times."""
     points = analysis.point_stats(first_with(data, GROUP), GROUP, "setup")
-    one, ddp = points["one_process"]["median"], points["ddp"]["median"]
     verdict = stats.paired_ratio(points["one_process"], points["ddp"]).verdict
     answer = "no" if verdict < 0 else "yes" if verdict > 0 else "not beyond the spread"
-    return f"Here, {answer}: two processes took {si(ddp, 's')} per step, and one took {si(one, 's')}"
+    return (f"Here, {answer}: two processes took {median_text(points['ddp'])} per step, and one took "
+            f"{median_text(points['one_process'])}")

@@ -14,6 +14,7 @@ from build_hooks.render import (
     join,
     marks_note_for,
     measured_value,
+    median_text,
     missing,
     multiple,
     per_machine,
@@ -90,7 +91,7 @@ def product_words(machine: Machine) -> str:
 
 
 def _bf16_versus_fp32(took: dict[str, dict], what: str) -> str:
-    what += f" ({si(took['fp32']['median'], 's')} in fp32, {si(took['bf16']['median'], 's')} in bf16)"
+    what += f" ({median_text(took['fp32'])} in fp32, {median_text(took['bf16'])} in bf16)"  # as its table prints
     return ratio_sentence(stats.paired_ratio(took["fp32"], took["bf16"]),
                           f"{what} ran {{}} faster in bf16 than in fp32",
                           f"{what} ran {{}} slower in bf16 than in fp32",
