@@ -129,6 +129,17 @@ def table(head: list, rows: list[list], caption: object = "", table_id: str = ""
                 name, ident, cap, th, body)
 
 
+TABLE_MACHINES = 6  # rows of a one-row-per-machine table on a lesson page; the gallery lists every machine
+
+
+def machines_table(head: list, rows: list[list], caption: str) -> Html:
+    """A table with one row per machine, cut to TABLE_MACHINES rows; the caption says how many more the gallery
+    holds (fifty committed files must not make a fifty-row lesson table)."""
+    more = len(rows) - TABLE_MACHINES
+    return table(head, rows[:TABLE_MACHINES],
+                 caption=caption + (f"; {more} more machines are in the gallery" if more > 0 else ""))
+
+
 def fold_constant_columns(head: list, rows: list[list], columns: list[int]) -> tuple[list, list[list], list[Html]]:
     """`head` and `rows` without those of `columns` that hold one value in every row (of two or more rows), and
     for each column left out, "its heading: its value", to say once beside the table instead of in every row."""

@@ -7,7 +7,7 @@ from build_hooks.dataset import Dataset
 from build_hooks.page import section
 from build_hooks.render import SITE_ROOT, Html, MissingData, html, si, table
 from build_hooks.views.cost_model import break_even
-from build_hooks.views.intensity import SHEET, _cpu_ridge, _ridge
+from build_hooks.views.intensity import SHEET, _cpu_ridge, _ridge, published_ridges
 from build_hooks.views.precision import bf16_against_fp32
 
 
@@ -36,11 +36,8 @@ def key_numbers(data: Dataset) -> Html:
         ["copy bandwidth, largest copy (bytes read plus written)", si(params.bandwidth, "B/s"),
          _lesson("regimes/", "Three regimes")],
         ["ridge point: FLOPs per byte to be compute-bound", f"{_ridge(_cpu_ridge(params))} FLOP/B", why_regimes],
-        [f"the same on the {SHEET.name}, fp32 (published)", f"{_ridge(SHEET.fp32_flops / SHEET.memory_bytes_s)} FLOP/B",
-         why_regimes],
-        [f"the same on the {SHEET.name}, bf16 tensor cores (published)",
-         f"{_ridge(SHEET.bf16_flops / SHEET.memory_bytes_s)} FLOP/B", why_regimes],
-    ]
+    ] + [[f"the same on the {SHEET.name}, {name.removeprefix('H200 ')} ({how})", f"{_ridge(ridge)} FLOP/B", why_regimes]
+         for name, (ridge, _, how) in published_ridges().items()]
     bf16 = bf16_against_fp32(host)
     if bf16:
         rows.append(["bf16 against fp32, one matrix product", bf16, _lesson("mixed-precision/", "Mixed precision")])

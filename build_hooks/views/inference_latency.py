@@ -9,6 +9,7 @@ from build_hooks.render import (
     DEVICE_NAME,
     Html,
     first_with,
+    machines_table,
     marks_note_for,
     measured_value,
     missing,
@@ -53,9 +54,6 @@ def inference_summary(data: Dataset) -> str:
     return text
 
 
-TABLE_MACHINES = 6  # rows of the forward-against-step table; the gallery lists every machine
-
-
 @section
 def inference_versus_step(data: Dataset) -> Html:
     """Per machine that measured both at the widest width: the batch-1 forward pass, the batch-1 training step of
@@ -68,10 +66,8 @@ def inference_versus_step(data: Dataset) -> Html:
             for r, step, forward in [_step_over_forward(m, widest)] if r is not None]
     if not rows:
         return missing("No CPU measured both a forward pass and a training step at this width.")
-    more = len(rows) - TABLE_MACHINES
-    return table(["CPU", "batch-1 forward pass", "batch-1 training step", "step ÷ forward"], rows[:TABLE_MACHINES],
-                 caption=f"One request against one training step, width {widest}"
-                         + (f"; {more} more machines are in the gallery" if more > 0 else ""))
+    return machines_table(["CPU", "batch-1 forward pass", "batch-1 training step", "step ÷ forward"], rows,
+                          f"One request against one training step, width {widest}")
 
 
 def _step_over_forward(machine, width: int) -> tuple:

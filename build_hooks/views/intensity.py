@@ -36,10 +36,15 @@ def crossing_batch(d: int, ridge: float, element_bytes: int) -> int | None:
     return None
 
 
+def published_ridges() -> dict[str, tuple[float, int, str]]:
+    """The H200's ridge points from its datasheet: (FLOP/byte, element size, "published") per format."""
+    return {"H200 fp32": (SHEET.fp32_flops / SHEET.memory_bytes_s, 4, "published"),
+            "H200 bf16 tensor cores": (SHEET.bf16_flops / SHEET.memory_bytes_s, 2, "published")}
+
+
 def ridges(data: Dataset) -> dict[str, tuple[float, int, str]]:
     """Ridge point (FLOP/byte), element size and provenance for each roof in the table."""
-    out = {"H200 fp32": (SHEET.fp32_flops / SHEET.memory_bytes_s, 4, "published"),
-           "H200 bf16 tensor cores": (SHEET.bf16_flops / SHEET.memory_bytes_s, 2, "published")}
+    out = published_ridges()
     params = cost_model.measured_params(first_with(data, "gemm_rate"), "cpu")
     if params is not None:
         out = {"this CPU, fp32": (_cpu_ridge(params), 4, "measured")} | out

@@ -10,8 +10,8 @@ from build_hooks.render import (
     first_with,
     marks_note_for,
     measured_value,
+    median_text,
     per_machine,
-    si,
     table,
 )
 from build_hooks.views.data_loader import useful_workers
@@ -41,12 +41,11 @@ def loader_overlap_summary(data: Dataset) -> str:
     machine = first_with(data, OVERLAP)
     seconds = analysis.point_stats(machine, OVERLAP, "workers")
     best = useful_workers(seconds)
-    def took(point: dict) -> str:  # with the digits its spread supports, as the table prints it
-        return si(point["median"], "s", stats.significant_figures(point))
-    text = f"with a training step on every batch, an epoch took {took(seconds[0])} with num_workers=0"
+    # Each time with the digits its spread supports, as the table prints it.
+    text = f"with a training step on every batch, an epoch took {median_text(seconds[0])} with num_workers=0"
     if best:
         ratio = stats.paired_ratio(seconds[0], seconds[best])
-        return (text + f" and {took(seconds[best])} with {best} worker{'s' if best != 1 else ''}, "
+        return (text + f" and {median_text(seconds[best])} with {best} worker{'s' if best != 1 else ''}, "
                 f"{times_with_interval(ratio)} faster. The workers prepared the next batches while the main "
                 "process trained")
     text += "; no number of workers made it faster beyond the measurements' spread"

@@ -12,6 +12,7 @@ from build_hooks.render import (
     figure,
     first_with,
     join,
+    machines_table,
     marks_note_for,
     measured_value,
     median_text,
@@ -116,9 +117,6 @@ def _step_size(machine: Machine) -> str:
     return f" at batch {extra['batch']} and width {extra['width']}" if "batch" in extra and "width" in extra else ""
 
 
-TABLE_MACHINES = 6  # rows of the bf16 table; the gallery lists every machine
-
-
 @section
 def precision_cpu_table(data: Dataset) -> Html:
     """bf16 against fp32 for a CPU matrix product on every machine in the data that measured both (the instruction
@@ -133,10 +131,8 @@ def precision_cpu_table(data: Dataset) -> Html:
                          bf16_against_fp32(m)])
     if len(rows) < 2:
         return missing("No other machine in this build's data measured bf16 against fp32 on its CPU.")
-    more = len(rows) - TABLE_MACHINES
-    return table(["CPU", "widest vector unit", "product", "fp32", "bf16", "bf16 against fp32"], rows[:TABLE_MACHINES],
-                 caption="One CPU matrix product in fp32 and in bf16, per machine; each chose its own size"
-                         + (f"; {more} more machines are in the gallery" if more > 0 else ""))
+    return machines_table(["CPU", "widest vector unit", "product", "fp32", "bf16", "bf16 against fp32"], rows,
+                          "One CPU matrix product in fp32 and in bf16, per machine; each chose its own size")
 
 
 GENERIC_KERNEL_RATIO = 3.0  # converting formats costs a few times at most; beyond, a slow kernel runs
