@@ -50,6 +50,8 @@ class Watched:
         self.page.wait_for_selector("#yours:not([hidden])")
 
     def add(self, path):
+        # The file is read asynchronously: words left from an earlier add would otherwise end the wait at once.
+        self.page.evaluate("for (const id of ['yours-status', 'yours-problem']) document.getElementById(id).textContent = ''")
         self.page.set_input_files("#yours-file", str(path))
         self.page.wait_for_function(
             "document.getElementById('yours-status').textContent || document.getElementById('yours-problem').textContent")
