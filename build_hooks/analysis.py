@@ -141,6 +141,15 @@ def rate_above_peak(machine: Machine, split_too: bool = False) -> float | None:
     return best if peak and best > peak else None
 
 
+def best_matmul_rate(machine: Machine, device: str = "cpu") -> float | None:
+    """The fastest median fp32 matrix-product rate measured on a machine, of the square sweep (gemm_rate) and of the
+    shapes experiment (matmul_shapes): the one "fastest matrix product" every page quotes."""
+    rates = list(gemm_rates(machine, device).values()) + [
+        b["extra_info"]["flops"] / b["stats"]["median"]
+        for b in machine.measured("matmul_shapes", device=device) if b["stats"]["median"] > 0]
+    return max(rates, default=None)
+
+
 def gemm_rate_fast_end(machine: Machine, device: str = "cpu") -> float | None:
     """The highest matrix-product rate at the fast end of any point's spread (FLOPs / lower quartile): of the
     square sweep and of the same FLOPs split into smaller products, so no page calls a share "at most" that

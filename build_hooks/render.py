@@ -201,9 +201,10 @@ CAVEAT_WORDS = {"noisy": "noisy", "few": "from too few samples", "load": "taken 
 
 
 def caveat(bench: dict) -> str:
-    """A quoted point's caveats in words, for a sentence: " (noisy; taken under load)", or ""."""
+    """A quoted point's caveats in words, for a sentence: " (noisy; taken under load)", or "": a short mark in
+    brackets, explained once on About the data, never a sentence of its own."""
     kinds = stats.caveats(bench["stats"], bench["extra_info"], bench.get("unit", "s") == "s")
-    return f" ({'; '.join(CAVEAT_WORDS[k] for k in kinds)}: treat with care)" if kinds else ""
+    return f" ({'; '.join(CAVEAT_WORDS[k] for k in kinds)})" if kinds else ""
 
 
 def marks_note_for(benches: list[dict]) -> Html:
@@ -298,7 +299,23 @@ def provenance_once(page_html: str) -> str:
         seen.add(match.group(0))
         return match.group(0)
 
-    return _PROVENANCE.sub(once, page_html)
+    return _MORE_MACHINES.sub(_first_only(), _PROVENANCE.sub(once, page_html))
+
+
+_MORE_MACHINES = re.compile(r'<p class="crossover-note">Also measured on \d+ more machines?: .*?</p>', re.S)
+
+
+def _first_only():
+    """A substitution that keeps the first of identical matches on a page and drops the others: the pointer to the
+    machines a page leaves out is said once, not under each of twenty tables."""
+    seen: set[str] = set()
+
+    def keep(match: re.Match) -> str:
+        if match.group(0) in seen:
+            return ""
+        seen.add(match.group(0))
+        return match.group(0)
+    return keep
 
 
 def more_machines(data: Dataset, group: str | None = None) -> Html:

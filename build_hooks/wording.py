@@ -69,22 +69,21 @@ def _why(machine: Machine | None, groups: list[str]) -> str:
     if machine is None:
         return ". It is the same step, timed at another moment"
     moved = canary_moves(machine, list(groups))
-    if moved:
-        # "Canary" is explained where it is used: a learner meets it here first.
-        runs = " and ".join(group.replace("_", " ") for group in groups) or "two"
-        return (f". The machine's state changed between the {runs} runs: its canaries, short fixed probes timed "
-                f"before each round (About the data), moved {', '.join(moved)}")
+    if moved:  # "canary" is in the glossary: one short clause here, not its definition again
+        return f". The machine's state moved between the two runs: its canaries moved {', '.join(moved)}"
     return (". It is the same step, timed at another moment. The canaries stayed within "
-            f"{100 * (CANARY_MOVED - 1):.0f}% (see About the data)")
+            f"{100 * (CANARY_MOVED - 1):.0f}%")
 
 
 def ratio_sentence(ratio: stats.Ratio, larger: str, smaller: str, same: str) -> str:
     """`larger`, `smaller` or `same` as the ratio's verdict says; "{}" in `larger` takes the
-    ratio with its interval, in `smaller` the inverted ratio (always read as "N× ...")."""
+    ratio, in `smaller` the inverted ratio (always read as "N× ..."). Its interval ends the clause
+    in brackets, so "2.2× faster in bf16" reads as one phrase, not split by its spread."""
     if ratio.verdict > 0:
-        return larger.format(times_with_interval(ratio))
+        return f"{larger.format(multiple(ratio.value))} ({interval_words(ratio)})"
     if ratio.verdict < 0:
-        return smaller.format(times_with_interval(ratio.inverted()))
+        inverted = ratio.inverted()
+        return f"{smaller.format(multiple(inverted.value))} ({interval_words(inverted)})"
     return same
 
 
@@ -99,6 +98,11 @@ def times_with_interval(ratio: stats.Ratio) -> str:
     """A measured ratio (of the medians) with its interval, named for what it is: "1.3× (1.2×
     to 1.4× over all 3 rounds)", "(… in the middle 3 of 5 rounds)", "(2.2× in each of the 3
     rounds)", "(… between the quartiles)"."""
+    return f"{multiple(ratio.value)} ({interval_words(ratio)})"
+
+
+def interval_words(ratio: stats.Ratio) -> str:
+    """A measured ratio's interval in words, without brackets (times_with_interval)."""
     low, high = _interval_end(ratio.low), _interval_end(ratio.high)
     if not ratio.paired:
         spread = f"{low} between the quartiles" if low == high else f"{low} to {high} between the quartiles"
@@ -114,8 +118,8 @@ def times_with_interval(ratio: stats.Ratio) -> str:
     if ratio.paired and not ratio.low <= ratio.value <= ratio.high and shown not in (low, high):
         spread += "; more with all samples pooled" if ratio.value > ratio.high else "; less with all samples pooled"
     if ratio.paired and low == high == shown:
-        return f"{shown} ({spread.removeprefix(low + ' ')})"  # "92× (in each of the 3 rounds)"
-    return f"{shown} ({spread})"
+        return spread.removeprefix(low + " ")  # "92× (in each of the 3 rounds)"
+    return spread
 
 
 def why_no_transfer(machine: Machine) -> str:
@@ -128,7 +132,7 @@ def why_no_transfer(machine: Machine) -> str:
 
 
 def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, explain: bool = True) -> str:
-    """A rate as a percentage of the CPU's theoretical peak, "above" only when it is above.
+    """A rate as a percentage of the CPU's fp32 peak at its reported clock, "above" only when it is above.
 
     `fast_end` is the machine's best matrix-product rate at the fast end of its spread: when
     even that exceeds the peak computed from the reported clock, the cores ran faster than
@@ -143,36 +147,48 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, ex
     share = f"{100 * rate / peak:.0f}%"
     overstated = fast_end is not None and fast_end > peak
     if rate > peak:
-        text = f"above this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')} ({share} of it)"
+        text = f"above this CPU's fp32 peak at its reported clock, {si(peak, 'FLOP/s')} ({share} of it)"
     elif not explain:
-        return (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}"
-                + (". Its matrix products beat that peak, so the real share is lower" if overstated else ", at most"))
+        best = analysis.best_matmul_rate(machine)
+        if overstated and best:  # a peak its own products beat is no yardstick: the best product is
+            return f"{100 * rate / best:.0f}% of the fastest matrix product measured on it ({si(best, 'FLOP/s')})"
+        return f"{share} of this CPU's fp32 peak at its reported clock, {si(peak, 'FLOP/s')}, at most"
     else:
         clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
-        text = (f"{share} of this CPU's theoretical fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "
+        text = (f"{share} of this CPU's fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "
                 f"the {clock} clock its operating system reports")
         if not overstated:
             return text + ". Cores that boost above it have a higher true peak, so the share reached is at most this"
     if overstated and explain:
-        # A median above the peak is the number the captions and the FAQ quote; else the fast end says it.
+        why = ("So its cores ran faster than the clock its operating system reports (boost clocks, or a host that "
+               "changed state). The true peak is higher, and the percentage overstates the share reached")
+        if rate > peak:  # the rate itself says it: no second figure
+            return f"{text}. {why}"
+        # Else the number that beat the peak, named by the experiment that timed it.
         median = analysis.rate_above_peak(machine, split_too=True)
-        # Named by the experiment that timed it, so it never reads as a second "best" of the square sweep.
         where = ("Its square products" if median and analysis.rate_above_peak(machine) == median else
                  "Timed in the shapes experiment (Worked examples), its matrix products")
         reached = (f"{where} reached {si(median, 'FLOP/s')} (median)" if median else
                    f"At the fast end of their spread, this machine's matrix products reached {si(fast_end, 'FLOP/s')}")
-        text += (f". {reached}, above that peak. So its cores ran faster than the clock its operating system reports "
-                 "(boost clocks, or a host that changed state). The true peak is higher, and the percentage "
-                 "overstates the share reached")
+        text += f". {reached}, above that peak. {why}"
     return text
 
 
+def bracketed(text: str, bracket: str) -> str:
+    """`text` with a bracket such as marked_timings' " (timings noisy)" added: inside the bracket that ends it,
+    if one does ("1.3× slower (over all 3 rounds; timings noisy)"), never as a second bracket after it."""
+    if not bracket:
+        return text
+    inner = bracket.strip()[1:-1]
+    return f"{text[:-1]}; {inner})" if text.endswith(")") else text + bracket
+
+
 def marked_timings(benches: list[dict]) -> str:
-    """A short sentence for a headline built on points the table marks (noisy, under load, ...):
-    ". Its timings were taken under load: treat it with care", or "" for unmarked points."""
+    """A short bracket for a headline built on points the table marks (noisy, under load, ...):
+    " (timings taken under load)", or "" for unmarked points: a mark, not a sentence of its own."""
     marked = [stats.caveats(b["stats"], b["extra_info"]) for b in benches]
     kinds = list(dict.fromkeys(k for found in marked for k in found))
     if not kinds:
         return ""
-    which = "Its timings were" if all(marked) else "Some of its timings were"
-    return f". {which} {listing([render.CAVEAT_WORDS[k] for k in kinds])}: treat it with care"
+    which = "timings" if all(marked) else "some timings"
+    return f" ({which} {listing([render.CAVEAT_WORDS[k] for k in kinds])})"

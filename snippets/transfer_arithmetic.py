@@ -35,15 +35,14 @@ def times_ms(rates: list[float]) -> list[tuple[int, list[float]]]:
 def example(megabytes: int = 256, link: str = "PCIe 5.0 x16") -> str:
     """One sentence of the arithmetic, for the transfer page (over the H200 SXM's host link by default)."""
     rate = PUBLISHED[link]
-    return (f"{megabytes} MB over {link} at its theoretical {rate / 1e9:.0f} GB/s per direction (before the "
-            f"128b/130b encoding; published: {SOURCES[link]}) takes {transfer_ms(megabytes, rate):.0f} ms.")
+    return (f"{megabytes} MB over {link}, at its published {rate / 1e9:.0f} GB/s per direction, takes "
+            f"{transfer_ms(megabytes, rate):.0f} ms (source: {SOURCES[link].split(',')[0]}).")
 
 
 def one_line(megabytes: int = 256, link: str = "PCIe 5.0 x16") -> str:
     """The same arithmetic as a formula, for the cheat sheet."""
     rate = PUBLISHED[link]
-    return (f"{megabytes} MB / {rate / 1e9:.0f} GB/s ({link}, theoretical; published: {SOURCES[link]}) "
-            f"= {transfer_ms(megabytes, rate):.0f} ms")
+    return (f"{megabytes} MB / {rate / 1e9:.0f} GB/s ({link}, published) = {transfer_ms(megabytes, rate):.0f} ms")
 
 
 if __name__ == "__main__":

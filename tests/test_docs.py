@@ -157,7 +157,7 @@ GENERAL_TRUTHS = {  # page: (what a page must no longer say, what it says instea
     "batch-size.md": ("PyTorch's name for an NVIDIA GPU", "ROCm builds"),
     "cheatsheet.md": ("non_blocking=True)`?\n3.", "second CUDA stream"),
     "limits.md": ("activations, not weights", "what grows with the batch is activations"),
-    "mixed-precision.md": ("32-bit\nmaster copy of the weights", "there is no separate copy"),
+    "mixed-precision.md": ("32-bit\nmaster copy of the weights", "keeps no lasting 16-bit"),
     "worked-examples.md": ("so does\n  decoding", "Decoding images is CPU work too"),
     "recap.md": ("Why does a small network's GPU step time", "estimate assumes that flat step"),
 }

@@ -27,12 +27,14 @@ def key_numbers(data: Dataset) -> Html:
     why_batch = _lesson("batch-size/#why-the-batch-decides", "Why batch size matters")
     why_regimes = _lesson("regimes/#arithmetic-intensity-worked-out", "Three regimes")
     rows = [
-        ["fixed cost per operation (fitted to whole steps)", si(even.op_s, "s"),
+        ["fixed cost per operation (a step's fixed time ÷ its operations)", si(even.op_s, "s"),
          _lesson("cost-model/", "Predicting a step")],
-        ["best median rate of a square fp32 matrix product", si(even.rate, "FLOP/s"),
+        ["fastest fp32 matrix product measured (median)", si(even.rate, "FLOP/s"),
          _lesson("why-gpu/", "Why a GPU is faster")],
-        ["work an operation needs before the CPU's own speed shows", si(even.cpu_flop, "FLOP"), why_batch],
+        ["work per operation before the CPU's speed shows (fixed cost × rate)", si(even.cpu_flop, "FLOP"), why_batch],
         [f"the same on the estimated {even.gpu.name} (a model)", si(even.gpu_flop, "FLOP"), why_batch],
+        ["work per operation from which the estimated GPU overtakes this CPU", si(even.crossover_flop, "FLOP"),
+         why_batch],
         ["copy bandwidth, largest copy (bytes read plus written)", si(params.bandwidth, "B/s"),
          _lesson("regimes/", "Three regimes")],
         ["ridge point: FLOPs per byte to be compute-bound", f"{_ridge(_cpu_ridge(params))} FLOP/B", why_regimes],

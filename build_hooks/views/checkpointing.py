@@ -11,11 +11,12 @@ from build_hooks.render import (
     first_with,
     marks_note_for,
     measured_value,
+    multiple,
     per_machine,
     si,
     table,
 )
-from build_hooks.wording import marked_timings, times_with_interval
+from build_hooks.wording import bracketed, interval_words, marked_timings
 
 CHECKPOINT = "checkpointing"
 
@@ -43,9 +44,9 @@ def checkpointing_summary(data: Dataset) -> str:
     off, on = points["off"], points["on"]
     saved = 1 - on["extra_info"]["activation_bytes"] / off["extra_info"]["activation_bytes"]
     ratio = stats.paired_ratio(on["stats"], off["stats"])
-    time = {1: f"a step took {times_with_interval(ratio)} as long",
-            -1: f"a step took {times_with_interval(ratio)} as long, faster rather than slower",
+    time = {1: f"a step took {multiple(ratio.value)} as long ({interval_words(ratio)})",
+            -1: f"a step took {multiple(ratio.value)} as long, faster rather than slower ({interval_words(ratio)})",
             0: "the step time did not change beyond the measurements' spread"}[ratio.verdict]
-    return (f"checkpointing kept {si(on['extra_info']['activation_bytes'], 'B')} of activations instead of "
-            f"{si(off['extra_info']['activation_bytes'], 'B')} ({100 * saved:.0f}% less), and {time}"
-            + (marked_timings([off, on]) if ratio.verdict else ""))
+    return bracketed(f"checkpointing kept {si(on['extra_info']['activation_bytes'], 'B')} of activations instead of "
+                     f"{si(off['extra_info']['activation_bytes'], 'B')} ({100 * saved:.0f}% less), and {time}",
+                     marked_timings([off, on]) if ratio.verdict else "")

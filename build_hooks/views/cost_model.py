@@ -103,7 +103,8 @@ def gpu_estimate(data: Dataset) -> Html:
              gpu.bounded_by(batch, width)]
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
     head = ["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)", "bounded by"]
-    head, rows, same = fold_constant_columns(head, rows, [3, 4])
+    # The estimate's column stays even when flat: a flat column is the lesson (its host sets its pace).
+    head, rows, same = fold_constant_columns(head, rows, [4])
     # A column with one value in every row is said once, in the note (#39: a table of identical cells).
     every = html(" In every row, {}.", join(same, "; ")) if same else ""
     return note(html("Estimate source: {}. Not a measurement.{}", gpu.source, every)) + table(head, rows)
@@ -315,6 +316,11 @@ class BreakEven:
     def gpu_flop(self) -> float:
         return self.issue_s * self.gpu.sheet.fp32_flops
 
+    @property
+    def crossover_flop(self) -> float:
+        """The work per operation whose CPU arithmetic outlasts the GPU's extra fixed cost, its launch."""
+        return gpu_model.LAUNCH_HOST_S * self.rate
+
 
 def break_even(data: Dataset) -> BreakEven:
     """The work one operation needs before its arithmetic outlasts its fixed cost: a fixed cost per operation
@@ -322,11 +328,18 @@ def break_even(data: Dataset) -> BreakEven:
     best matrix-product rate; for the estimated GPU: that issuing plus a launch, times the datasheet's FP32 peak."""
     host = data.host or first_with(data, analysis.STEP)
     op = gpu_model.host_op_seconds(host)
-    rates = analysis.gemm_rates(host, "cpu")
+    rate = analysis.best_matmul_rate(host)
     gpu = gpu_model.for_host(host, data.machines)
-    if op is None or not rates or gpu is None or not gpu.sheet.fp32_flops:
+    if op is None or not rate or gpu is None or not gpu.sheet.fp32_flops:
         raise MissingData("no per-operation cost, matrix-product rate or GPU estimate")
-    return BreakEven(host, op, max(rates.values()), op + gpu_model.LAUNCH_HOST_S, gpu)
+    return BreakEven(host, op, rate, op + gpu_model.LAUNCH_HOST_S, gpu)
+
+
+@fact
+def crossover_work(data: Dataset) -> str:
+    """The work per operation from which the estimated GPU overtakes this build's CPU: the GPU's extra fixed cost
+    (its launch) times the CPU's fastest matrix-product rate (break_even)."""
+    return f"{si(break_even(data).crossover_flop, 'FLOP')} per operation"
 
 
 WORKED_STEP = (64, 512)  # (batch, width): the step the cost model's page works through, when measured
@@ -359,14 +372,17 @@ def break_even_table(data: Dataset) -> Html:
     except MissingData as why:
         return missing(f"Not computed for this build: {why}.")
     gpu = even.gpu
-    rows = [[f"CPU: {even.host.label}", f"{si(even.op_s, 's')} (fitted to its measured steps)",
+    rows = [[f"CPU: {even.host.label}", f"{si(even.op_s, 's')} (fitted: its steps' fixed time ÷ their operations)",
              f"{si(even.rate, 'FLOP/s')} (its best matrix product)", si(even.cpu_flop, "FLOP")],
             [f"{gpu.name} (estimated)",
-             f"{si(even.issue_s, 's')} ({si(even.op_s, 's')} to issue it here, plus a "
-             f"{si(gpu_model.LAUNCH_HOST_S, 's')} launch, published by PETSc)",
-             f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} (datasheet FP32 peak)", si(even.gpu_flop, "FLOP")]]
-    return table(["device", "fixed cost per operation", "arithmetic rate", "work before its own speed shows"], rows,
-                 caption="Fixed cost × rate: the work before a device's own speed shows (the GPU overtakes "
-                         "the CPU sooner)")
+             f"{si(even.issue_s, 's')} at most ({si(even.op_s, 's')} to issue it here, plus a "
+             f"{si(gpu_model.LAUNCH_HOST_S, 's')} launch per kernel, published by PETSc)",
+             f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} (datasheet FP32 peak)", si(even.gpu_flop, "FLOP")],
+            # The crossover itself: the GPU's extra fixed cost is the launch, paid off by the CPU's arithmetic.
+            ["where the GPU overtakes this CPU",
+             f"{si(gpu_model.LAUNCH_HOST_S, 's')} (the GPU's extra cost: its launch)",
+             f"{si(even.rate, 'FLOP/s')} (the CPU's rate)", si(even.crossover_flop, "FLOP")]]
+    return table(["", "fixed cost per operation", "arithmetic rate", "work per operation before speed shows"], rows,
+                 caption="Fixed cost × rate: how much work one operation needs before a device's speed shows")
 
 

@@ -30,9 +30,10 @@ def ddp_summary(data: Dataset) -> str:
     ddp, reduce = (points[k]["median"] for k in ("ddp", "all_reduce"))
     said = {k: median_text(points[k]) for k in ("one_process", "ddp", "all_reduce")}  # as the table prints them
     ratio = stats.paired_ratio(points["one_process"], points["ddp"])
-    verdict = ratio_sentence(ratio, "{} faster than", "{} slower than", "within the measurements' spread of")
+    verdict = ratio_sentence(ratio, "{} faster than one process", "{} slower than one process",
+                             "level with one process, within the measurements' spread")
     return (f"one process with every thread took {said['one_process']} per step. Two DDP processes "
-            f"sharing the same cores took {said['ddp']}, {verdict} the single process's {said['one_process']}. "
+            f"sharing the same cores took {said['ddp']}, {verdict}. "
             f"The all-reduce of one model's gradients alone took {said['all_reduce']}, "
             f"{100 * reduce / ddp:.0f}% of a DDP step ({_share_range(points['all_reduce'], points['ddp'])} "
             "between the quartiles)")

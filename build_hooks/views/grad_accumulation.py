@@ -17,7 +17,7 @@ from build_hooks.render import (
     si,
     table,
 )
-from build_hooks.wording import marked_timings, ratio_sentence, same_configuration
+from build_hooks.wording import bracketed, marked_timings, ratio_sentence, same_configuration
 
 ACCUMULATION = "grad_accumulation"
 
@@ -53,8 +53,8 @@ def accumulation_summary(data: Dataset) -> str:
     return (f"splitting an effective batch of {whole['params']['effective_batch']} into "
             f"{finest['extra_info']['micro_batches']} micro-batches of {finest['params']['micro_batch']} cut the "
             f"activations kept at once from {si(whole['extra_info']['activation_bytes'], 'B')} to "
-            f"{si(finest['extra_info']['activation_bytes'], 'B')} ({memory:.0f}× less). It {time}"
-            + (marked_timings([whole, finest]) if ratio.verdict else ""))
+            f"{si(finest['extra_info']['activation_bytes'], 'B')} ({memory:.0f}× less). "
+            + bracketed(f"It {time}", marked_timings([whole, finest]) if ratio.verdict else ""))
 
 
 def _twin_note(machine: Machine) -> Html:

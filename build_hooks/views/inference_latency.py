@@ -13,11 +13,12 @@ from build_hooks.render import (
     marks_note_for,
     measured_value,
     missing,
+    multiple,
     per_machine,
     si,
     table,
 )
-from build_hooks.wording import marked_timings, times_with_interval
+from build_hooks.wording import bracketed, interval_words, marked_timings, times_with_interval
 
 GROUP = "inference_latency"
 
@@ -48,10 +49,10 @@ def inference_summary(data: Dataset) -> str:
     quoted = [forward]
     if ratio is not None and ratio.verdict > 0:
         text += (f". A batch-1 training step of the same model took {si(step['stats']['median'], 's')}, "
-                 f"{times_with_interval(ratio)} longer" + _epoch_disagrees(machine, widest, step["stats"]["median"]))
+                 f"{multiple(ratio.value)} longer ({interval_words(ratio)})"
+                 + _epoch_disagrees(machine, widest, step["stats"]["median"]))
         quoted.append(step)
-    text += marked_timings(quoted)  # caveats after the sentence, not inside it
-    return text
+    return bracketed(text, marked_timings(quoted))  # caveats in the sentence's last bracket, not a sentence
 
 
 @section

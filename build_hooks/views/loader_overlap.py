@@ -11,11 +11,12 @@ from build_hooks.render import (
     marks_note_for,
     measured_value,
     median_text,
+    multiple,
     per_machine,
     table,
 )
 from build_hooks.views.data_loader import useful_workers
-from build_hooks.wording import times_with_interval
+from build_hooks.wording import interval_words
 
 OVERLAP = "loader_overlap"
 
@@ -46,8 +47,8 @@ def loader_overlap_summary(data: Dataset) -> str:
     if best:
         ratio = stats.paired_ratio(seconds[0], seconds[best])
         return (text + f" and {median_text(seconds[best])} with {best} worker{'s' if best != 1 else ''}, "
-                f"{times_with_interval(ratio)} faster. The workers prepared the next batches while the main "
-                "process trained")
+                f"{multiple(ratio.value)} faster ({interval_words(ratio)}). The workers prepared the next batches "
+                "while the main process trained")
     text += "; no number of workers made it faster beyond the measurements' spread"
     free = machine.cpu.get("cores_available", 0) - machine.measured(OVERLAP)[0]["extra_info"]["training_threads"]
     if free >= 1:

@@ -12,6 +12,7 @@ from build_hooks.render import (
     figure,
     first_with,
     join,
+    listing,
     machines_table,
     marks_note_for,
     measured_value,
@@ -190,8 +191,8 @@ def numpy_fp16(data: Dataset) -> str:
 
 @fact
 def bf16_answer(data: Dataset) -> str:
-    """The FAQ's measured answer: bf16 against fp32 for a CPU matrix product, on this build's CPU and then on each
-    other machine a lesson page draws or, past those, as a count."""
+    """The FAQ's measured answer: bf16 against fp32 for a CPU matrix product on this build's CPU, then how many other
+    machines were faster, slower or level in bf16."""
     said = [(m, bf16_against_fp32(m)) for m in data.with_experiment(GROUP)]
     said = [(m, words) for m, words in said if words]
     if not said:
@@ -199,8 +200,9 @@ def bf16_answer(data: Dataset) -> str:
     (first, words), others = said[0], said[1:]
     where = "Here" if first is data.host else f"On {untrusted.placeholder(first.label)}"
     text = f"{where}, a matrix product ran {words} in bf16" if words != "level" else f"{where}, the two were level"
-    if others:
-        text += ". Elsewhere: " + "; ".join(f"{w} on {untrusted.placeholder(m.label)}" for m, w in others[:3])
-        if len(others) > 3:
-            text += f"; and {len(others) - 3} more machines in the gallery"
+    if others:  # a count, not a list in a sentence: the mixed-precision page tables every machine
+        kinds = {kind: [w for _, w in others if w.endswith(kind)] for kind in ("faster", "slower", "level")}
+        parts = [f"{kind} on {len(found)}" for kind, found in kinds.items() if found]
+        n = len(others)
+        text += f". Of the {n} other machine{'s' if n != 1 else ''}, bf16 was {listing(parts)}"
     return text

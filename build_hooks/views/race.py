@@ -77,12 +77,24 @@ def _grid(data: Dataset, paired: bool) -> Html:
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
     caption = "Who finishes one epoch first, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
-    notes = [note("Level: within the measured spread, or the estimate's error band.")]
+    notes = [note(_level_words(found))]
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
         notes.append(note(html("Paired: {}.", listing(pairings))))
     return table(["batch"] + [f"width {w}" for w in widths], rows, caption=caption,
                  table_id="verdict-grid") + Html("").join(notes)
+
+
+def _level_words(found: dict) -> str:
+    """What "level" means under the grid: too close to call, by the spread, or by the estimate's band (said with
+    its numbers where an estimated GPU is in the grid)."""
+    estimated = [p for p in found.values() if p["estimate"]]
+    if not estimated:
+        return "Level: too close to call, given the measured spread."
+    # Short sentences: the grid is on home and on the race page, and a long legend would repeat there.
+    bands = {gpu_estimate.band_words(p["gpu"].get("band", [gpu_estimate.FASTER])[0]) for p in estimated}
+    band = f"The estimate's band runs {next(iter(bands))}. " if len(bands) == 1 else ""
+    return f"Level: too close to call. {band}Only a lead beyond the band and the spread counts."
 
 
 def _pairings(found: dict) -> list[str]:
@@ -118,8 +130,9 @@ def race_verdict_summary(data: Dataset) -> str:
     intro = ""
     if len(pairs) == 1:
         gpu_label, cpu_label, estimated = next(iter(pairs))
-        intro = (f"The grid sets {'the estimated ' if estimated else ''}{untrusted.placeholder(gpu_label)} against "
-                 f"{untrusted.placeholder(cpu_label)}. ")
+        intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
+                 f"{untrusted.placeholder(gpu_label)}, fed by this host's CPU. " if estimated else
+                 f"The grid sets {untrusted.placeholder(gpu_label)} against {untrusted.placeholder(cpu_label)}. ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
         gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
@@ -191,11 +204,8 @@ def _verdict(data: Dataset, which: str) -> str:
                 and (not same_host or pair[1]["machine_id"] == gpu[1]["machine_id"])), None)
     contenders = sorted([cpu, gpu], key=lambda pair: pair[0]["seconds"]) if cpu and gpu else timed
     (first, winner), (second, runner_up) = contenders[0], contenders[1]
-    if cpu and gpu:  # who meets whom, in a sentence of its own
-        where += (", the race sets the estimated GPU against the CPU of the host it is modelled on. " if same_host
-                  else ", the race sets the fastest CPU lane against the fastest GPU lane. ")
-    else:
-        where += ", "
+    # Who meets whom is said once, under the grid ("Paired: ..."); here only the outcome.
+    where += ", "
     fast, slow = first["seconds"], second["seconds"]
     if race.versus(second, first)[0] == 0:
         # An estimate's band is stated, far wider than a measured spread: a tie with it may lie well
@@ -209,7 +219,7 @@ def _verdict(data: Dataset, which: str) -> str:
         (one, one_lane), (other, other_lane) = sorted(((first, winner), (second, runner_up)),
                                                       key=lambda pair: pair[1]["label"])
         return (f"{where}{_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
-                f"{_lane_name(other_lane)} {si(other['seconds'], 's')}: too close to name a winner. Their "
+                f"{_lane_name(other_lane)} {si(other['seconds'], 's')}. That is too close to call: the "
                 f"{slow / fast:.3g}× gap is inside {within}")
     uncertain = (f". The estimate's band is {_band_words(winner, runner_up)}, and the lead "
                  "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
@@ -306,12 +316,12 @@ def home_estimate_pace(data: Dataset) -> str:
         return "Every GPU in the grid was measured"
     bound, raced = race.host_bound_sizes(data, estimate)
     if not bound:
-        return "The grid's GPU is a model, from the datasheet and this host's cost per operation"
+        return "The model's GPU time comes from the datasheet and this host's cost per operation"
     if bound == raced:  # then a GPU cell is where this CPU's own arithmetic outgrows that sending time
-        return ("The grid's GPU is a model, limited at every setting by how fast this CPU hands it work. So a GPU "
-                "cell marks where this CPU's own arithmetic takes longer than that hand-off")
-    return (f"The grid's GPU is a model. At {bound} of its {raced} settings, its time is how long this host takes "
-            "to send it the work")
+        return ("In the model, the GPU's time is how long this CPU takes to hand it the work. So a GPU cell is "
+                "where the CPU's own work takes longer than that hand-off")
+    return (f"At {bound} of the model's {raced} settings, the GPU's time is how long this host takes to send it "
+            "the work")
 
 
 @fact

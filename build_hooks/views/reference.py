@@ -7,6 +7,7 @@ from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
 from build_hooks.render import (
     Html,
+    fold_constant_columns,
     html,
     iqr_share,
     join,
@@ -28,8 +29,12 @@ def gallery(data: Dataset) -> Html:
     if not data.machines:
         return missing("No results files were found.")
     rows = [_gallery_row(m) for m in data.machines]
-    return (table(["machine", "fp32 peak", "best fp32 matmul", "copy bandwidth (all threads; read plus write)",
-                   "host→device (pinned)", "crossover batch", "GPU estimate's error"], rows)
+    head = ["machine", "fp32 peak", "fastest fp32 matrix product", "copy bandwidth (all threads; read plus write)",
+            "host→device (pinned)", "crossover batch", "GPU estimate's error"]
+    # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
+    head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
+    every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
+    return (table(head, rows) + every
             + _state_note(data) + join((provenance(m, data.host) for m in data.machines), "\n"))
 
 
@@ -60,7 +65,7 @@ def _gallery_row(m: Machine) -> list[Html]:
     return [
         html("{}<br><small>{}, {}</small>", m.label, m.origin, m.doc["datetime"][:10]),
         _peak_cell(peak, cpu_rates),
-        html("{}<br>{}", si(max(cpu_rates.values()), "FLOP/s") if cpu_rates else "not measured",
+        html("{}<br>{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
              f"GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "GPU not measured"),
         html("{}", si(cpu_params.bandwidth, "B/s") if cpu_params else "not measured")
         + (html("<br>GPU {}", si(gpu_params.bandwidth, "B/s")) if gpu_params else ""),

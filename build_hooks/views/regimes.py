@@ -7,7 +7,7 @@ from collections import Counter
 from build_hooks import analysis, cost_model, plots
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, MissingData, figure, first_with, missing, si, table
+from build_hooks.render import Html, MissingData, figure, first_with, listing, missing, si, table
 
 REGIME_WORDS = {"overhead": "overhead-bound", "compute": "compute-bound", "memory": "memory-bound"}
 
@@ -71,20 +71,15 @@ def roofline(data: Dataset) -> Html:
 
 @fact
 def regimes_summary(data: Dataset) -> str:
-    """A sentence: the share of CPU training steps in each regime, by the cost model's top term."""
+    """A sentence: how many CPU training steps the cost model puts in each regime (its largest term), most first."""
     machine = first_with(data, analysis.STEP)
     steps = classified(machine)
     counts = Counter(regime for _, _, regime in steps)
-    ranked = [r for r, _ in counts.most_common()]
-    shares = ", ".join(f"{100 * counts[r] / len(steps):.0f}% {REGIME_WORDS[r]}" for r in ranked)
-    lead = ("most of this build's CPU training steps are" if counts[ranked[0]] > len(steps) / 2
-            else "this build's CPU training steps are mostly split between")
-    what = (REGIME_WORDS[ranked[0]] if counts[ranked[0]] > len(steps) / 2
-            else " and ".join(REGIME_WORDS[r] for r in ranked[:2]))
+    ranked = [f"{counts[r]} {REGIME_WORDS[r]}" for r, _ in counts.most_common()]
+    ranked[0] = ranked[0].replace(" ", f" of its {len(steps)} steps are ", 1)
     fitted = cost_model.model(machine, "cpu").trained_on
-    which = "fitted to this machine's steps" if fitted else "raw (too few steps to fit it)"
-    return (f"{lead} {what} ({shares} of {len(steps)}). The regime is the largest term of the cost model, "
-            f"{which}, as Predicting a step explains")
+    which = "fitted to this CPU's measured training steps" if fitted else "unfitted (too few steps to fit it)"
+    return f"By the cost model {which}, {listing(ranked)}"
 
 
 @section

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, consistency, plots, render, stats, untrusted
+from build_hooks import analysis, consistency, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu, not_recording
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -117,10 +117,9 @@ def crossover_table(data: Dataset) -> Html:
             batch = analysis.crossover_batch(m, width)
             rows.append([m.label, width, f"from batch {batch}" if batch else "never in the measured range"])
     if not rows:
-        return missing(html('No GPU was measured for this build, so there is no measured crossover batch. '
-                            '<a href="{}race/">The race</a> shows where a labelled estimate puts it.',
-                            Html(render.SITE_ROOT)))
-    return table(["machine", "hidden width", "GPU training step faster"], rows) + more_machines(data, STEP)
+        return missing("No GPU was measured for this build, so every crossover here is the labelled estimate's.")
+    return (table(["machine", "hidden width", "GPU training step faster"], rows,
+                  caption="Where a measured GPU overtook the CPU") + more_machines(data, STEP))
 
 
 @fact

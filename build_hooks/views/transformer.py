@@ -175,10 +175,10 @@ def transformer_steps(data: Dataset) -> Html:
                 shown += points
         if not rows:
             return missing("No transformer steps measured on this machine.")
-        best = max(analysis.gemm_rates(m, "cpu").values(), default=None)
+        best = analysis.best_matmul_rate(m)
         if best:
             xs = sorted({b["params"]["batch"] for b in shown})
-            rates.append(plots.Series(f"CPU best square matmul, {si(best, 'FLOP/s')} (gemm_rate, measured)", xs,
+            rates.append(plots.Series(f"CPU's fastest matrix product, {si(best, 'FLOP/s')} (measured)", xs,
                                       [best / 1e9] * len(xs), ":", "matmul", markers=False))
         svg = plots.line_panels(
             [{"series": times, "xlabel": "batch (sequences per step)", "ylabel": "time per training step (ms)",
@@ -299,7 +299,7 @@ def transformer_crossover(data: Dataset) -> str:
             continue
         largest = max(verdicts)
         if batch is not None:
-            parts.append((d_model, f"from batch {batch}", ""))
+            parts.append((d_model, "at every batch measured" if batch == min(verdicts) else f"from batch {batch}", ""))
         elif verdicts[largest] < 0:
             parts.append((d_model, "at no batch measured", f" (at batch {largest} the CPU is faster)"))
         else:
@@ -307,14 +307,15 @@ def transformer_crossover(data: Dataset) -> str:
                                                            "within the spread)"))
     if not parts:
         raise MissingData("no CPU transformer steps to compare")
-    # The first size ends the sentence the page opens; each further size is a sentence of its own.
-    first = "".join(f"{where} at d_model {d_model}{why}" for d_model, where, why in parts[:1])
-    more = "".join(f". At d_model {d_model} that holds {where}{why}" for d_model, where, why in parts[1:])
+    # Sizes with the same outcome share one clause: "at every batch measured, at d_model 128 and 256".
+    same: dict[tuple[str, str], list[str]] = {}
+    for d_model, where, why in parts:
+        same.setdefault((where, why), []).append(str(d_model))
+    said = "; ".join(f"{where}, at d_model {listing(sizes)}{why}" for (where, why), sizes in same.items())
     if kind == "measured":
         return (f"the measured {untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))} is faster "
-                f"than this CPU beyond both spreads {first}{more}")
-    return (f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than this CPU "
-            f"beyond its stated band {first}{more}")
+                f"than this CPU {said}")
+    return f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than this CPU {said}"
 
 
 def _compile_points(machine: Machine, model: str) -> tuple[dict | None, dict[int, dict[str, dict]]]:
