@@ -28,6 +28,7 @@ SECTION = re.compile(r"^(?P<indent>\s*)\{\{\s*section:\s*(?P<name>[a-z0-9_]+)\s*
 MARKER_START = re.compile(r"\{\{\s*(fact|section)\b")
 # Inline code spans: the same run of backticks opens and closes one.
 CODE_SPAN = re.compile(r"(`+).+?\1")
+ONLY_MISSING = re.compile(r'<p class="crossover-missing">[^<]*(?:<a [^>]*>[^<]*</a>[^<]*)*</p>')
 
 
 class MarkerError(ValueError):
@@ -48,7 +49,9 @@ def fill_line(line: str, number: int, data, stash=None, facts: list | None = Non
         except (page.UnknownName, page.MissingData) as exc:
             raise MarkerError(f"line {number}: marker '{line.strip()}': {exc}") from exc
         html = deferred.figures(html)
-        if code:
+        # A section that only says why it has nothing to show ("No GPU was measured ...") gets no code box: a
+        # box per empty section crowded the cheat sheet's first screen (#39).
+        if code and not ONLY_MISSING.fullmatch(str(html).strip()):
             html += deferred.keep(code_view.block("section", name, page.view("section", name),
                                                   view_cache.reads[("section", name)]))
         return section.group("indent") + (stash(html) if stash else html)

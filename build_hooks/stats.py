@@ -14,8 +14,8 @@ MEANINGFUL_RATIO = 1.1
 # "within the spread" alone would say more than the data shows.
 LEVEL_WORDS = f"less than {MEANINGFUL_RATIO:g}× apart, or inside the spread"
 # The exact rule (every round, or from five rounds on all but the most extreme at each end) is on About the data.
-SAME_MEANS = (f"this site calls two timings different only when one is at least {MEANINGFUL_RATIO:g}× the other "
-              "in nearly every round")
+SAME_MEANS = (f"within one experiment, this site calls two timings different only when one is at least "
+              f"{MEANINGFUL_RATIO:g}× the other in nearly every round")
 MIN_SAMPLES = 5  # fewer and a point is "too few samples", never called quiet
 MIN_FIGURES, MAX_FIGURES = 2, 4
 

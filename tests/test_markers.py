@@ -46,6 +46,13 @@ def test_markers_are_filled(data):
         "<p>CPU: <bdi>Fixture CPU (4 threads)</bdi>.</p>\n"
 
 
+def test_a_section_that_only_says_why_it_is_empty_has_no_code_box(data):
+    """A section whose whole output is its 'nothing to show' line gets no Code behind box; with a table, it does."""
+    data()  # no GPU: the measured-crossover table is only its line
+    empty = site_markdown().convert("{{ section: crossover_table }}")
+    assert "crossover-missing" in empty and "crossover-code" not in empty
+
+
 def test_a_page_shows_the_code_behind_its_facts_and_sections(data):
     """Each section carries its view's code and file:line; the page's foot lists its facts' code."""
     data(gpu="Fixture GPU")

@@ -336,6 +336,13 @@ def break_even(data: Dataset) -> BreakEven:
 
 
 @fact
+def estimate_tile(data: Dataset) -> str:
+    """The GPU estimate's assumed output tile of a matrix product, as a shape (gpu_estimate.TILE): a model constant,
+    not a measurement."""
+    return f"{gpu_model.TILE} × {gpu_model.TILE}"
+
+
+@fact
 def crossover_work(data: Dataset) -> str:
     """The work per operation from which the estimated GPU overtakes this build's CPU: the GPU's extra fixed cost
     (its launch) times the CPU's fastest matrix-product rate (break_even)."""
