@@ -35,6 +35,15 @@ def test_a_flipped_verdict_is_reported(tmp_path, capsys):
     assert "threads_summary" in out and "one_thread_wins" in out and "one_thread_answer" in out and "3 differ" in out
 
 
+def test_a_claim_that_differs_only_in_its_marks_keeps_its_verdict():
+    """An interval's rounds and caveat words are marks: two claims that differ only there have one verdict."""
+    quiet = "2 threads were 1.4× faster (1.3× to 1.5× over all 5 rounds)"
+    noisy = "2 threads were 1.6× faster (in each of the middle 3 of 5 rounds; timings noisy)"
+    assert claims.normalise(quiet) != claims.normalise(noisy) and claims.verdict(quiet) == claims.verdict(noisy)
+    assert claims.verdict("one thread was 1.1× faster (over all 5 rounds)") != claims.verdict(quiet)
+    assert claims.verdict("it took 3 ms (estimate, 2 ms to 7 ms)") == "it took # (estimate, #)"  # not a mark
+
+
 def test_normalise_keeps_batches_and_blanks_measurements():
     """Batch sizes stay (a moved crossover is a different claim); times and ratios do not."""
     text = "at batch 64, 2 threads were 1.4× faster; it took 12.3 ms (45%)"
