@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         print(untrusted.terminal(f"{name}{kind}:\n  {args.first.name}: {normalise(first)}\n"
                                  f"  {args.second.name}: {normalise(second)}"))
     verdicts = len(found) - len(marks_only)
-    print(f"{len(a) - len(found)} of {len(a)} claims agree; {len(found)} differ: {len(marks_only)} only in their marks, "
-          f"{verdicts} in verdict.")
+    print(f"{len(a) - len(found)} of {len(a)} claims agree; {len(found)} differ: "
+          f"{len(marks_only)} only in their marks, {verdicts} in verdict.")
     return 1 if verdicts else 0
 
 
