@@ -91,7 +91,7 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
     if salt in _drawn:
         return _drawn[salt]
     plt = _pyplot()
-    from matplotlib.ticker import EngFormatter
+    from matplotlib.ticker import EngFormatter, LogFormatter
 
     with plt.rc_context(_style() | {"svg.hashsalt": salt}):
         # Constrained layout fits titles, labels and the legend in the one draw savefig makes (tight_layout
@@ -117,6 +117,9 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
             ax.set_yscale(panel.get("yscale", "log"))
             ax.xaxis.set_major_formatter(_plain_numbers())  # 1, 4, 16 rather than 2^0, 2^2, 2^4
             ax.yaxis.set_major_formatter(EngFormatter(sep="") if panel.get("eng") else _plain_numbers())
+            if panel.get("yscale", "log") == "log" and not panel.get("eng"):
+                # Where matplotlib labels minor ticks (an axis under a decade or so), plain 60 and 200, not 6×10¹.
+                ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
             if "xticks" in panel:
                 ax.set_xticks(panel["xticks"])
             if panel.get("yscale") == "linear":

@@ -58,7 +58,8 @@ def matchup(race: dict, width: str, batch: str) -> dict | None:
     estimated GPU against the CPU of the host it is modelled on), and who leads beyond both spreads (an
     estimate's spread is its stated band). None when one kind has no point there.
 
-    leader is "GPU", "CPU" or "level"; ratio is the slower epoch over the faster."""
+    leader is "GPU", "CPU" or "level"; ratio is the slower epoch over the faster; narrow marks a lead whose spreads
+    (an estimate's band) clear each other by less than the meaningful ratio: real, but a small change would undo it."""
     timed = sorted(((lane["epochs"][width][batch], lane) for lane in race["lanes"]
                     if batch in lane["epochs"].get(width, {})), key=lambda pair: pair[0]["seconds"])
     gpu = next((pair for pair in timed if pair[1]["kind"] == "GPU"), None)
@@ -69,7 +70,9 @@ def matchup(race: dict, width: str, batch: str) -> dict | None:
     if cpu is None:
         return None
     ahead, ratio = versus(gpu[0], cpu[0])
-    return {"leader": "GPU" if ahead < 0 else "CPU" if ahead > 0 else "level", "ratio": ratio,
+    faster, slower = (gpu[0], cpu[0]) if ahead < 0 else (cpu[0], gpu[0])
+    narrow = ahead != 0 and slower["q1"] < stats.MEANINGFUL_RATIO * faster["q3"]
+    return {"leader": "GPU" if ahead < 0 else "CPU" if ahead > 0 else "level", "ratio": ratio, "narrow": narrow,
             "gpu": gpu[1], "cpu": cpu[1], "estimate": gpu[1]["estimate"]}
 
 

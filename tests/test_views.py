@@ -5,7 +5,7 @@ import pytest
 from build_hooks import page, wording
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.views import training_step
-from conftest import synthetic_doc
+from conftest import add_points, synthetic_doc
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
@@ -151,7 +151,7 @@ def test_a_split_product_above_the_peak_makes_the_sweeps_share_an_overstatement(
     best, faq = facts(split_seconds=4e-3)
     assert "at most" not in best and "matrix products reached 537 GFLOP/s (median), above that peak" in best
     assert "its one machine had a median matrix-product rate above" in faq
-    assert "<td>384 GFLOP/s</td><td>537 GFLOP/s</td><td>+40%</td>" in faq
+    assert "<td>384 GFLOP/s</td><td>537 GFLOP/s (shapes experiment)</td><td>+40%</td>" in faq
 
 
 def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
@@ -181,12 +181,16 @@ def test_the_cpu_choice_rule_names_the_scale_of_a_batch():
 
 
 def test_gallery_flags_a_computed_peak_that_a_measurement_beats():
-    """A peak below the machine's own measured matrix-product rate says why instead of standing as a ceiling."""
-    from build_hooks.views.reference import _peak_cell
+    """A peak below the machine's own measured matrix-product rate is marked beaten, and the gallery says once, under
+    its table, what that means, instead of standing as a ceiling."""
+    from build_hooks.views.reference import BEATEN, _peak_cell
 
-    assert "below the measured rate" in _peak_cell(2.7e11, {1024: 3.1e11})
-    assert "below the measured rate" not in _peak_cell(4e11, {1024: 3.1e11})
+    assert "beaten" in _peak_cell(2.7e11, {1024: 3.1e11})
+    assert "beaten" not in _peak_cell(4e11, {1024: 3.1e11})
     assert _peak_cell(None, {}) == "unknown"
+    doc = add_points(synthetic_doc(), "gemm_rate", [({"n": 1024}, 2 * 1024**3 / 4e11, {"flops": 2 * 1024**3})])
+    gallery = str(page.render_section("gallery", Dataset([Machine(doc, "f", "t")])))
+    assert gallery.count("beaten") == 1 and BEATEN.split(":")[0] in gallery
 
 
 PARAM_PAYLOADS = ['1" autofocus onfocus="window.__pwned = 1" data-pwned="', "<img src=x onerror=window.__pwned=2>"]
@@ -287,7 +291,7 @@ def test_a_tie_with_an_estimate_is_called_inside_its_band_not_the_measured_sprea
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32]})
     empty = Dataset([])
     text = page.render_fact("race_smallest_batch", empty)
-    assert "the 1.2× gap is inside the estimate's band, once the measured lane's spread is counted" in text
+    assert "the 1.2× gap is inside the estimate's band and the measured spread" in text
     assert "measurements' spread" not in text
     lanes[1] |= {"estimate": False, "epochs": {"32": {"1": {"seconds": 1.15, "q1": 1.1, "q3": 1.25}}}}
     assert "the 1.04× gap is inside the measurements' spread" in page.render_fact("race_smallest_batch", empty)
@@ -372,6 +376,24 @@ def test_the_race_opens_with_who_wins_at_its_smallest_and_largest_setting(monkey
     text = page.render_fact("race_corners", Dataset([]))
     assert text == ("At batch 1 and width 32, the CPU finishes first, 2.0× ahead. "
                     "At batch 512 and width 512, the GPU finishes first, 10× ahead")
+
+
+def test_a_lead_that_barely_clears_the_spread_is_marked_narrow(monkeypatch):
+    """A CPU lead whose quartile clears the estimate's band edge by under 1.1x is called narrow, in the home sentence
+    and the grid; a lead with room to spare is not."""
+    from build_hooks import race
+
+    def lanes(gpu_low):
+        return [{"kind": "CPU", "estimate": False, "machine_id": "m", "label": "Fixture CPU",
+                 "epochs": {"8": {"1": {"seconds": 1.0, "q1": 0.98, "q3": 1.02}}}},
+                {"kind": "GPU", "estimate": True, "machine_id": "m", "label": "Fixture GPU", "band": [0.75, 2.5],
+                 "epochs": {"8": {"1": {"seconds": 1.4, "q1": gpu_low, "q3": 3.5}}}}]
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes(1.05), "widths": [8], "batches": [1]})
+    assert page.render_fact("race_corners", Dataset([])).endswith("1.4× ahead (the lead clears the spread by less "
+                                                                    "than 1.1×)")
+    assert "1.4×, narrow" in str(page.render_section("verdict_grid_home", Dataset([])))
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes(1.3), "widths": [8], "batches": [1]})
+    assert page.render_fact("race_corners", Dataset([])).endswith("1.4× ahead")
 
 
 def test_an_estimated_gpu_is_named_so_in_its_own_grid_cell(monkeypatch):

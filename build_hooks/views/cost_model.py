@@ -243,6 +243,23 @@ def gpu_estimate_op_check(data: Dataset) -> str:
 
 
 @fact
+def gpu_estimate_lead(data: Dataset) -> str:
+    """The cost model page's first-screen answer about the GPU estimate: at how many of its sizes this host's issuing,
+    not the GPU, sets its step (gpu_estimate_host_bound gives the detail)."""
+    host = data.host or first_with(data, analysis.STEP)
+    gpu = gpu_model.for_host(host, data.machines)
+    if gpu is None:
+        raise MissingData("no step counts to estimate a GPU from")
+    steps = {size: gpu.step(*size) for size in gpu.work}
+    bound = len(gpu.host_bound(steps))
+    if bound == len(steps):
+        return "For this small network, that estimate is set at every size by how fast this host issues the work"
+    if not bound:
+        return "At every size, that estimate is set by the GPU's own work, not by this host"
+    return f"At {bound} of its {len(steps)} sizes, that estimate is set by how fast this host issues the work"
+
+
+@fact
 def gpu_estimate_host_bound(data: Dataset) -> str:
     """Over every size the estimate covers: at how many issuing the operations on this host
     outlasts the modelled GPU (there the datasheet changes nothing), and the device side's
@@ -386,7 +403,7 @@ def break_even_table(data: Dataset) -> Html:
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} launch per kernel, published by PETSc)",
              f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} (datasheet FP32 peak)", si(even.gpu_flop, "FLOP")],
             # The crossover itself: the GPU's extra fixed cost is the launch, paid off by the CPU's arithmetic.
-            ["where the GPU overtakes this CPU",
+            ["break-even: the estimated GPU's step gets shorter",
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} (the GPU's extra cost: its launch)",
              f"{si(even.rate, 'FLOP/s')} (the CPU's rate)", si(even.crossover_flop, "FLOP")]]
     return table(["", "fixed cost per operation", "arithmetic rate", "work per operation before speed shows"], rows,

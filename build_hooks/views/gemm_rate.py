@@ -110,18 +110,24 @@ def cpu_gemm_small(data: Dataset) -> str:
 
 @section
 def cpus_above_peak_table(data: Dataset) -> Html:
-    """How many machines' best median CPU matrix-product rate (square, or the same FLOPs split into smaller products)
-    beat the peak computed from their reported clock, then those machines in a table (or a line that none did)."""
+    """How many machines' median matrix-product rate beat the peak computed from their reported clock, then those
+    machines in a table (or a line that none did). The rate is the square sweep's fastest, the figure every page
+    quotes, where that beat the peak; else the shapes experiment's, named as such (wording.versus_peak does alike)."""
     machines = data.with_experiment(GROUP)
-    rows = [[m.label, si(m.cpu["fp32_peak_flops"], "FLOP/s"), si(best, "FLOP/s"),
-             f"+{100 * (best / m.cpu['fp32_peak_flops'] - 1):.0f}%"]  # a margin of 2% reads as the marginal case
-            for m in machines for best in [analysis.rate_above_peak(m, split_too=True)] if best]
+    rows = []
+    for m in machines:
+        square, split = analysis.rate_above_peak(m), analysis.rate_above_peak(m, split_too=True)
+        best = square or split
+        if best:  # a margin of 2% reads as the marginal case
+            rows.append([m.label, si(m.cpu["fp32_peak_flops"], "FLOP/s"),
+                         si(best, "FLOP/s") + ("" if square else " (shapes experiment)"),
+                         f"+{100 * (best / m.cpu['fp32_peak_flops'] - 1):.0f}%"])
     if not rows:
         return html("<p>In this build's data, no machine had a median matrix-product rate above its computed "
                     "peak.</p>")
     who = f"{len(rows)} of the {len(machines)} machines" if len(machines) > 1 else "its one machine"
     count = html("<p>In this build's data, {} had a median matrix-product rate above its computed peak.</p>", who)
-    return count + table(["CPU", "computed fp32 peak", "best median matrix product", "above the peak by"], rows,
+    return count + table(["CPU", "computed fp32 peak", "fastest matrix product (median)", "above the peak by"], rows,
                          caption="Rates above the peak computed from the reported clock")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, gpu_estimate, plots, race, untrusted
+from build_hooks import analysis, gpu_estimate, plots, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import SITE_ROOT, Html, figure, html, join, listing, missing, multiple, note, si, table
@@ -78,11 +78,16 @@ def _grid(data: Dataset, paired: bool) -> Html:
     caption = "Who finishes one epoch first, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
     notes = [note(_level_words(found))]
+    if any(p["narrow"] for p in found.values()):
+        notes.append(note(f"Narrow: {NARROW_WORDS}."))
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
         notes.append(note(html("Paired: {}.", listing(pairings))))
     return table(["batch"] + [f"width {w}" for w in widths], rows, caption=caption,
                  table_id="verdict-grid") + Html("").join(notes)
+
+
+NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
 
 
 def _level_words(found: dict) -> str:
@@ -110,8 +115,10 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int) -> Html:
     leader = pairing["leader"]
     # An estimated GPU is named so in its own cell, not only in the sentence above the grid.
     shown = f"{leader} (est.)" if leader == "GPU" and pairing["estimate"] else leader
-    text = html("{}<br><small>{}</small>", shown, multiple(pairing["ratio"])) if leader != "level" else html("level")
-    label = (f"{leader} first at width {width}, batch {batch}" if leader != "level"
+    ratio = multiple(pairing["ratio"]) + (", narrow" if pairing["narrow"] else "")
+    text = html("{}<br><small>{}</small>", shown, ratio) if leader != "level" else html("level")
+    label = (f"{leader} first at width {width}, batch {batch}{', narrowly' if pairing['narrow'] else ''}"
+             if leader != "level"
              else f"level at width {width}, batch {batch}")
     return html('<a class="verdict verdict--{}" href="{}race/?batch={}&amp;width={}" aria-label="{}">{}</a>',
                 leader.lower(), Html(SITE_ROOT), batch, width, label, text)
@@ -171,7 +178,8 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
         return f"{at}, the two are level"
     gpu = "the estimated GPU" if pairing["estimate"] else "the GPU"
     who = gpu if pairing["leader"] == "GPU" else "the CPU"
-    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead"
+    narrow = f" ({NARROW_WORDS})" if pairing["narrow"] else ""
+    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}"
 
 
 def _lane_name(lane: dict) -> str:
@@ -213,7 +221,7 @@ def _verdict(data: Dataset, which: str) -> str:
         # The medians alone may lie outside the band: the measured lane's spread is what reaches into it.
         # The band's numbers are said once, under "Reading the race" (race_lanes_kind); three significant figures,
         # so a gap just inside an edge of the band does not print as the edge itself.
-        within = ("the estimate's band, once the measured lane's spread is counted"
+        within = ("the estimate's band and the measured spread"
                   if winner["estimate"] or runner_up["estimate"] else "the measurements' spread")
         # A tie names the two lanes in a fixed order: which was a hair faster is noise.
         (one, one_lane), (other, other_lane) = sorted(((first, winner), (second, runner_up)),
@@ -221,16 +229,11 @@ def _verdict(data: Dataset, which: str) -> str:
         return (f"{where}{_lane_name(one_lane)} takes {si(one['seconds'], 's')} per epoch and "
                 f"{_lane_name(other_lane)} {si(other['seconds'], 's')}. That is too close to call: the "
                 f"{slow / fast:.3g}× gap is inside {within}")
-    uncertain = (f". The estimate's band is {_band_words(winner, runner_up)}, and the lead "
-                 "is beyond that" if winner["estimate"] or runner_up["estimate"] else "")
+    # The band's numbers are in the grid's note: here only that the lead clears it.
+    uncertain = ", beyond the estimate's band" if winner["estimate"] or runner_up["estimate"] else ""
     others = _against_other_cpus(lanes, gpu[1], width, batch) if same_host else ""
     return (f"{where}{_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
             f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}){uncertain}{others}")
-
-
-def _band_words(*lanes: dict) -> str:
-    """The band of the estimated lane among `lanes`, in words."""
-    return gpu_estimate.band_words(*next(lane for lane in lanes if lane["estimate"])["band"])
 
 
 def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: str) -> str:
@@ -318,8 +321,9 @@ def home_estimate_pace(data: Dataset) -> str:
     if not bound:
         return "The model's GPU time comes from the datasheet and this host's cost per operation"
     if bound == raced:  # then a GPU cell is where this CPU's own arithmetic outgrows that sending time
-        return ("In the model, the GPU's time is how long this CPU takes to hand it the work. So a GPU cell is "
-                "where the CPU's own work takes longer than that hand-off")
+        return ("In the model, the GPU's time is how long this CPU takes to hand it the work, so any GPU fast "
+                "enough would give the same cells. A GPU cell is where the CPU's own epoch outlasts that hand-off "
+                "by more than the band")
     return (f"At {bound} of the model's {raced} settings, the GPU's time is how long this host takes to send it "
             "the work")
 
@@ -413,9 +417,10 @@ def race_lanes_kind(data: Dataset) -> str:
     """What the lanes are: all measured, or measured CPU with an estimated GPU."""
     lanes = race.race_data(data)["lanes"]
     if any(lane["estimate"] for lane in lanes):
+        # The band's numbers are in the grid's note, once on this page.
         return ("CPU lanes replay measured epochs: this host's, and those in the committed files. No GPU was "
-                "measured, so the GPU lane is an estimate from its datasheet and this host's cost per operation. "
-                f"Nobody has checked it against a real GPU. Its band runs {_band_words(*lanes)}")
+                "measured, so the GPU lane is an estimate, mostly of this host's time to hand a GPU its work. "
+                "Nobody has checked it against a real GPU")
     if not lanes:
         return "No epoch times were measured in this build"
     return "Every lane replays an epoch this build measured; nothing here is estimated"

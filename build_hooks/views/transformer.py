@@ -3,6 +3,7 @@ against eager, and the profiler's breakdown next to the MLP's."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from build_hooks import analysis, cost_model, experiments, gpu_estimate, plots, stats, untrusted
@@ -131,6 +132,18 @@ def regime_words(key: str) -> str:
         + " (a near-tie)"
 
 
+def _one_line_for_equal_estimates(series: list[plots.Series]) -> list[plots.Series]:
+    """The estimate's lines drawn once when they coincide (a host-bound model gives every size the same step): two
+    legend entries for one visible line left a reader looking for the second."""
+    estimates = [s for s in series if s.style == ":"]
+    if len(estimates) < 2 or any((s.x, s.y) != (estimates[0].x, estimates[0].y) for s in estimates):
+        return series
+    sizes = listing([s.label.rsplit("d_model ", 1)[1] for s in estimates])
+    merged = dataclasses.replace(estimates[0], label=estimates[0].label.rsplit(", d_model", 1)[0]
+                                 + f", d_model {sizes} (one line)")
+    return [s for s in series if s.style != ":"] + [merged]
+
+
 @section
 def transformer_steps(data: Dataset) -> Html:
     """Per machine: transformer step time and achieved FLOP/s across batch, with the H200 model where no GPU was
@@ -145,7 +158,7 @@ def transformer_steps(data: Dataset) -> Html:
                 style = "--" if is_gpu(device) else "-"
                 batches = [b["params"]["batch"] for b in points]
                 flagged = [bool(stats.caveats(b["stats"], b["extra_info"])) for b in points]
-                label = f"{DEVICE_NAME[device]}, d_model {d_model}, sequence {seq} (measured)"
+                label = f"{DEVICE_NAME[device]}, d_model {d_model} (measured)"  # the sequence is in the caption
                 times.append(plots.Series(label, batches, [b["stats"]["median"] * 1e3 for b in points], style, key,
                                           flagged))
                 rates.append(plots.Series(label, batches, [b["extra_info"]["flops"] / b["stats"]["median"] / 1e9
@@ -154,7 +167,7 @@ def transformer_steps(data: Dataset) -> Html:
                 if estimate is not None:
                     band = estimate.band_words
                     seconds = [estimate.step(b, d_model)["seconds"] for b in batches]
-                    times.append(plots.Series(f"{estimate.name}, estimated (a model, not measured), d_model {d_model}",
+                    times.append(plots.Series(f"{estimate.name} estimate, d_model {d_model}",
                                               batches, [s * 1e3 for s in seconds], ":", key))
                 for b in points:
                     found = regime(fitted, b) if device == "cpu" else None
@@ -175,6 +188,7 @@ def transformer_steps(data: Dataset) -> Html:
                 shown += points
         if not rows:
             return missing("No transformer steps measured on this machine.")
+        times = _one_line_for_equal_estimates(times)
         best = analysis.best_matmul_rate(m)
         if best:
             xs = sorted({b["params"]["batch"] for b in shown})
