@@ -277,7 +277,7 @@
     }
 
     function drawChart() {
-      var svg = $("#race-chart");
+      var svg = document.getElementById("race-chart");
       svg.textContent = "";
       // One user unit is one CSS pixel at the width the chart really has, so its 11 px text stays
       // 11 px on a 320 px phone instead of shrinking with a fixed viewBox.
@@ -352,7 +352,7 @@
       });
       var crossing = crossings.length > 0;
       drawLegend(series, crossing);
-      var legend = $("#race-chart-caption");
+      var legend = document.getElementById("race-chart-caption");
       legend.textContent = "Epoch time versus batch size at width " + width() +
         " (log scales). Lines: " + series.map(function (s) { return legendName(s.lane); }).join("; ") +
         ". The vertical bar marks the chosen batch" +
@@ -417,7 +417,7 @@
 
     // A key drawn with the chart's own line styles: which line is which device, the cursor, the crossover.
     function drawLegend(series, crossing) {
-      var list = $("#race-chart-legend");
+      var list = document.getElementById("race-chart-legend");
       list.textContent = "";
       var entries = series.map(function (s) {
         return [legendName(s.lane), lineClass(s.lane), dash(s.lane)];
@@ -463,6 +463,8 @@
     var initialWidth = widthSelect.value;
     fromLink();
     root.hidden = false;
+    // The chart sits under the grid (#39: controls, lanes, then the verdict grid), outside the widget's box.
+    document.getElementById("race-chart-box").hidden = false;
     update();
 
     // A reader's own machine or browser (yours.js): lanes marked yours.
