@@ -165,7 +165,7 @@ def note(text: object) -> Html:
 
 MARKS = {  # symbol, and what it means in words (the note under a table)
     "noisy": ("†", lambda: f"noisy: {stats.noise_rule()}"),
-    "few": ("‡", lambda: f"too few samples: fewer than {stats.MIN_SAMPLES}, so the spread is unknown"),
+    "few": ("‡", lambda: f"too few samples: fewer than {stats.MIN_SAMPLES}, so the spread printed is not reliable"),
     "load": ("*", lambda: "measured while other processes used the CPU: treat with care"),
     "unsettled": ("§", lambda: "measured while the machine changed state, and no re-measurement within the time "
                                "box was steady (About the data): treat with care"),
