@@ -39,7 +39,15 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
     """
     ratios = [a["median"] / b["median"] for a, b in pairs if stats.unpaired_ratio(a, b).verdict != 0]
     if not ratios:
-        return f"They agree ({stats.LEVEL_WORDS})"
+        # Spreads that overlap can still hide medians the consistency check marks ≠: never "agree" beside a ≠.
+        medians = [a["median"] / b["median"] for a, b in pairs]
+        beyond = [r for r in medians if not 1 / consistency.TOLERANCE <= r <= consistency.TOLERANCE]
+        if not (flagged and beyond):
+            return f"They agree ({stats.LEVEL_WORDS})"
+        apart = ", ".join(f"{100 * (r - 1):+.0f}%" for r in beyond)
+        which = "one of them differs" if len(beyond) == 1 else f"{len(beyond)} of them differ"
+        return (f"Their spreads overlap, so no difference is claimed. Yet {which} by {apart}, beyond the "
+                f"{consistency.TOLERANCE:g}× the consistency check allows, and is marked ≠{_why(machine, groups)}")
     spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
               f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
     # Sentences, not clauses (#39): how many agree, then by how much the rest differ.

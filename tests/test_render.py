@@ -176,3 +176,15 @@ def test_a_sentences_timing_has_the_digits_its_table_prints():
     for point in (wide, tight):
         assert render.median_text(point) in str(render.measured_value(point, {}, "s"))
     assert render.median_text(wide) != render.median_text(tight)
+
+
+def test_overlapping_spreads_never_read_as_agreement_beside_a_not_equal_mark():
+    """Two views whose spreads overlap but whose medians differ beyond the consistency tolerance are not said to
+    agree where the table marks them not equal; without the mark, overlapping spreads agree."""
+    from build_hooks import stats, wording
+
+    wide = stats.summarise([0.9, 1.0, 1.5, 1.8, 2.0])
+    narrow = stats.summarise([1.0, 1.01, 1.02, 1.03, 1.04])
+    said = wording.same_configuration([(wide, narrow)], None, flagged=True)
+    assert not said.startswith("They agree") and "marked ≠" in said and "+47%" in said
+    assert wording.same_configuration([(wide, narrow)], None, flagged=False).startswith("They agree")

@@ -485,3 +485,14 @@ def test_the_cheat_sheets_key_numbers_are_the_lessons_own():
                   f"<td>{_ridge(_cpu_ridge(params))} FLOP/B</td>"):
         assert value in shown
     assert "(a model)" in shown and shown.count("<tr>") == shown.count('<a href="') + 1  # a link per row
+
+
+def test_bf16_narrows_the_gap_by_its_rate_against_the_tables_own_fp32_rate():
+    """why-gpu's bf16 line sets the bf16 product's rate against the fp32 rate the table uses, not against the
+    precision experiment's fp32 product of another size."""
+    n, flops = 1024, 2 * 1024**3
+    doc = add_points(synthetic_doc(), "gemm_rate", [({"n": 512}, 2 * 512**3 / 1e11, {"flops": 2 * 512**3})])
+    add_points(doc, "precision", [({"op": "matmul", "dtype": "fp32"}, flops / 5e10, {"flops": flops, "n": n}),
+                                  ({"op": "matmul", "dtype": "bf16"}, flops / 3e11, {"flops": flops, "n": n})])
+    table = str(page.render_section("workload_table", Dataset([Machine(doc, "f", "t")])))
+    assert "bf16 narrows the gap" in table and "300 GFLOP/s in bf16, 3.0× the fp32 rate in the table" in table

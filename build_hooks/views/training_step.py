@@ -117,7 +117,7 @@ def crossover_table(data: Dataset) -> Html:
             batch = analysis.crossover_batch(m, width)
             rows.append([m.label, width, f"from batch {batch}" if batch else "never in the measured range"])
     if not rows:
-        return missing("No GPU was measured for this build, so every crossover here is the labelled estimate's.")
+        return missing("No GPU was measured, so these crossovers are estimates.")
     return (table(["machine", "hidden width", "GPU training step faster"], rows,
                   caption="Where a measured GPU overtook the CPU") + more_machines(data, STEP))
 

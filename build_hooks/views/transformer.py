@@ -214,8 +214,8 @@ def transformer_steps(data: Dataset) -> Html:
         if gpu_device is None and str(rows[0][-1]):  # a column with one value in every row is said once
             head, rows, same = fold_constant_columns(head, rows, [len(head) - 1])
             caption = html("{}. In every row, {}", caption, join(same, "; ")) if same else caption
-        roof = (f" Dotted in the right panel: this CPU's best square matrix product, {si(best, 'FLOP/s')} "
-                "(gemm_rate, measured).") if best else ""
+        roof = (f" Dotted in the right panel: this CPU's fastest matrix product, {si(best, 'FLOP/s')} "
+                "(measured).") if best else ""
         lanes = ("Dashed: a GPU, measured." if gpu_device else
                  f"Dotted in the left panel: the H200 model (an estimate, with a stated band {band}).")
         parts = figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
