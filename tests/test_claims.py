@@ -345,3 +345,18 @@ def test_a_fit_over_steps_with_one_operation_count_says_it_cannot_separate_the_t
 
     text = page.render_fact("cost_model_ops_constant", Dataset([Machine(complete_doc(), "f", "t")]))
     assert text.startswith("Every step measured here issues the same 8 operations")
+
+
+def test_the_faqs_one_thread_answer_counts_every_machine_in_the_data(monkeypatch):
+    """"Not in this build's data" must hold for all of it: a one-thread lead on a machine no lesson page draws
+    still makes the FAQ's answer a yes that names it."""
+    from build_hooks.views import threads
+    from conftest import complete_doc
+
+    first, second = complete_doc(machine_id="a"), complete_doc(machine_id="b")
+    second["machine_info"]["cpu"]["brand"] = "Other CPU"
+    data = Dataset([Machine(first, "a", "this build host"), Machine(second, "b", "committed")])
+    monkeypatch.setattr(threads, "_one_thread_leads", lambda m: ([1], {}, []) if m.id == "b" else ([], {}, []))
+    monkeypatch.setattr(Dataset, "shown", lambda self, group=None: self.machines[:1])  # pages draw the host only
+    answer = page.render_fact("one_thread_answer", data)
+    assert answer.startswith("Yes, in this build's data: on ") and "at batch 1" in answer

@@ -329,7 +329,21 @@ def transformer_crossover(data: Dataset) -> str:
     if kind == "measured":
         return (f"the measured {untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))} is faster "
                 f"than this CPU {said}")
-    return f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than this CPU {said}"
+    return (f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than this CPU "
+            f"{said}{_host_bound_words(machine, data.machines)}")
+
+
+def _host_bound_words(machine: Machine, peers: Iterable[Machine]) -> str:
+    """Where the estimate is bounded by its host at every size this page measured: said up front, since its
+    verdicts then come from this host's issuing, not from the GPU."""
+    sizes = [(b["params"]["batch"], d_model, seq) for (d_model, seq), points in curves(machine, "cpu").items()
+             for b in points]
+    bounded = [estimate_for(machine, seq, peers).bounded_by(batch, d_model) == "the host"
+               for batch, d_model, seq in sizes if estimate_for(machine, seq, peers)]
+    if bounded and all(bounded):
+        return (". At every size here, the estimate's step is this host's time to issue the work, whatever the "
+                "GPU's speed")
+    return ""
 
 
 def _compile_points(machine: Machine, model: str) -> tuple[dict | None, dict[int, dict[str, dict]]]:
