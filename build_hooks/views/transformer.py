@@ -336,10 +336,10 @@ def transformer_crossover(data: Dataset) -> str:
 def _host_bound_words(machine: Machine, peers: Iterable[Machine]) -> str:
     """Where the estimate is bounded by its host at every size this page measured: said up front, since its
     verdicts then come from this host's issuing, not from the GPU."""
-    sizes = [(b["params"]["batch"], d_model, seq) for (d_model, seq), points in curves(machine, "cpu").items()
-             for b in points]
-    bounded = [estimate_for(machine, seq, peers).bounded_by(batch, d_model) == "the host"
-               for batch, d_model, seq in sizes if estimate_for(machine, seq, peers)]
+    shapes = curves(machine, "cpu")
+    estimates = {seq: estimate_for(machine, seq, peers) for _, seq in shapes}  # one model per sequence length
+    bounded = [estimates[seq].bounded_by(b["params"]["batch"], d_model) == "the host"
+               for (d_model, seq), points in shapes.items() if estimates[seq] for b in points]
     if bounded and all(bounded):
         return (". At every size here, the estimate's step is this host's time to issue the work, whatever the "
                 "GPU's speed")
