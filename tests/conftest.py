@@ -308,6 +308,15 @@ def guest_site(tmp_path_factory, quick_cache) -> Path:
     return made(shared_once(tmp_path_factory, "guest-site", make)) / "site"
 
 
+def own_temp_root(tmp_path: Path) -> dict[str, str]:
+    """The environment for a pytest run nested inside this suite, with its own temporary root: sharing
+    /tmp/pytest-of-<user> with the running suite let the nested run's numbering and clean-up of old directories
+    meet a worker's own (a worker's setup once failed with 'popen-gw0' already existing)."""
+    root = tmp_path / "nested-pytest-tmp"
+    root.mkdir(exist_ok=True)
+    return {**os.environ, "PYTEST_DEBUG_TEMPROOT": str(root)}
+
+
 def copy_project(destination: Path) -> Path:
     """A copy of the project's tracked and untracked-but-not-ignored files, to edit freely."""
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,

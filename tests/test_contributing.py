@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import build_site, copy_project, quick_env
+from conftest import build_site, copy_project, own_temp_root, quick_env
 
 pytestmark = pytest.mark.slow  # it runs the whole fast tier again, in a copy of the project
 
@@ -109,5 +109,6 @@ def test_the_guides_three_files_keep_the_fast_tier_green(tmp_path):
     on one worker, as the suite around it keeps the cores busy: two would import and collect everything twice)."""
     project = toy_project(tmp_path / "project")
     result = subprocess.run([sys.executable, "-m", "pytest", "-m", "not slow", "-q", "-x", "-n", "0",
-                             "-p", "no:cacheprovider"], cwd=project, capture_output=True, text=True, timeout=900)
+                             "-p", "no:cacheprovider"], cwd=project, capture_output=True, text=True, timeout=900,
+                            env=own_temp_root(tmp_path))
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

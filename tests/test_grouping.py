@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+from conftest import own_temp_root
+
 CONFTEST = '''
 import pytest
 
@@ -25,7 +27,8 @@ def test_tests_grouped_at_collection_run_on_one_worker(tmp_path):
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "test_toy.py").write_text(TESTS)
     result = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v", "-p",
-                             "no:cacheprovider"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                             "no:cacheprovider"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                            env=own_temp_root(tmp_path))
     assert result.returncode == 0, result.stdout[-2000:]
     workers = {line.split("]")[0] for line in result.stdout.splitlines() if "PASSED" in line and "grouped" in line}
     assert len(workers) == 1 and all("@costly" in line for line in result.stdout.splitlines()
