@@ -18,7 +18,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from build_hooks import config, digests, experiments
-from build_hooks.render import SITE_ROOT, Html, html, join
+from build_hooks.render import SITE_ROOT, Html, first_only, html, join
 
 REFERENCE_PAGE = "code/"  # docs/code.md: every fact and section, with the pages that use it
 
@@ -119,15 +119,7 @@ def measurements_once(page_html: str) -> str:
     """Each experiment's "How it is measured" block the first time a page shows it, not under every section that
     read it: the race page carried the same six blocks under each of its five sections (#39: never the same box
     several times on a page). Every block still names its snippets in its one line. Runs on the finished page."""
-    seen: set[str] = set()
-
-    def once(match: re.Match) -> str:
-        if match.group(1) in seen:
-            return ""
-        seen.add(match.group(1))
-        return match.group(0)
-
-    return _MEASURING_BLOCK.sub(once, page_html)
+    return _MEASURING_BLOCK.sub(first_only(1), page_html)
 
 
 def _measurements(reads: tuple[str, ...]) -> Html:

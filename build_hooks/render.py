@@ -299,21 +299,21 @@ def provenance_once(page_html: str) -> str:
         seen.add(match.group(0))
         return match.group(0)
 
-    return _MORE_MACHINES.sub(_first_only(), _PROVENANCE.sub(once, page_html))
+    return _MORE_MACHINES.sub(first_only(), _PROVENANCE.sub(once, page_html))
 
 
 _MORE_MACHINES = re.compile(r'<p class="crossover-note">Also measured on \d+ more machines?: .*?</p>', re.S)
 
 
-def _first_only():
-    """A substitution that keeps the first of identical matches on a page and drops the others: the pointer to the
-    machines a page leaves out is said once, not under each of twenty tables."""
+def first_only(group: int = 0):
+    """A substitution for one page that keeps the first match of each key (the match's `group`) and drops the
+    others: the pointer to the machines a page leaves out is said once, not under each of twenty tables."""
     seen: set[str] = set()
 
     def keep(match: re.Match) -> str:
-        if match.group(0) in seen:
+        if match.group(group) in seen:
             return ""
-        seen.add(match.group(0))
+        seen.add(match.group(group))
         return match.group(0)
     return keep
 
