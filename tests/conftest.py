@@ -247,6 +247,9 @@ def pytest_collection_finish(session):
     if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0" or session.config.option.collectonly:
         return
     if any(SITE_FIXTURES & set(getattr(item, "fixturenames", ())) for item in session.items):
+        # The worker's base temporary folder is made here, once, before the thread starts: made lazily by the thread
+        # and a test's first tmp_path at once, both cleared and created it ('popen-gw0' exists, twice in CI).
+        session.config._tmp_path_factory.getbasetemp()
         threading.Thread(target=_shared_site, args=(session.config._tmp_path_factory,), daemon=True).start()
 
 
@@ -309,9 +312,8 @@ def guest_site(tmp_path_factory, quick_cache) -> Path:
 
 
 def own_temp_root(tmp_path: Path) -> dict[str, str]:
-    """The environment for a pytest run nested inside this suite, with its own temporary root: sharing
-    /tmp/pytest-of-<user> with the running suite let the nested run's numbering and clean-up of old directories
-    meet a worker's own (a worker's setup once failed with 'popen-gw0' already existing)."""
+    """The environment for a pytest run nested inside this suite, with its own temporary root, so its numbered
+    folders and their clean-up stay apart from the running suite's in /tmp/pytest-of-<user>."""
     root = tmp_path / "nested-pytest-tmp"
     root.mkdir(exist_ok=True)
     return {**os.environ, "PYTEST_DEBUG_TEMPROOT": str(root)}
