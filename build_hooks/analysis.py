@@ -133,11 +133,8 @@ def rate_above_peak(machine: Machine, split_too: bool = False) -> float | None:
     """The best median CPU matrix-product rate when it beats the peak computed from the reported clock (the cores
     ran faster than that clock), else None: of the square sweep, or with split_too of the same FLOPs split into
     smaller products as well."""
-    rates = list(gemm_rates(machine, "cpu").values())
-    if split_too:
-        rates += [b["extra_info"]["flops"] / b["stats"]["median"]
-                  for b in machine.measured("matmul_shapes", device="cpu") if b["stats"]["median"] > 0]
-    peak, best = machine.cpu["fp32_peak_flops"], max(rates, default=0.0)
+    best = (best_matmul_rate(machine) if split_too else max(gemm_rates(machine, "cpu").values(), default=None)) or 0.0
+    peak = machine.cpu["fp32_peak_flops"]
     return best if peak and best > peak else None
 
 

@@ -242,16 +242,22 @@ def gpu_estimate_op_check(data: Dataset) -> str:
             "cost was not measured here, which is one reason the estimate is stated as uncertain")
 
 
-@fact
-def gpu_estimate_lead(data: Dataset) -> str:
-    """The cost model page's first-screen answer about the GPU estimate: at how many of its sizes this host's issuing,
-    not the GPU, sets its step (gpu_estimate_host_bound gives the detail)."""
+def _estimate_steps(data: Dataset) -> tuple[gpu_model.Estimate, dict, list]:
+    """The GPU estimate for this build's host, its step at every size it covers, and the sizes its host bounds."""
     host = data.host or first_with(data, analysis.STEP)
     gpu = gpu_model.for_host(host, data.machines)
     if gpu is None:
         raise MissingData("no step counts to estimate a GPU from")
     steps = {size: gpu.step(*size) for size in gpu.work}
-    bound = len(gpu.host_bound(steps))
+    return gpu, steps, gpu.host_bound(steps)
+
+
+@fact
+def gpu_estimate_lead(data: Dataset) -> str:
+    """The cost model page's first-screen answer about the GPU estimate: at how many of its sizes this host's issuing,
+    not the GPU, sets its step (gpu_estimate_host_bound gives the detail)."""
+    _, steps, bound_sizes = _estimate_steps(data)
+    bound = len(bound_sizes)
     if bound == len(steps):
         return "For this small network, that estimate is set at every size by how fast this host issues the work"
     if not bound:
@@ -264,12 +270,7 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
     """Over every size the estimate covers: at how many issuing the operations on this host
     outlasts the modelled GPU (there the datasheet changes nothing), and the device side's
     largest share of the host's time."""
-    host = data.host or first_with(data, analysis.STEP)
-    gpu = gpu_model.for_host(host, data.machines)
-    if gpu is None:
-        raise MissingData("no step counts to estimate a GPU from")
-    steps = {size: gpu.step(*size) for size in gpu.work}
-    bound = gpu.host_bound(steps)
+    gpu, steps, bound = _estimate_steps(data)
     busiest = max(steps, key=lambda size: steps[size]["device"] / steps[size]["host"])
     share = steps[busiest]["device"] / steps[busiest]["host"]
     if len(bound) == len(steps):
