@@ -28,7 +28,7 @@ except ImportError:
     from training_step import make_step
 
 NAME = "step_profile"
-BENCH_VERSION = 3  # 3: one profiling session per round, read by every kind
+BENCH_VERSION = 4  # 4: operations credited to a step by time, so CUDA's backward thread counts
 PARAMS = {"batch": "positive", "width": "positive", "kind": "label"}
 DEPENDS = ["training_step"]
 EXTRA_INFO = {"calls_per_step": "count", "ops": "text"}
@@ -50,6 +50,7 @@ KINDS = {
                                                 "new_empty_strided", "select", "slice", "unsqueeze", "squeeze"),
 }
 OTHER = "everything else"
+STEP_LABEL = "crossover-step-"  # the profiler range around each step
 
 
 def kind_of(op: str) -> str:
@@ -73,7 +74,7 @@ def profile_steps(step, device: str, steps: int) -> list[dict[str, tuple[float, 
         step()  # warm-up outside the profile
     with profile(activities=activities) as prof:
         for index in range(steps):
-            with record_function(f"crossover-step-{index}"):
+            with record_function(f"{STEP_LABEL}{index}"):
                 step()
                 if device == "cuda":
                     torch.cuda.synchronize()
@@ -82,9 +83,10 @@ def profile_steps(step, device: str, steps: int) -> list[dict[str, tuple[float, 
 
 def per_step(events, steps: int, device: str) -> list[dict[str, tuple[float, int, float]]]:
     """The profiler's events credited to the labelled step each ran in."""
+    ranges = step_ranges(events)
     profiles: list[dict[str, tuple[float, int, float]]] = [{} for _ in range(steps)]
     for event in events:
-        index = _step_of(event)
+        index = _step_of(event, ranges)
         if index is None or not event.name.startswith("aten::"):
             continue
         kernel = _device_time(event) / 1e6 if device == "cuda" else 0.0
@@ -93,19 +95,27 @@ def per_step(events, steps: int, device: str) -> list[dict[str, tuple[float, int
     return profiles
 
 
+def step_ranges(events) -> list[tuple[float, float, int]]:
+    """(start, end, index) of every labelled step range, in the profiler's clock."""
+    return sorted((event.time_range.start, event.time_range.end, int(event.name.rsplit("-", 1)[1]))
+                  for event in events if event.name.startswith(STEP_LABEL))
+
+
 def _device_time(event) -> float:
-    """Self GPU time in µs (named self_cuda_time_total before torch 2.4)."""
-    return getattr(event, "self_device_time_total", None) or getattr(event, "self_cuda_time_total", 0.0)
+    """Self GPU time in µs (named self_cuda_time_total before torch 2.4, deprecated since)."""
+    if hasattr(event, "self_device_time_total"):
+        return event.self_device_time_total
+    return event.self_cuda_time_total
 
 
-def _step_of(event) -> int | None:
-    """The index of the labelled step range an event ran inside, if any."""
-    parent = event.cpu_parent
-    while parent is not None:
-        if parent.name.startswith("crossover-step-"):
-            return int(parent.name.rsplit("-", 1)[1])
-        parent = parent.cpu_parent
-    return None
+def _step_of(event, ranges: list[tuple[float, float, int]]) -> int | None:
+    """The index of the labelled step an event ran during, if any.
+
+    By time, not by the event's parents: on CUDA, backward runs on autograd's own thread, whose
+    operations have no parent in the thread that opened the step's range. Steps run one after the
+    other (a CUDA step ends with a synchronize), so their ranges do not overlap."""
+    start = event.time_range.start
+    return next((index for first, last, index in ranges if first <= start <= last), None)
 
 
 # One profiling session serves every kind of a round: {(device, batch, width, quick): (profiles, kinds read)}.

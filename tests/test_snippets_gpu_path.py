@@ -74,3 +74,25 @@ def test_usable_cores_follow_a_container_quota(monkeypatch, tmp_path):
                                                                           else path, *a, **k))
     monkeypatch.setattr(benchmarking.os, "sched_getaffinity", lambda pid: set(range(16)))
     assert benchmarking.usable_cores() == 2
+
+
+
+class Event:
+    """A profiler event as step_profile reads it: a name, a time range, host self time and a parent."""
+
+    def __init__(self, name: str, start: float, end: float, parent=None):
+        self.name, self.cpu_parent = name, parent
+        self.time_range = type("Interval", (), {"start": start, "end": end})()
+        self.self_cpu_time_total, self.self_device_time_total = end - start, 0.0
+
+
+def test_a_step_profile_counts_operations_run_on_another_thread():
+    """An operation with no parent in the step's thread (CUDA runs backward on autograd's own thread) is credited
+    to the step it ran during, and one between steps to none."""
+    steps = [Event(f"{step_profile.STEP_LABEL}{i}", 100.0 * i, 100.0 * i + 50) for i in range(2)]
+    forward = Event("aten::addmm", 10, 20, parent=steps[0])
+    backward = [Event("aten::mm", 30, 40), Event("aten::mm", 130, 140)]  # the autograd thread's: no parent
+    between = Event("aten::mm", 70, 80)
+    profiles = step_profile.per_step([*steps, forward, *backward, between], 2, "cpu")
+    assert [p.get("aten::mm", (0, 0, 0))[1] for p in profiles] == [1, 1]
+    assert profiles[0]["aten::addmm"][1] == 1 and "aten::addmm" not in profiles[1]
