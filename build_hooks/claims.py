@@ -41,8 +41,8 @@ def claims(doc: dict, source: str) -> dict[str, str]:
     for name in page.names()["fact"]:
         try:
             rendered[name] = page.render_fact(name, data)
-        except page.BadData as exc:
-            rendered[name] = f"({exc})"
+        except page.BadData as exc:  # the file's own path left out: two files missing the same thing agree
+            rendered[name] = f"({exc})".replace(source, "the results file")
         except page.MissingData:
             rendered[name] = "(no data)"
     return rendered

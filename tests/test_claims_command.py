@@ -73,3 +73,15 @@ def test_a_file_with_zero_byte_counts_is_reported_per_claim_not_with_a_traceback
     assert claims.main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
     out = capsys.readouterr().out
     assert "accumulation_summary" in out and "b.json" in out and "grad_accumulation points" in out
+
+
+def test_two_files_missing_the_same_experiment_agree(tmp_path, capsys):
+    """A claim neither file can compute (the same experiment missing from both) is the same claim, whatever the paths."""
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path in paths:
+        doc = complete_doc()
+        doc["benchmarks"] = [b for b in doc["benchmarks"] if b["group"] != "data_parallel"]
+        doc["experiments"].pop("data_parallel", None)
+        path.write_text(json.dumps(doc))
+    assert claims.main([str(p) for p in paths]) == 0
+    assert "0 differ" in capsys.readouterr().out
