@@ -54,9 +54,10 @@ def versus(a: dict, b: dict) -> tuple[int, float]:
 
 
 def matchup(race: dict, width: str, batch: str) -> dict | None:
-    """The race's one pairing at a size, as a value: the fastest GPU lane against the fastest CPU lane (an
-    estimated GPU against the CPU of the host it is modelled on), and who leads beyond both spreads (an
-    estimate's spread is its stated band). None when one kind has no point there.
+    """The race's one pairing at a size, as a value: the fastest GPU lane against the CPU of its own machine (an
+    estimated GPU's is the host it is modelled on), and who leads beyond both spreads (an estimate's spread is its
+    stated band). None when either has no point there. A GPU meets its own machine's CPU: that is the choice a
+    reader with that machine makes, and one pairing per GPU keeps the grid to one question.
 
     leader is "GPU", "CPU" or "level"; ratio is the slower epoch over the faster; narrow marks a lead whose spreads
     (an estimate's band) clear each other by less than the meaningful ratio: real, but a small change would undo it."""
@@ -65,8 +66,8 @@ def matchup(race: dict, width: str, batch: str) -> dict | None:
     gpu = next((pair for pair in timed if pair[1]["kind"] == "GPU"), None)
     if gpu is None:
         return None
-    cpu = next((pair for pair in timed if pair[1]["kind"] == "CPU"
-                and (not gpu[1]["estimate"] or pair[1]["machine_id"] == gpu[1]["machine_id"])), None)
+    cpu = next((pair for pair in timed if pair[1]["kind"] == "CPU" and pair[1]["machine_id"] == gpu[1]["machine_id"]),
+               None)
     if cpu is None:
         return None
     ahead, ratio = versus(gpu[0], cpu[0])

@@ -163,12 +163,12 @@ def note(text: object) -> Html:
     return html('<p class="crossover-note">{}</p>', text)
 
 
-MARKS = {  # symbol, and what it means in words (the note under a table)
-    "noisy": ("†", lambda: f"noisy: {stats.noise_rule()}"),
-    "few": ("‡", lambda: f"too few samples: fewer than {stats.MIN_SAMPLES}, so the spread printed is not reliable"),
-    "load": ("*", lambda: "measured while other processes used the CPU: treat with care"),
-    "unsettled": ("§", lambda: "measured while the machine changed state, and no re-measurement within the time "
-                               "box was steady (About the data): treat with care"),
+MARKS = {  # symbol, its name and what it means: the key under a table, one short sentence per mark
+    "noisy": ("†", "Noisy", lambda: f"the {stats.noise_rule()}"),
+    "few": ("‡", "Too few samples", lambda: f"fewer than {stats.MIN_SAMPLES}, so the spread printed is not reliable"),
+    "load": ("*", "Under load", lambda: "other processes used the CPU meanwhile"),
+    "unsettled": ("§", "Changed state", lambda: "the machine changed state, and no re-measurement in the time box was "
+                                                "steady (About the data)"),
 }
 
 
@@ -217,8 +217,10 @@ def marks_note(kinds: set[str]) -> Html:
     """The legend for the symbols that appear in a table (nothing when none do)."""
     if not kinds:
         return Html("")
-    # "Key:" opens it as a sentence of its own: after a table the legend must not read as the end of a fact.
-    return note("Key: " + "; ".join(f"{MARKS[k][0]} {MARKS[k][1]()}" for k in MARKS if k in kinds) + ".")
+    # A list, one short sentence per mark, name first: a key read as one long sentence is hard to scan.
+    items = join(html("<li>{} ({}): {}.</li>", name, symbol, meaning()) for k, (symbol, name, meaning) in MARKS.items()
+                 if k in kinds)
+    return html('<ul class="crossover-key" aria-label="Key to the marks">{}</ul>', items)
 
 
 def median_text(point_stats: dict) -> str:

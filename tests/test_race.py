@@ -134,3 +134,15 @@ def test_the_static_chart_uses_the_live_races_lane_styles():
     assert re.search(r"var STYLES = (\d+);", script).group(1) == str(len(race.LANE_COLOURS))
     letters = [race.lane_style(i)[0] for i in range(12)]
     assert len(set(letters)) == 12 and len({race.lane_style(i)[2] for i in range(12)}) == 12
+
+
+def test_a_measured_gpu_meets_its_own_machines_cpu_not_a_faster_one_elsewhere():
+    """The grid's pairing: a GPU against the CPU in its own machine, even where another machine's CPU is faster."""
+    gpu_box = synthetic_doc(machine_id="gpu-box", brand="Slow CPU", gpu="Fixture GPU",
+                            step_times={("cpu", 32, 1): 1e-3, ("cuda", 32, 1): 5e-4},
+                            epoch_times={("cpu", 32, 1): 4.0, ("cuda", 32, 1): 2.0})
+    cpu_box = synthetic_doc(machine_id="cpu-box", brand="Fast CPU",
+                            step_times={("cpu", 32, 1): 1e-4}, epoch_times={("cpu", 32, 1): 0.5})
+    data = Dataset([Machine(gpu_box, "a", "t"), Machine(cpu_box, "b", "t")])
+    pairing = race.verdicts(race.race_data(data))[(32, 1)]
+    assert pairing["leader"] == "GPU" and pairing["cpu"]["machine_id"] == "gpu-box"

@@ -103,7 +103,7 @@ def _level_words(found: dict) -> str:
 
 
 def _pairings(found: dict) -> list[str]:
-    """Who meets whom in the grid, once each: the estimate meets the CPU of the host it is modelled on."""
+    """Who meets whom in the grid, once each: a GPU meets its own machine's CPU (an estimate, its host's)."""
     pairs = sorted({(p["gpu"]["label"] + (" (estimated)" if p["estimate"] else ""), p["cpu"]["label"])
                     for p in found.values()})
     return [f"{gpu} against {cpu}" for gpu, cpu in pairs]
@@ -188,8 +188,8 @@ def _lane_name(lane: dict) -> str:
 
 def _verdict(data: Dataset, which: str) -> str:
     """Who finishes an epoch first at the smallest or largest raced batch, at the small width: the
-    fastest CPU lane against the fastest GPU lane (an estimated GPU against its own host's CPU), or
-    the two fastest lanes when only one kind raced."""
+    fastest GPU lane against its own machine's CPU (the grid's pairing, race.matchup), or the two
+    fastest lanes when only one kind raced."""
     race_data = race.race_data(data)
     if not race_data["lanes"]:
         raise MissingData("no epoch times to race")
@@ -204,12 +204,11 @@ def _verdict(data: Dataset, which: str) -> str:
     if len(timed) == 1:
         point, lane = timed[0]
         return f"{where}, {_lane_name(lane)} takes {si(point['seconds'], 's')} per epoch; no other device was raced"
-    # The race is CPU against GPU: the fastest lane of each kind, when both kinds raced. An estimated
-    # GPU issues its operations at its own host's pace, so it meets that host's CPU, not another's.
+    # The race is CPU against GPU: the fastest GPU lane and its own machine's CPU (race.matchup's pairing).
     gpu = next((pair for pair in timed if pair[1]["kind"] == "GPU"), None)
-    same_host = gpu is not None and gpu[1]["estimate"]
+    estimated = gpu is not None and gpu[1]["estimate"]
     cpu = next((pair for pair in timed if pair[1]["kind"] == "CPU"
-                and (not same_host or pair[1]["machine_id"] == gpu[1]["machine_id"])), None)
+                and gpu is not None and pair[1]["machine_id"] == gpu[1]["machine_id"]), None)
     contenders = sorted([cpu, gpu], key=lambda pair: pair[0]["seconds"]) if cpu and gpu else timed
     (first, winner), (second, runner_up) = contenders[0], contenders[1]
     # Who meets whom is said once, under the grid ("Paired: ..."); here only the outcome.
@@ -231,7 +230,7 @@ def _verdict(data: Dataset, which: str) -> str:
                 f"{slow / fast:.3g}× gap is inside {within}")
     # The band's numbers are in the grid's note: here only that the lead clears it.
     uncertain = ", beyond the estimate's band" if winner["estimate"] or runner_up["estimate"] else ""
-    others = _against_other_cpus(lanes, gpu[1], width, batch) if same_host else ""
+    others = _against_other_cpus(lanes, gpu[1], width, batch) if estimated else ""
     return (f"{where}{_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
             f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}){uncertain}{others}")
 

@@ -31,7 +31,7 @@ def gallery(data: Dataset) -> Html:
     rows = [_gallery_row(m) for m in data.machines]
     head = ["machine", "CPU fp32 peak (from the reported clock)", "fastest fp32 matrix product",
             "copy bandwidth (all threads; read plus write)",
-            "host→device (pinned)", "crossover batch", "GPU estimate's error"]
+            "host→device (pinned)", "crossover batch", "GPU estimate's error", "rounds begun slow"]
     # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
     head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
     every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
@@ -41,19 +41,18 @@ def gallery(data: Dataset) -> Html:
 
 
 def _state_note(data: Dataset) -> Html:
-    """How often each machine began a round in a slow state: part of a gap between machines can be
-    the state a virtual machine was in, not its hardware."""
-    shares = [(m, gate.slow_start_share(m.doc)) for m in data.machines]
-    known = [html("{} {}%", m.label, f"{100 * share:.0f}") for m, share in shares if share is not None]
-    unknown = [m.label for m, share in shares if share is None]
-    if not known:
+    """What the "rounds begun slow" column counts: part of a gap between machines can be the state a virtual
+    machine was in, not its hardware."""
+    if all(gate.slow_start_share(m.doc) is None for m in data.machines):
         return html("")
-    missing_text = (html(" Not recorded for {} (measured before each round's reading was kept).", ", ".join(unknown))
-                    if unknown else "")
-    return note(html("Rounds that began with the all-thread canary above {}× its run's fastest reading (a slow "
-                     "state; see About the data): {}.{} A machine that was often slow measured below its hardware's "
-                     "best, so part of a gap between rows can be the state a virtual machine was in.",
-                     f"{gate.SLOW_STATE_RATIO:g}", join(known, "; "), missing_text))
+    return note(html("Rounds begun slow: the all-thread canary read above {}× its run's fastest as the round began "
+                     "(About the data). A machine often slow measured below its best, so part of a gap between "
+                     "rows can be its state, not its hardware.", f"{gate.SLOW_STATE_RATIO:g}"))
+
+
+def _slow_starts(m: Machine) -> str:
+    share = gate.slow_start_share(m.doc)
+    return "not recorded" if share is None else f"{100 * share:.0f}%"
 
 
 def _gallery_row(m: Machine) -> list[Html]:
@@ -74,6 +73,7 @@ def _gallery_row(m: Machine) -> list[Html]:
         si(transfer[max(transfer)], "B/s") if transfer else f"none: {why_no_transfer(m)}",
         join(crossings, "<br>") if m.gpu_device(analysis.STEP) else "no GPU measured",
         _estimate_error(m),
+        _slow_starts(m),
     ]
 
 
