@@ -214,14 +214,24 @@ def _crossovers(machine: Machine) -> dict[str, int | None]:
 
 def _compact(race: dict) -> dict:
     """The race data with its spreads and regime ratios at 6 significant figures (the page shows 3), for the page's
-    weight: a quartile printed to 17 digits says nothing more. Medians stay exact: the lanes display them."""
+    weight: a quartile printed to 17 digits says nothing more. Medians stay exact: the lanes display them. What the
+    scripts never read, or can derive, is left out."""
     def point(p: dict) -> dict:
-        regime = p.get("regime")
-        return {**p, "q1": float(f"{p['q1']:.6g}"), "q3": float(f"{p['q3']:.6g}"),
-                **({"regime": {**regime, "ratio": float(f"{regime['ratio']:.6g}")}} if regime else {})}
+        # Left out: caveats (the static table marks them; the scripts never read them) and steps (rows ÷ batch).
+        kept = {k: v for k, v in p.items() if k not in ("caveats", "steps", "regime")}
+        return {**kept, "q1": float(f"{p['q1']:.6g}"), "q3": float(f"{p['q3']:.6g}"),
+                **({"regime": compact_regime(p["regime"])} if p.get("regime") else {})}
     lanes = [{**lane, "epochs": {w: {b: point(p) for b, p in by_batch.items()}
                                  for w, by_batch in lane["epochs"].items()}} for lane in race["lanes"]]
     return {**race, "lanes": lanes}
+
+
+def compact_regime(regime: dict) -> dict:
+    """A regime as race.js reads it: {"same": true} alone when a step costs about what a 1-sample step does (its kind
+    and ratio are then never shown), else its kind and its ratio at 6 significant figures."""
+    if regime["same"]:
+        return {"same": True}
+    return {"kind": regime["kind"], "ratio": float(f"{regime['ratio']:.6g}")}
 
 
 def data_script(data: Dataset) -> render.Html:
@@ -234,8 +244,9 @@ def data_script(data: Dataset) -> render.Html:
     return render.Html(f'<script type="application/json" id="race-data">{payload}</script>')
 
 
-def static_table(data: Dataset) -> render.Html:
-    """The same numbers as the race, readable without JavaScript."""
+def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
+    """The same numbers as the race, readable without JavaScript: a table for each of `widths` (default: every width
+    raced)."""
     race = race_data(data)
     if not race["lanes"]:
         return render.missing("No epoch times have been measured yet.")
@@ -252,7 +263,7 @@ def static_table(data: Dataset) -> render.Html:
 
     # One table per width: a phone reads a few lanes side by side, not every lane at every width.
     tables = []
-    for width in race["widths"]:
+    for width in [w for w in race["widths"] if widths is None or w in widths]:
         lanes = [lane for lane in race["lanes"] if str(width) in lane["epochs"]]
         head = ["batch"] + [render.html("{}{}", lane["label"], render.html("<br><small>estimate, not measured</small>")
                                         if lane["estimate"] else "") for lane in lanes]

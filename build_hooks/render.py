@@ -173,7 +173,7 @@ MARKS = {  # symbol, its name and what it means: the key under a table, one shor
 
 
 MARK_TITLES = {"noisy": "noisy", "few": "too few samples", "load": "taken under load",
-               "unsettled": "the machine's state moved under this point (About the data says which canary saw it)"}
+               "unsettled": "the machine changed state"}
 
 
 def mark(point_stats: dict, extra: dict, timing: bool = True) -> Html:

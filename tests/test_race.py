@@ -79,7 +79,7 @@ def test_static_table_marks_a_caveated_epoch_as_every_other_table_does():
     html = race.static_table(data)
     cell = html.split("500 ms")[1].split("</td>")[0]  # batch 64's epoch
     assert html.count(">*</sup>") == 1 and '<sup title="taken under load">*</sup>' in cell
-    assert "* measured while other processes used the CPU" in html
+    assert "<li>Under load (*): other processes used the CPU meanwhile.</li>" in html
     clean = race.static_table(dataset())
     assert ">*</sup>" not in clean and "* measured while" not in clean
 

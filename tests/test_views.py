@@ -331,6 +331,27 @@ def test_an_unfinished_experiment_is_shown_as_not_measured_with_why():
     assert "Not measured on NVIDIA H200" in listing and "&lt;b&gt;RuntimeError&lt;/b&gt;" in listing
 
 
+def test_a_measured_gpu_gets_its_own_break_even_against_its_own_cpu():
+    """With a measured GPU, a second table gives its CPU's and its GPU's fitted cost × best rate, and the break-even:
+    the GPU's extra cost per operation × its CPU's rate; without one, no such table."""
+    from build_hooks.render import si
+    from build_hooks.views.cost_model import measured_break_even
+    from conftest import complete_doc
+
+    machine = Machine(complete_doc(gpu="Fixture GPU"), "f", "t")
+    found = measured_break_even(machine)
+    assert found is not None
+    (cpu_op, cpu_rate, _), (gpu_op, _, _) = found
+    text = page.render_section("break_even_table", Dataset([machine]))
+    measured = text.split("Measured: Fixture GPU against the CPU in its own machine")[-1]
+    last = measured.split("</tr>")[-2]  # the break-even row, the last before the table ends
+    if gpu_op > cpu_op:
+        assert si(gpu_op - cpu_op, "s") in last and si((gpu_op - cpu_op) * cpu_rate, "FLOP") in last
+    else:
+        assert "the GPU pays no more" in last
+    assert "Measured:" not in page.render_section("break_even_table", Dataset([Machine(complete_doc(), "f", "t")]))
+
+
 def test_the_break_even_work_is_a_fixed_cost_times_a_peak():
     """The one number, as a table: the CPU's per-operation cost × its best matrix-product rate, and the estimated
     GPU's issuing (that cost plus the published launch) × its datasheet FP32 peak, each row with its two factors."""
@@ -419,8 +440,8 @@ def test_home_says_whether_the_grids_gpu_is_a_model_set_by_this_hosts_pace():
     from build_hooks import dataset
 
     root = Path(__file__).resolve().parent.parent
-    committed = Dataset(list(dataset.load_committed(root / "results", root)))
-    assert page.render_fact("home_estimate_pace", committed).startswith("In the model, the GPU's time is how long")
+    cpu_only = Dataset([m for m in dataset.load_committed(root / "results", root) if m.gpu is None])
+    assert page.render_fact("home_estimate_pace", cpu_only).startswith("In the model, the GPU's time is how long")
     steps = {(d, 32, b): 1e-3 for d in ("cpu", "cuda") for b in (1, 64)}
     measured = synthetic_doc(gpu="Fixture GPU", step_times=steps, epoch_times=steps)
     assert page.render_fact("home_estimate_pace", Dataset([Machine(measured, "f", "t")])) == \

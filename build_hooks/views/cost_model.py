@@ -361,10 +361,20 @@ def estimate_tile(data: Dataset) -> str:
 
 
 @fact
-def crossover_work(data: Dataset) -> str:
-    """The work per operation from which the estimated GPU overtakes this build's CPU: the GPU's extra fixed cost
-    (its launch) times the CPU's fastest matrix-product rate (break_even)."""
-    return f"{si(break_even(data).crossover_flop, 'FLOP')} per operation"
+def break_even_answer(data: Dataset) -> str:
+    """The FAQ's one-line why: with a measured GPU, the work per operation from which its step gets shorter than its
+    own CPU's (the measured break-even); without one, the estimate's (its launch × this build's CPU rate)."""
+    for machine in data.shown(analysis.STEP):
+        found = measured_break_even(machine)
+        if found is not None:
+            (cpu_op, cpu_rate, _), (gpu_op, _, _) = found
+            gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
+            if gpu_op <= cpu_op:
+                return f"Measured, {gpu} pays no more per operation than its own CPU, so its step is never longer"
+            return (f"Measured, {gpu} pays {si(gpu_op - cpu_op, 's')} more per operation than its own CPU. Its step "
+                    f"gets shorter once an operation carries about {si((gpu_op - cpu_op) * cpu_rate, 'FLOP')}")
+    return (f"On this build's CPU, an operation's arithmetic alone outlasts that launch from about "
+            f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
 
 WORKED_STEP = (64, 512)  # (batch, width): the step the cost model's page works through, when measured
@@ -407,7 +417,55 @@ def break_even_table(data: Dataset) -> Html:
             ["break-even: the estimated GPU's step gets shorter",
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} (the GPU's extra cost: its launch)",
              f"{si(even.rate, 'FLOP/s')} (the CPU's rate)", si(even.crossover_flop, "FLOP")]]
-    return table(["", "fixed cost per operation", "arithmetic rate", "work per operation before speed shows"], rows,
-                 caption="Fixed cost × rate: how much work one operation needs before a device's speed shows")
+    head = ["", "fixed cost per operation", "arithmetic rate", "work per operation before speed shows"]
+    return (table(head, rows, caption="Fixed cost × rate: how much work one operation needs before a device's speed "
+                                      "shows")
+            + join(table(head, rows, caption=html("Measured: {} against the CPU in its own machine", gpu_name))
+                   for gpu_name, rows in _measured_break_even_rows(data)))
+
+
+FITTED = "fitted: its steps' fixed time ÷ their operations"
+
+
+TINY = "one tiny operation, measured: too few steps to fit"
+
+
+def measured_break_even(machine: Machine) -> tuple[tuple[float, float, str], tuple[float, float, str]] | None:
+    """A machine with a measured GPU: ((its CPU's cost per operation, rate, how the cost was found), (its GPU's)).
+    Each cost is fitted to that device's own steps (else one tiny operation's, as the estimate falls back) and each
+    rate is its best matrix product; None where either is missing."""
+    gpu = machine.gpu_device(analysis.STEP)
+    if gpu is None:
+        return None
+    found = []
+    for device in ("cpu", gpu):
+        fitted, rate = cost_model.fit(machine, device), analysis.best_matmul_rate(machine, device)
+        op, how = (fitted.params.op_seconds, FITTED) if fitted else (analysis.tiny_op_seconds(machine, device), TINY)
+        if not op or not rate:
+            return None
+        found.append((op, rate, how))
+    return found[0], found[1]
+
+
+def _measured_break_even_rows(data: Dataset) -> list[tuple[str, list[list[str]]]]:
+    """Per machine with a measured GPU: its CPU, its GPU, and the work per operation from which the GPU's step gets
+    shorter (the GPU's extra cost per operation × its CPU's rate; none where the GPU pays no more)."""
+    tables = []
+    for machine in data.shown(analysis.STEP):  # the machines a lesson page draws: the host and a few GPU machines
+        found = measured_break_even(machine)
+        if found is None:
+            continue
+        (cpu_op, cpu_rate, cpu_how), (gpu_op, gpu_rate, gpu_how) = found
+        gpu_name = machine.device_label(machine.gpu_device(analysis.STEP))
+        extra = gpu_op - cpu_op
+        rows = [[machine.device_label("cpu"), f"{si(cpu_op, 's')} ({cpu_how})", f"{si(cpu_rate, 'FLOP/s')} (its best "
+                 "matrix product)", si(cpu_op * cpu_rate, "FLOP")],
+                [gpu_name, f"{si(gpu_op, 's')} ({gpu_how})", f"{si(gpu_rate, 'FLOP/s')} (its best matrix product)",
+                 si(gpu_op * gpu_rate, "FLOP")],
+                ["break-even: the GPU's step gets shorter",
+                 f"{si(extra, 's')} (the GPU's extra cost)" if extra > 0 else "none: the GPU pays no more",
+                 f"{si(cpu_rate, 'FLOP/s')} (the CPU's rate)", si(extra * cpu_rate, "FLOP") if extra > 0 else "any"]]
+        tables.append((gpu_name, rows))
+    return tables
 
 

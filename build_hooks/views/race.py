@@ -18,8 +18,18 @@ def race_data(data: Dataset) -> Html:
 
 @section
 def race_table(data: Dataset) -> Html:
-    """The race's epoch times as a table that needs no JavaScript, or a note that there are none."""
-    return race.static_table(data)
+    """The race's epoch times at the chart's width as a table that needs no JavaScript, or a note that there are none.
+    One width only: the grid above gives every width's verdict, and All measurements every epoch (the page's weight)."""
+    widths = race.race_data(data)["widths"]
+    shown = [chart_width(widths)] if widths else None
+    others = note(html('Other widths: <a href="{}measurements/#epoch-time">All measurements</a> lists every epoch.',
+                       Html(SITE_ROOT))) if len(widths) > 1 else Html("")
+    return race.static_table(data, shown) + others
+
+
+def chart_width(widths: list[int]) -> int:
+    """The width the static chart and table show: the lessons' small network where it was raced."""
+    return PREFERRED_WIDTH if PREFERRED_WIDTH in widths else widths[0]
 
 
 @section
@@ -30,7 +40,7 @@ def race_chart_static(data: Dataset) -> Html:
     widths = race_data["widths"]
     if not race_data["lanes"]:
         return missing("No epoch times have been measured yet.")
-    width = str(PREFERRED_WIDTH if PREFERRED_WIDTH in widths else widths[0])
+    width = str(chart_width(widths))
     series = []
     for index, lane in enumerate(race_data["lanes"]):
         epochs = lane["epochs"].get(width, {})
@@ -106,7 +116,7 @@ def _pairings(found: dict) -> list[str]:
     """Who meets whom in the grid, once each: a GPU meets its own machine's CPU (an estimate, its host's)."""
     pairs = sorted({(p["gpu"]["label"] + (" (estimated)" if p["estimate"] else ""), p["cpu"]["label"])
                     for p in found.values()})
-    return [f"{gpu} against {cpu}" for gpu, cpu in pairs]
+    return [f"{gpu} against its {cpu}" for gpu, cpu in pairs]  # cpu labels begin "CPU: "
 
 
 def _verdict_cell(pairing: dict | None, width: int, batch: int) -> Html:
@@ -139,7 +149,8 @@ def race_verdict_summary(data: Dataset) -> str:
         gpu_label, cpu_label, estimated = next(iter(pairs))
         intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
                  f"{untrusted.placeholder(gpu_label)}, fed by this host's CPU. " if estimated else
-                 f"The grid sets {untrusted.placeholder(gpu_label)} against {untrusted.placeholder(cpu_label)}. ")
+                 f"The grid sets {untrusted.placeholder(gpu_label)} against its own "
+                 f"{untrusted.placeholder(cpu_label)}. ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
         gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
@@ -194,7 +205,7 @@ def _verdict(data: Dataset, which: str) -> str:
     if not race_data["lanes"]:
         raise MissingData("no epoch times to race")
     widths = race_data["widths"]
-    width = str(PREFERRED_WIDTH if PREFERRED_WIDTH in widths else widths[0])
+    width = str(chart_width(widths))
     lanes = [lane for lane in race_data["lanes"] if width in lane["epochs"]]
     batches = sorted({int(b) for lane in lanes for b in lane["epochs"][width]})
     batch = str(batches[0] if which == "smallest" else batches[-1])
@@ -388,8 +399,8 @@ def estimate_trails(data: Dataset) -> Html:
     of every CPU's fitted cost per operation and the sizes it wins at (the estimate issues at its host's cost, which
     a faster host beats); or one line that none does, or that no lane is estimated."""
     lanes = race.race_data(data)["lanes"]
-    if not any(lane["estimate"] for lane in lanes):
-        return html("<p>No lane here is estimated, so no CPU is compared with an estimate.</p>")
+    if not any(lane["estimate"] for lane in lanes):  # race_lanes_kind already says that nothing is estimated
+        return Html("")
     lost, sizes, beaten = _estimate_trails(lanes)
     if not beaten:
         return html("<p>No other machine's CPU lane beats the estimated GPU beyond both spreads.</p>")

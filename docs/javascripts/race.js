@@ -110,7 +110,7 @@
 
     function stepRegime(point) {
       if (batch() === 1) {
-        return "one sample per step: " + point.steps + " steps, each paying the full fixed cost of a step";
+        return "one sample per step: " + point.rows + " steps, each paying the full fixed cost of a step";
       }
       var step = article(batch()) + " " + batch() + "-sample step";
       if (point.regime.same) {
