@@ -176,16 +176,43 @@ def band(seconds: float, floor: float = 0.0, faster: float = FASTER) -> tuple[fl
     return max(seconds * faster, floor), seconds * SLOWER
 
 
-def measured_error(machine: Machine) -> float | None:
-    """Median relative error of the estimate against this machine's measured CUDA steps, when the
-    measured GPU is the one the estimate describes (its datasheet) and it measured the host side too."""
+def _measured_pairs(machine: Machine) -> list[tuple[float, float]] | None:
+    """(estimated, measured) seconds of every CUDA step this machine measured that the estimate covers, the estimate
+    fed by this machine's own host; None unless its GPU is the one the estimate describes (its datasheet)."""
     gpu = machine.gpu
     if not gpu or datasheets.for_gpu(gpu["name"]) is not SHEET or "cuda" not in machine.devices(analysis.STEP):
         return None
     estimate = for_host(machine)
     if estimate is None:
         return None
-    errors = [abs(estimate.step(p.batch, w)["seconds"] - p.seconds) / p.seconds
-              for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cuda", w)
-              if (p.batch, w) in estimate.work]
-    return sorted(errors)[len(errors) // 2] if errors else None
+    return [(estimate.step(p.batch, w)["seconds"], p.seconds)
+            for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cuda", w)
+            if (p.batch, w) in estimate.work]
+
+
+@dataclass(frozen=True)
+class Check:
+    """The estimate set against one machine's measured GPU steps: measured ÷ estimated, and how often that falls
+    outside the stated band (from FASTER to SLOWER times the estimate)."""
+    machine: Machine
+    median: float    # the median of measured ÷ estimated over the sizes both cover
+    lowest: float
+    highest: float
+    outside: int     # sizes whose measured step lies outside the band
+    sizes: int
+
+
+def check(machine: Machine) -> Check | None:
+    """The estimate against this machine's measured GPU steps, or None where it cannot be checked (no GPU, another
+    datasheet's GPU, or no host costs to feed it)."""
+    pairs = _measured_pairs(machine)
+    if not pairs:
+        return None
+    ratios = sorted(seen / est for est, seen in pairs)
+    outside = sum(not FASTER <= r <= SLOWER for r in ratios)
+    return Check(machine, ratios[len(ratios) // 2], ratios[0], ratios[-1], outside, len(ratios))
+
+
+def checks(machines: Iterable[Machine]) -> list[Check]:
+    """Every machine's check, where one can be made."""
+    return [found for found in map(check, machines) if found is not None]

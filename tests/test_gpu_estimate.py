@@ -97,13 +97,18 @@ def test_no_lower_edge_falls_below_the_launches_floor():
         assert low >= estimate.steps(batch, 2048) * 15 * gpu_estimate.LAUNCH_HOST_S
 
 
-def test_its_error_is_measured_against_a_real_h200_only():
-    """The estimate's error is computed where an H200 was measured, and nowhere else."""
+def test_it_is_checked_against_a_real_h200_only():
+    """The estimate is checked where an H200 was measured, and nowhere else: measured ÷ estimated per size, and how
+    many sizes fall outside its band."""
     steps = {(d, 32, b): t for b in (1, 16) for d, t in (("cpu", 1e-4 * b), ("cuda", 3e-4))}
     doc = synthetic_doc(gpu="NVIDIA H200", step_times=steps)
     for bench in doc["benchmarks"]:
         bench["extra_info"].update({"ops": 40, "bytes": 10_000})
     from conftest import add_points
     add_points(doc, "call_overhead", [({"op": "add_"}, 1e-6, {})])
-    assert gpu_estimate.measured_error(Machine(doc, "f", "t")) > 0
-    assert gpu_estimate.measured_error(Machine(synthetic_doc(gpu="Other GPU", step_times=steps), "f", "t")) is None
+    machine = Machine(doc, "f", "t")
+    found, estimate = gpu_estimate.check(machine), gpu_estimate.for_host(machine)
+    ratios = sorted(3e-4 / estimate.step(b, 32)["seconds"] for b in (1, 16))
+    assert (found.lowest, found.highest, found.sizes) == (ratios[0], ratios[-1], 2)
+    assert found.outside == sum(not gpu_estimate.FASTER <= r <= gpu_estimate.SLOWER for r in ratios)
+    assert gpu_estimate.check(Machine(synthetic_doc(gpu="Other GPU", step_times=steps), "f", "t")) is None

@@ -146,3 +146,4 @@ def test_a_measured_gpu_meets_its_own_machines_cpu_not_a_faster_one_elsewhere():
     data = Dataset([Machine(gpu_box, "a", "t"), Machine(cpu_box, "b", "t")])
     pairing = race.verdicts(race.race_data(data))[(32, 1)]
     assert pairing["leader"] == "GPU" and pairing["cpu"]["machine_id"] == "gpu-box"
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, plots
+from build_hooks import analysis, plots, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -11,6 +11,7 @@ from build_hooks.render import (
     MissingData,
     figure,
     first_with,
+    gpu_with,
     html,
     listing,
     more_machines,
@@ -152,3 +153,19 @@ def training_memory(data: Dataset) -> str:
             f"{batch} the measured activations add {si(sizes[batch], 'B')}, {100 * sizes[batch] / total:.0f}% of "
             f"the {si(total, 'B')} these four parts add up to. The backward pass's own gradients of "
             "activations and its temporaries come on top, so a step's true peak is higher")
+
+
+@fact
+def gpu_peak_memory(data: Dataset) -> str:
+    """What a measured GPU's allocator peaked at, at its largest batch, against the activations saved there; or where
+    that none did (the page links to how it is read)."""
+    machine = gpu_with(data, GROUP)
+    points = [b for b in machine.measured(GROUP, device=machine.gpu_device(GROUP))
+              if b["extra_info"].get("peak_allocated_bytes")] if machine else []
+    if not points:
+        return "No GPU measured its peak memory here"
+    largest = max(points, key=lambda b: b["params"]["batch"])
+    peak, saved = largest["extra_info"]["peak_allocated_bytes"], largest["stats"]["median"]
+    gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))
+    return (f"On the {gpu} at batch {largest['params']['batch']}, the allocator peaked at {si(peak, 'B')}, "
+            f"{multiple(peak / saved)} the {si(saved, 'B')} of saved activations")

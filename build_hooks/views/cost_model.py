@@ -192,9 +192,25 @@ def gpu_estimate_model(data: Dataset) -> str:
     return (f"It runs on the {sheet.name}'s published figures: {si(sheet.fp32_flops, 'FLOP/s')} FP32 and "
             f"{si(sheet.memory_bytes_s, 'B/s')} memory (the table below cites them). It adds two assumptions of "
             f"this model, not datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
-            f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Nothing has checked it against a measured "
-            f"GPU yet, so its band is stated: a real step may take {band}. "
+            f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Its band is stated: a real step may take {band}. "
             "Every comparison with it counts a lead only beyond that band" + _lower_edge_reason(gpu))
+
+
+@fact
+def estimate_check(data: Dataset) -> str:
+    """How the estimate fared against a measured GPU of its datasheet, fed that machine's own host costs
+    (gpu_estimate.check): measured ÷ estimated, and at how many sizes that left the stated band; or that nothing has
+    checked it yet."""
+    found = gpu_model.checks(data.machines)
+    if not found:
+        return f"Nothing has checked it against a measured {gpu_model.SHEET.name} yet"
+    check = found[0]
+    gpu = untrusted.placeholder(check.machine.gpu["name"])
+    said = (f"Checked against the measured {gpu}, fed by its own host, a real step took {check.median:.2g}× the "
+            f"estimate (median of {check.sizes} sizes; {check.lowest:.2g}× to {check.highest:.2g}×)")
+    if not check.outside:
+        return said + ". Every size fell inside the stated band"
+    return said + f". That is outside the stated band at {check.outside} of {check.sizes} sizes"
 
 
 def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
@@ -238,8 +254,21 @@ def gpu_estimate_op_check(data: Dataset) -> str:
             f"this host's fastest whole CPU step. That step takes {si(fastest, 's')} per operation, at batch {batch}, "
             f"width {width}, arithmetic included. A GPU host also makes a launch call for every kernel, which a "
             f"CPU step never makes. The estimate charges each launch a published {si(gpu_model.LAUNCH_HOST_S, 's')} "
-            "on the host. So issuing a small step for a GPU can take longer than the CPU's whole step. That launch "
-            "cost was not measured here, which is one reason the estimate is stated as uncertain")
+            "on the host. So issuing a small step for a GPU can take longer than the CPU's whole step. "
+            + _launch_measured(data))
+
+
+def _launch_measured(data: Dataset) -> str:
+    """The published launch cost set beside a measured one: a tiny GPU operation against the same one on its own
+    machine's CPU; or that it was not measured here."""
+    for machine in data.machines:
+        gpu = machine.gpu_device("call_overhead")
+        gpu_s = analysis.tiny_op_seconds(machine, gpu) if gpu else None
+        cpu_s = analysis.tiny_op_seconds(machine, "cpu")
+        if gpu_s and cpu_s:
+            return (f"On {untrusted.placeholder(machine.label)}, one tiny GPU operation took {si(gpu_s, 's')} against "
+                    f"{si(cpu_s, 's')} on its CPU, {si(gpu_s - cpu_s, 's')} more per call")
+    return "That launch cost was not measured here, which is one reason the estimate is stated as uncertain"
 
 
 def _estimate_steps(data: Dataset) -> tuple[gpu_model.Estimate, dict, list]:
@@ -375,6 +404,17 @@ def break_even_answer(data: Dataset) -> str:
                     f"gets shorter once an operation carries about {si((gpu_op - cpu_op) * cpu_rate, 'FLOP')}")
     return (f"On this build's CPU, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
+
+
+@fact
+def estimate_check_note(data: Dataset) -> str:
+    """A short pointer for pages that lean on the estimate: how a measured GPU of its datasheet compared on the MLP
+    (estimate_check has the detail), or that none has checked it."""
+    found = gpu_model.checks(data.machines)
+    if not found:
+        return "No measured GPU has checked this estimate yet"
+    gpu = untrusted.placeholder(found[0].machine.gpu["name"])
+    return f"On the race's MLP, the measured {gpu}'s steps took {found[0].median:.2g}× this estimate"
 
 
 WORKED_STEP = (64, 512)  # (batch, width): the step the cost model's page works through, when measured

@@ -11,6 +11,7 @@ from build_hooks.render import (
     MissingData,
     figure,
     first_with,
+    gpu_with,
     join,
     listing,
     machines_table,
@@ -84,12 +85,15 @@ def bf16_against_fp32(machine: Machine) -> str | None:
     return f"{multiple(ratio)} faster" if verdict > 0 else f"{multiple(1 / ratio)} slower" if verdict < 0 else "level"
 
 
-def product_words(machine: Machine) -> str:
+def product_words(machine: Machine, device: str = "cpu") -> str:
     """ "a 256×256 matrix product": the side the probe chose for this machine (sizes differ between
     machines, so a comparison across them names each)."""
-    point = machine.measured(GROUP, device="cpu", op="matmul", dtype="fp32")
+    point = machine.measured(GROUP, device=device, op="matmul", dtype="fp32")
     side = point[0]["extra_info"].get("n") if point else None
-    return f"a {side}×{side} matrix product" if side else "a matrix product"
+    if not side:
+        return "a matrix product"
+    article = "an" if str(side).startswith("8") or str(side)[:2] in ("11", "18") else "a"  # said "an eight..."
+    return f"{article} {side}×{side} matrix product"
 
 
 def _bf16_versus_fp32(took: dict[str, dict], what: str) -> str:
@@ -111,9 +115,29 @@ def precision_cpu_summary(data: Dataset) -> str:
             f"{_bf16_versus_fp32(step, 'The mixed-precision training step' + _step_size(machine))}.")
 
 
-def _step_size(machine: Machine) -> str:
+@fact
+def precision_gpu_summary(data: Dataset) -> str:
+    """bf16 against fp32 on the first measured GPU, for its matrix product and its mixed-precision training step; or
+    that no GPU measured it."""
+    machine = gpu_with(data, GROUP)
+    if machine is None:
+        return "No GPU was measured in 16 bit in this build"
+    device = machine.gpu_device(GROUP)
+    parts = []
+    for op, what in (("matmul", product_words(machine, device)),
+                     ("train_step", "the mixed-precision training step" + _step_size(machine, device))):
+        took = precision_stats(machine, device, op)
+        if {"fp32", "bf16"} <= set(took):
+            parts.append(_bf16_versus_fp32(took, what))
+    if not parts:
+        return "No GPU was measured in both fp32 and bf16 in this build"
+    gpu = untrusted.placeholder(machine.device_label(device))
+    return f"On the {gpu}, " + ". ".join([parts[0]] + [p[:1].upper() + p[1:] for p in parts[1:]])
+
+
+def _step_size(machine: Machine, device: str = "cpu") -> str:
     """ " at batch 64 and width 256": the step the probe chose for this machine (sizes differ between machines)."""
-    point = machine.measured(GROUP, device="cpu", op="train_step", dtype="fp32")
+    point = machine.measured(GROUP, device=device, op="train_step", dtype="fp32")
     extra = point[0]["extra_info"] if point else {}
     return f" at batch {extra['batch']} and width {extra['width']}" if "batch" in extra and "width" in extra else ""
 

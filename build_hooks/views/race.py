@@ -345,7 +345,7 @@ def race_estimate_flat(data: Dataset) -> str:
     lane is estimated."""
     estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
     if estimate is None:
-        return "Every GPU lane here is measured, so where its step time starts to grow is measured too"
+        return "Every GPU lane here is measured, so its step time is measured too, not modelled"
     bound, raced = race.host_bound_sizes(data, estimate)
     if bound == raced:
         return ("This build's GPU lane cannot show that point. Its step time is flat by construction: at every size, "
@@ -433,4 +433,5 @@ def race_lanes_kind(data: Dataset) -> str:
                 "Nobody has checked it against a real GPU")
     if not lanes:
         return "No epoch times were measured in this build"
-    return "Every lane replays an epoch this build measured; nothing here is estimated"
+    return ("Every lane replays a measured epoch: this host's, and those in the committed files. Nothing here is "
+            "estimated")

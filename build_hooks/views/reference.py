@@ -91,11 +91,12 @@ def _peak_cell(peak: float | None, cpu_rates: dict) -> Html | str:
 
 
 def _estimate_error(m: Machine) -> str:
-    """How far the first-principles H200 estimate was from this machine's measured GPU steps."""
-    error = gpu_estimate.measured_error(m)
-    if error is None:
-        return f"unvalidated: no measured {gpu_estimate.SHEET.name} yet"  # its band: on Predicting a step
-    return f"median {100 * error:.0f}% over the measured GPU steps"
+    """How the first-principles GPU estimate compared with this machine's measured GPU steps (gpu_estimate.check)."""
+    found = gpu_estimate.check(m)
+    if found is None:
+        return "no GPU here" if m.gpu is None else f"not compared: not the {gpu_estimate.SHEET.name}"
+    return (f"a real step took {found.median:.2g}× the estimate (median); outside its band at {found.outside} of "
+            f"{found.sizes} sizes")
 
 
 @section

@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, is_gpu
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, Html, first_with, listing, medians_table, si
+from build_hooks.render import DEVICE_NAME, Html, first_with, gpu_with, listing, medians_table, si
 from build_hooks.wording import times_with_interval
 
 GROUP = "sync_cost"
@@ -20,35 +20,44 @@ def sync_cost(data: Dataset) -> Html:
 @fact
 def sync_summary(data: Dataset) -> str:
     """A sentence per device: what reading the loss every step cost against keeping it on device,
-    the CPU named as the control it is (it has no queue to drain), and no GPU claim without one."""
+    the CPU named as the control it is (it has no queue to drain), and no GPU claim without one. A host without a
+    GPU borrows the GPU of the first machine that measured one, named."""
     machine = first_with(data, GROUP)
     parts = []
     for device in machine.devices(GROUP):
-        points = {b["params"]["read_loss"]: b["stats"] for b in machine.measured(GROUP, device=device)}
-        every, once = points["every_step"], points["on_device"]
-        ratio = stats.paired_ratio(every, once)
-        diff = every["median"] - once["median"]
         where = f"on the {DEVICE_NAME[device]}," if is_gpu(device) else "on the CPU, the control,"
-        control = ([] if is_gpu(device) else
-                   ["the CPU's operations finish before the next one starts, so there is no queue for a read to drain"])
-        both = f"{si(every['median'], 's')} against {si(once['median'], 's')} per step"
-        if ratio.verdict == 0:
-            parts.append(f"{where} reading the loss every step took about the same time as keeping it "
-                         f"on the device ({both})")
-            parts += control + [stats.SAME_MEANS]
-        else:
-            parts.append(f"{where} reading the loss every step {'cost' if diff > 0 else 'saved'} "
-                         f"{si(abs(diff), 's')} per step ({both}, {times_with_interval(ratio)} the time of "
-                         "keeping it on the device)")
-            parts += control
-            if not is_gpu(device):
-                parts.append("with nothing queued, that is the read's own work (a Python number made from a "
-                             "tensor) or the machine changing state between the two, not a wait")
+        parts += _device_parts(machine, device, where)
     if not machine.gpu_device(GROUP):
-        parts.append("no measurement here ran on a GPU, so the wait this pitfall is about was not measured")
+        other = gpu_with(data, GROUP)
+        if other is None:
+            parts.append("no measurement here ran on a GPU, so the wait this pitfall is about was not measured")
+        else:
+            gpu = other.gpu_device(GROUP)
+            parts += _device_parts(other, gpu, f"on the {untrusted.placeholder(other.device_label(gpu))},")
+    parts = list(dict.fromkeys(parts))  # the rule for "the same" is said once
     # One idea per sentence: the first follows the page's "Measured here:", the others start capitalised.
     return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]]) + "." + _controls_elsewhere(
         data, machine)
+
+
+def _device_parts(machine, device: str, where: str) -> list[str]:
+    """One device's sentences: the two ways' times and their verdict, and for a CPU why it is the control."""
+    points = {b["params"]["read_loss"]: b["stats"] for b in machine.measured(GROUP, device=device)}
+    every, once = points["every_step"], points["on_device"]
+    ratio = stats.paired_ratio(every, once)
+    diff = every["median"] - once["median"]
+    control = ([] if is_gpu(device) else
+               ["the CPU's operations finish before the next one starts, so there is no queue for a read to drain"])
+    both = f"{si(every['median'], 's')} against {si(once['median'], 's')} per step"
+    if ratio.verdict == 0:
+        return ([f"{where} reading the loss every step took about the same time as keeping it on the device ({both})"]
+                + control + [stats.SAME_MEANS])
+    parts = [f"{where} reading the loss every step {'cost' if diff > 0 else 'saved'} {si(abs(diff), 's')} per step "
+             f"({both}, {times_with_interval(ratio)} the time of keeping it on the device)"] + control
+    if not is_gpu(device):
+        parts.append("with nothing queued, that is the read's own work (a Python number made from a "
+                     "tensor) or the machine changing state between the two, not a wait")
+    return parts
 
 
 def _controls_elsewhere(data: Dataset, host) -> str:
