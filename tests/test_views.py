@@ -510,6 +510,21 @@ def test_the_cheat_sheets_key_numbers_are_the_lessons_own():
     assert "(a model)" in shown and shown.count("<tr>") == shown.count('<a href="') + 1  # a link per row
 
 
+def test_the_cheat_sheet_gives_a_measured_gpus_own_numbers_beside_the_estimates():
+    """With a measured GPU, the key numbers add its work per operation and its break-even against its own CPU, as
+    the batch-size table computes them (measured_break_even)."""
+    from build_hooks.render import si
+    from build_hooks.views.cost_model import measured_break_even
+    from conftest import complete_doc
+
+    machine = Machine(complete_doc(gpu="Fixture GPU"), "f", "this build host")
+    (cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _) = measured_break_even(machine)
+    shown = str(page.render_section("key_numbers", Dataset([machine])))
+    assert f"<td>the same on the measured Fixture GPU</td><td>{si(gpu_op * gpu_rate, 'FLOP')}</td>" in shown
+    assert (si((gpu_op - cpu_op) * cpu_rate, "FLOP") in shown) == (gpu_op > cpu_op)
+    assert "the measured" not in str(page.render_section("key_numbers", Dataset([Machine(complete_doc(), "f", "t")])))
+
+
 def test_bf16_narrows_the_gap_by_its_rate_against_the_tables_own_fp32_rate():
     """why-gpu's bf16 line sets the bf16 product's rate against the fp32 rate the table uses, not against the
     precision experiment's fp32 product of another size."""

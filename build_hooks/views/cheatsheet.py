@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from build_hooks import cost_model
+from build_hooks import analysis, cost_model
 from build_hooks.dataset import Dataset
 from build_hooks.page import section
 from build_hooks.render import SITE_ROOT, Html, MissingData, html, si, table
-from build_hooks.views.cost_model import break_even
+from build_hooks.views.cost_model import break_even, measured_break_even
 from build_hooks.views.intensity import SHEET, _cpu_ridge, _ridge, published_ridges
 from build_hooks.views.precision import bf16_against_fp32
 
@@ -41,8 +41,26 @@ def key_numbers(data: Dataset) -> Html:
         ["ridge point: FLOPs per byte to be compute-bound", f"{_ridge(_cpu_ridge(params))} FLOP/B", why_regimes],
     ] + [[f"the same on the {SHEET.name}, {name.removeprefix('H200 ')} ({how})", f"{_ridge(ridge)} FLOP/B", why_regimes]
          for name, (ridge, _, how) in published_ridges().items()]
+    rows[5:5] = _measured_gpu_rows(data, why_batch)  # beside the estimate's rows, before bandwidth and ridges
     bf16 = bf16_against_fp32(host)
     if bf16:
         rows.append(["bf16 against fp32, one matrix product", bf16, _lesson("mixed-precision/", "Mixed precision")])
     return table(["quantity", "value", "explained in"], rows,
                  caption=f"Measured on {host.label}, or fitted to its measurements, except the rows that name a GPU.")
+
+
+def _measured_gpu_rows(data: Dataset, why_batch: Html) -> list[list]:
+    """The first shown machine with a measured GPU: its GPU's work per operation before its speed shows, and the
+    break-even against its own CPU (measured_break_even), each row naming the GPU."""
+    for machine in data.shown(analysis.STEP):
+        found = measured_break_even(machine)
+        if found is None:
+            continue
+        (cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _) = found
+        gpu = machine.device_label(machine.gpu_device(analysis.STEP))
+        rows = [[f"the same on the measured {gpu}", si(gpu_op * gpu_rate, "FLOP"), why_batch]]
+        if gpu_op > cpu_op:
+            rows.append([f"break-even: work per operation from which the measured {gpu}'s step beats its own CPU's",
+                         si((gpu_op - cpu_op) * cpu_rate, "FLOP"), why_batch])
+        return rows
+    return []
