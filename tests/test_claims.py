@@ -360,3 +360,13 @@ def test_the_faqs_one_thread_answer_counts_every_machine_in_the_data(monkeypatch
     monkeypatch.setattr(Dataset, "shown", lambda self, group=None: self.machines[:1])  # pages draw the host only
     answer = page.render_fact("one_thread_answer", data)
     assert answer.startswith("Yes, in this build's data: on ") and "at batch 1" in answer
+
+
+def test_the_step_profile_table_leaves_out_a_kind_the_step_never_ran():
+    """The fixes page's profile table has no row for a kind with no calls (its stored time is a placeholder)."""
+    data = dataset(step_profile=[({"batch": 64, "width": 512, "kind": "everything else"}, 1e-9,
+                                  {"calls_per_step": 0, "ops": "none"}),
+                                 ({"batch": 64, "width": 512, "kind": "matrix products"}, 1e-4,
+                                  {"calls_per_step": 6, "ops": "mm"})])
+    table = str(page.render_section("step_profile", data))
+    assert "matrix products" in table and "everything else" not in table and "1.00 ns" not in table

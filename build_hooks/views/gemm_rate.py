@@ -177,8 +177,8 @@ def workload_table(data: Dataset) -> Html:
         rows.append([what, si(peak, "FLOP/s"), _duration(flops / peak), f"{peak / rate:,.0f}× shorter"])
     for what, measured in _measured_gpu_rates(data):
         rows.append([what, si(measured, "FLOP/s"), _duration(flops / measured), f"{measured / rate:,.0f}× shorter"])
-    why = (f"The published rows are peaks, so their times are lower bounds no real run reaches. Source: {sheet.source}. "
-           "The CPU ran on "
+    why = ("The published rows are peaks, so their times are lower bounds no real run reaches. "
+           f"Source: {sheet.source}. The CPU ran on "
            f"{threads} thread{'s' if threads != 1 else ''}; a server socket with many times the cores divides its "
            f"time by about that many. {_cpu_bf16(machine)}")
     mantissa, exponent = f"{flops:.1e}".split("e")

@@ -27,7 +27,11 @@ def step_profile(data: Dataset) -> Html:
     def one(m: Machine) -> Html:
         parts = []
         for device in m.devices(PROFILE):
-            points = sorted(m.measured(PROFILE, device=device), key=lambda b: -b["stats"]["median"])
+            # A kind this device never ran (no calls) stores a placeholder time: it is no row of the table.
+            points = sorted((b for b in m.measured(PROFILE, device=device) if b["extra_info"]["calls_per_step"]),
+                            key=lambda b: -b["stats"]["median"])
+            if not points:
+                continue
             total = sum(b["stats"]["median"] for b in points)
             head = ["kind of operation", "host self time per step", "share", "calls per step", "ATen operations"]
             rows = [[b["params"]["kind"], measured_value(b["stats"], b["extra_info"], "s"),
