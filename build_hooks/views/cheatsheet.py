@@ -38,7 +38,7 @@ def key_numbers(data: Dataset) -> Html:
          why_batch],
         ["copy bandwidth, largest copy (bytes read plus written)", si(params.bandwidth, "B/s"),
          _lesson("regimes/", "Three regimes")],
-        ["ridge point: FLOPs per byte to be compute-bound", f"{_ridge(_cpu_ridge(params))} FLOP/B", why_regimes],
+        ["ridge point: FLOPs per byte to be compute-bound", f"{_ridge(_cpu_ridge(host, params))} FLOP/B", why_regimes],
     ] + [[f"the same on the {SHEET.name}, {name.removeprefix('H200 ')} ({how})", f"{_ridge(ridge)} FLOP/B", why_regimes]
          for name, (ridge, _, how) in published_ridges().items()]
     rows[5:5] = _measured_gpu_rows(data, why_batch)  # beside the estimate's rows, before bandwidth and ridges

@@ -3,8 +3,8 @@ ridge points of this build's CPU (measured) and of an H200 (datasheet, labelled)
 
 from __future__ import annotations
 
-from build_hooks import cost_model, datasheets
-from build_hooks.dataset import Dataset
+from build_hooks import analysis, cost_model, datasheets
+from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import Html, first_with, si, table
 from build_hooks.views.regimes import REGIME_WORDS
@@ -45,15 +45,17 @@ def published_ridges() -> dict[str, tuple[float, int, str]]:
 def ridges(data: Dataset) -> dict[str, tuple[float, int, str]]:
     """Ridge point (FLOP/byte), element size and provenance for each roof in the table."""
     out = published_ridges()
-    params = cost_model.measured_params(first_with(data, "gemm_rate"), "cpu")
+    machine = first_with(data, "gemm_rate")
+    params = cost_model.measured_params(machine, "cpu")
     if params is not None:
-        out = {"this CPU, fp32": (_cpu_ridge(params), 4, "measured")} | out
+        out = {"this CPU, fp32": (_cpu_ridge(machine, params), 4, "measured")} | out
     return out
 
 
-def _cpu_ridge(params: cost_model.DeviceParams) -> float:
-    """This CPU's ridge point: its best matrix-product rate over its largest copy's bandwidth."""
-    return max(params.gemm_rates.values()) / params.bandwidth
+def _cpu_ridge(machine: Machine, params: cost_model.DeviceParams) -> float:
+    """This CPU's ridge point: its fastest matrix product (analysis.best_matmul_rate, the one every page quotes) over
+    its largest copy's bandwidth."""
+    return (analysis.best_matmul_rate(machine) or max(params.gemm_rates.values())) / params.bandwidth
 
 
 def _ridge(flop_per_byte: float) -> str:
@@ -90,13 +92,14 @@ def intensity_table(data: Dataset) -> Html:
 def ridge_points(data: Dataset) -> str:
     """A sentence: each roof's ridge point, from its rate and bandwidth, measured or published."""
     parts = []
-    params = cost_model.measured_params(first_with(data, "gemm_rate"), "cpu")
+    machine = first_with(data, "gemm_rate")
+    params = cost_model.measured_params(machine, "cpu")
     if params is not None:
-        best = max(params.gemm_rates.values())
+        best = analysis.best_matmul_rate(machine) or max(params.gemm_rates.values())
         footprint = max(params.bandwidths)  # source and destination together
-        parts.append(f"this CPU's best matrix product, {si(best, 'FLOP/s')}, over the bandwidth of its largest "
+        parts.append(f"this CPU's fastest matrix product, {si(best, 'FLOP/s')}, over the bandwidth of its largest "
                      f"measured copy, {si(params.bandwidth, 'B/s')}, puts its ridge "
-                     f"at {_ridge(_cpu_ridge(params))} FLOP per byte (measured)")
+                     f"at {_ridge(_cpu_ridge(machine, params))} FLOP per byte (measured)")
         parts.append(f"that copy is a {si(footprint / 2, 'B')} buffer into another, {si(footprint, 'B')} in all")
     parts.append(f"the {SHEET.name}'s {si(SHEET.fp32_flops, 'FLOP/s')} fp32 over {si(SHEET.memory_bytes_s, 'B/s')} "
                  f"puts its ridge at {_ridge(SHEET.fp32_flops / SHEET.memory_bytes_s)}")
