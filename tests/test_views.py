@@ -534,3 +534,25 @@ def test_bf16_narrows_the_gap_by_its_rate_against_the_tables_own_fp32_rate():
                                   ({"op": "matmul", "dtype": "bf16"}, flops / 3e11, {"flops": flops, "n": n})])
     table = str(page.render_section("workload_table", Dataset([Machine(doc, "f", "t")])))
     assert "bf16 narrows the gap" in table and "300 GFLOP/s in bf16, 3.0× the fp32 rate in the table" in table
+
+
+@pytest.mark.parametrize("name, without, with_gpu", [
+    ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
+    ("gpu_peak_memory", "No GPU measured its peak memory here", "On the Fixture GPU at batch"),
+    ("precision_gpu_summary", "No GPU was measured in 16 bit", "On the Fixture GPU, "),
+    ("break_even_answer", "On this build's CPU, an operation's arithmetic alone outlasts", "Measured, Fixture GPU"),
+    ("sync_summary", "No measurement here ran on a GPU", "On the Fixture GPU, reading the loss every step"),
+])
+def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(name, without, with_gpu):
+    """Each lesson fact about a GPU reads a measured GPU where the data has one (even on another machine than the
+    host), and otherwise says that none was measured: never a GPU claim without a GPU point."""
+    from conftest import complete_doc
+
+    host = Machine(complete_doc(), "h", "this build host")
+    gpu = Machine(complete_doc(gpu="Fixture GPU", machine_id="gpu-box"), "g", "committed reference")
+    from build_hooks import untrusted
+
+    def said(data: Dataset) -> str:  # the text a reader sees, names isolated by <bdi> taken out
+        return untrusted.restore(page.render_fact(name, data)).replace("<bdi>", "").replace("</bdi>", "")
+    assert without in said(Dataset([host]))
+    assert with_gpu in said(Dataset([host, gpu]))

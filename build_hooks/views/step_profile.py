@@ -9,6 +9,7 @@ from build_hooks.render import (
     DEVICE_NAME,
     Html,
     first_with,
+    gpu_with,
     html,
     join,
     marks_note_for,
@@ -85,3 +86,24 @@ def profile_summary(data: Dataset) -> str:
                  f"{busiest['extra_info']['calls_per_step']} of {calls}, for "
                  f"{100 * busiest['stats']['median'] / total:.0f}% of the time")
     return text
+
+
+@fact
+def gpu_profile_summary(data: Dataset) -> str:
+    """A measured GPU's profiled step: how long its kernels ran against the host's time issuing them (the
+    profiler's self times, each kind summed), or that no GPU was profiled."""
+    machine = gpu_with(data, PROFILE)
+    if machine is None:
+        return "No GPU was profiled in this build"
+    device = machine.gpu_device(PROFILE)
+    points = machine.measured(PROFILE, device=device)
+    host = sum(b["stats"]["median"] for b in points)
+    kernels = [b["extra_info"]["device_s"] for b in points if "device_s" in b["extra_info"]]
+    gpu = untrusted.placeholder(machine.device_label(device))
+    if not kernels:
+        return f"On the {gpu}, the profiler could not read the kernels' own time"
+    said = (f"On the {gpu}, the host spent {si(host, 's')} issuing one profiled step, while its kernels ran for "
+            f"{si(sum(kernels), 's')}")
+    if sum(kernels) < host / 2:
+        return said + ". So the GPU sat idle for most of the step, waiting for work"
+    return said + (". So the kernels, not the host, set the step's pace" if sum(kernels) > host else "")
