@@ -538,8 +538,8 @@ def test_bf16_narrows_the_gap_by_its_rate_against_the_tables_own_fp32_rate():
 
 @pytest.mark.parametrize("name, without, with_gpu", [
     ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
-    ("gpu_peak_memory", "No GPU measured its peak memory here", "On the Fixture GPU at batch"),
-    ("precision_gpu_summary", "No GPU was measured in 16 bit", "On the Fixture GPU, "),
+    ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
+    ("precision_gpu_summary", "This build has no 16-bit timing from a GPU", "On the Fixture GPU, "),
     ("break_even_answer", "On this build's CPU, an operation's arithmetic alone outlasts", "Measured, Fixture GPU"),
     ("sync_summary", "No measurement here ran on a GPU", "On the Fixture GPU, reading the loss every step"),
 ])

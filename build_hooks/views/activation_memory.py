@@ -163,7 +163,7 @@ def gpu_peak_memory(data: Dataset) -> str:
     points = [b for b in machine.measured(GROUP, device=machine.gpu_device(GROUP))
               if b["extra_info"].get("peak_allocated_bytes")] if machine else []
     if not points:
-        return "No GPU measured its peak memory here"
+        return "This build has no GPU allocator peak"
     largest = max(points, key=lambda b: b["params"]["batch"])
     peak, saved = largest["extra_info"]["peak_allocated_bytes"], largest["stats"]["median"]
     gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))

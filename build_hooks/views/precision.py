@@ -121,7 +121,7 @@ def precision_gpu_summary(data: Dataset) -> str:
     that no GPU measured it."""
     machine = gpu_with(data, GROUP)
     if machine is None:
-        return "No GPU was measured in 16 bit in this build"
+        return "This build has no 16-bit timing from a GPU"
     device = machine.gpu_device(GROUP)
     parts = []
     for op, what in (("matmul", product_words(machine, device)),
@@ -130,7 +130,7 @@ def precision_gpu_summary(data: Dataset) -> str:
         if {"fp32", "bf16"} <= set(took):
             parts.append(_bf16_versus_fp32(took, what))
     if not parts:
-        return "No GPU was measured in both fp32 and bf16 in this build"
+        return "This build has no GPU timing in both fp32 and bf16"
     gpu = untrusted.placeholder(machine.device_label(device))
     return f"On the {gpu}, " + ". ".join([parts[0]] + [p[:1].upper() + p[1:] for p in parts[1:]])
 

@@ -399,8 +399,8 @@ def estimate_trails(data: Dataset) -> Html:
     of every CPU's fitted cost per operation and the sizes it wins at (the estimate issues at its host's cost, which
     a faster host beats); or one line that none does, or that no lane is estimated."""
     lanes = race.race_data(data)["lanes"]
-    if not any(lane["estimate"] for lane in lanes):  # race_lanes_kind already says that nothing is estimated
-        return Html("")
+    if not any(lane["estimate"] for lane in lanes):
+        return html("<p>No lane here is estimated, so no CPU is compared with an estimate.</p>")
     lost, sizes, beaten = _estimate_trails(lanes)
     if not beaten:
         return html("<p>No other machine's CPU lane beats the estimated GPU beyond both spreads.</p>")
@@ -433,5 +433,4 @@ def race_lanes_kind(data: Dataset) -> str:
                 "Nobody has checked it against a real GPU")
     if not lanes:
         return "No epoch times were measured in this build"
-    return ("Every lane replays a measured epoch: this host's, and those in the committed files. Nothing here is "
-            "estimated")
+    return "Every lane replays a measured epoch: this host's, and those in the committed files"
