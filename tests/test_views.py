@@ -343,13 +343,14 @@ def test_a_measured_gpu_gets_its_own_break_even_against_its_own_cpu():
     assert found is not None
     (cpu_op, cpu_rate, _), (gpu_op, _, _) = found
     text = page.render_section("break_even_table", Dataset([machine]))
-    measured = text.split("Measured: Fixture GPU against the CPU in its own machine")[-1]
+    measured = text.split("measured: Fixture GPU against the CPU in its own machine")[-1].split("</table>")[0]
+    assert text.index("measured: Fixture GPU") < text.index("Estimated: ")  # the measurement first
     last = measured.split("</tr>")[-2]  # the break-even row, the last before the table ends
     if gpu_op > cpu_op:
         assert si(gpu_op - cpu_op, "s") in last and si((gpu_op - cpu_op) * cpu_rate, "FLOP") in last
     else:
         assert "the GPU pays no more" in last
-    assert "Measured:" not in page.render_section("break_even_table", Dataset([Machine(complete_doc(), "f", "t")]))
+    assert "measured:" not in page.render_section("break_even_table", Dataset([Machine(complete_doc(), "f", "t")]))
 
 
 def test_the_break_even_work_is_a_fixed_cost_times_a_peak():

@@ -450,18 +450,21 @@ def break_even_table(data: Dataset) -> Html:
     rows = [[f"CPU: {even.host.label}", f"{si(even.op_s, 's')} (fitted: its steps' fixed time ÷ their operations)",
              f"{si(even.rate, 'FLOP/s')} (its best matrix product)", si(even.cpu_flop, "FLOP")],
             [f"{gpu.name} (estimated)",
-             f"{si(even.issue_s, 's')} at most ({si(even.op_s, 's')} to issue it here, plus a "
-             f"{si(gpu_model.LAUNCH_HOST_S, 's')} launch per kernel, published by PETSc)",
+             f"{si(even.issue_s, 's')} with a kernel launch ({si(even.op_s, 's')} to issue it here, plus a "
+             f"{si(gpu_model.LAUNCH_HOST_S, 's')} launch, published by PETSc)",
              f"{si(gpu.sheet.fp32_flops, 'FLOP/s')} (datasheet FP32 peak)", si(even.gpu_flop, "FLOP")],
             # The crossover itself: the GPU's extra fixed cost is the launch, paid off by the CPU's arithmetic.
             ["break-even: the estimated GPU's step gets shorter",
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} (the GPU's extra cost: its launch)",
              f"{si(even.rate, 'FLOP/s')} (the CPU's rate)", si(even.crossover_flop, "FLOP")]]
     head = ["", "fixed cost per operation", "arithmetic rate", "work per operation before speed shows"]
-    return (table(head, rows, caption="Fixed cost × rate: how much work one operation needs before a device's speed "
-                                      "shows")
-            + join(table(head, rows, caption=html("Measured: {} against the CPU in its own machine", gpu_name))
-                   for gpu_name, rows in _measured_break_even_rows(data)))
+    measured = _measured_break_even_rows(data)
+    # A measured GPU comes first: the estimate is the model a build without one falls back on.
+    estimated = table(head, rows, caption=(
+        "Fixed cost × rate: how much work one operation needs before a device's speed shows" if not measured else
+        html("Estimated: an {} driven by this build's CPU (a model)", gpu.name)))
+    return join([table(head, rows, caption=html("Fixed cost × rate, measured: {} against the CPU in its own machine",
+                                                gpu_name)) for gpu_name, rows in measured] + [estimated])
 
 
 FITTED = "fitted: its steps' fixed time ÷ their operations"
