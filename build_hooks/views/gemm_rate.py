@@ -179,8 +179,8 @@ def workload_table(data: Dataset) -> Html:
         rows.append([what, si(measured, "FLOP/s"), _duration(flops / measured), f"{measured / rate:,.0f}× shorter"])
     why = ("The published rows are peaks, so their times are lower bounds no real run reaches. "
            f"Source: {sheet.source}. The CPU ran on "
-           f"{threads} thread{'s' if threads != 1 else ''}; a server socket with many times the cores divides its "
-           f"time by about that many. {_cpu_bf16(machine)}")
+           f"{threads} thread{'s' if threads != 1 else ''}; a server socket with many more cores cuts its time, "
+           f"though rarely in proportion. {_cpu_bf16(machine)}")
     mantissa, exponent = f"{flops:.1e}".split("e")
     return join([table(["device and format", "rate", "time for the run", "against this CPU"], rows,
                        caption=f"One training run of {mantissa}e{int(exponent)} FLOPs at {len(rows)} rates"),

@@ -122,7 +122,10 @@ def crossover_table(data: Dataset) -> Html:
     # One machine (the usual case) is named once, in the caption, not in every row.
     head, rows, said = fold_constant_columns(["machine", "hidden width", "GPU training step faster"], rows, [0])
     caption = "Where a measured GPU overtook the CPU in its own machine"
+    # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
+            + note("Single training steps. The grid on the home page races whole epochs instead, so a verdict there "
+                   "can differ from these.")
             + more_machines(data, STEP))
 
 
