@@ -25,12 +25,16 @@ def small_network_epoch(data: Dataset) -> str:
     rows = point["params"]["rows"]
     model = experiments.declared("training_step")
     text = (f"one epoch of the {model['INPUTS']}→{SMALL_WIDTH}→{model['CLASSES']} network over {rows:,} rows took "
-            f"{si(cpu[batch], 's')}{caveat(point)} on the CPU at batch {batch}")
+            f"{si(cpu[batch], 's')}{caveat(point)} on this build's CPU at batch {batch}")
     gpu = gpu_with(data, GROUP)
     if gpu is not None:
         took = analysis.medians(gpu, GROUP, "batch", device=gpu.gpu_device(GROUP), width=SMALL_WIDTH)
-        if batch in took:
-            text += f". On {untrusted.placeholder(gpu.label)}, it took {si(took[batch], 's')}"
+        own = analysis.medians(gpu, GROUP, "batch", device="cpu", width=SMALL_WIDTH)
+        if batch in took:  # set against its own machine's CPU too: the pairing the race's grid uses
+            name = untrusted.placeholder(gpu.device_label(gpu.gpu_device(GROUP)))
+            text += f". On the {name}, it took {si(took[batch], 's')}"
+            if batch in own:
+                text += f", against {si(own[batch], 's')} on the CPU in its own machine"
         return text
     return text + _against_the_estimate(data, machine.id, batch)
 
