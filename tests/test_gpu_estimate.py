@@ -112,3 +112,26 @@ def test_it_is_checked_against_a_real_h200_only():
     assert (found.lowest, found.highest, found.sizes) == (ratios[0], ratios[-1], 2)
     assert found.outside == sum(not gpu_estimate.FASTER <= r <= gpu_estimate.SLOWER for r in ratios)
     assert gpu_estimate.check(Machine(synthetic_doc(gpu="Other GPU", step_times=steps), "f", "t")) is None
+
+
+def test_the_pages_say_how_the_estimate_fared_and_which_way_it_errs():
+    """With a measured H200, the cost model states measured ÷ estimated and the sizes outside the band, and pages that
+    lean on the estimate warn that its GPU leads are overstated when the measured steps are slower; without one,
+    that nothing has checked it."""
+    from build_hooks import page, untrusted
+    from build_hooks.dataset import Dataset
+    from conftest import add_points
+
+    steps = {(d, 32, b): t for b in (1, 16) for d, t in (("cpu", 1e-4 * b), ("cuda", 3e-2))}  # far slower than modelled
+    doc = synthetic_doc(gpu="NVIDIA H200", step_times=steps)
+    for bench in doc["benchmarks"]:
+        bench["extra_info"].update({"ops": 40, "bytes": 10_000})
+    add_points(doc, "call_overhead", [({"op": "add_"}, 1e-6, {})])
+    data = Dataset([Machine(doc, "f", "t")])
+    found = gpu_estimate.check(data.machines[0])
+    assert found.outside == 2 and found.median > gpu_estimate.SLOWER
+    said = untrusted.restore(page.render_fact("estimate_check", data))
+    assert f"took {found.median:.2g}× the estimate" in said and "outside the stated band at 2 of 2 sizes" in said
+    assert page.render_fact("estimate_check_note", data).endswith("a lead it gives a GPU is likely overstated")
+    cpu_only = Dataset([Machine(synthetic_doc(step_times={("cpu", 32, 1): 1e-4}), "f", "t")])
+    assert page.render_fact("estimate_check", cpu_only).startswith("Nothing has checked it")
