@@ -67,12 +67,18 @@ class Estimate:
 
     @property
     def source(self) -> str:
+        """Its inputs and band, as a lane's note says them (a lane is estimated only where no GPU was measured)."""
+        return self.source_checked(False)
+
+    def source_checked(self, checked: bool) -> str:
+        """Its inputs and band; `checked`: a measured GPU has been set against it (the page says how it fared)."""
         # Short sentences, one input each: a caption readers scan, not a clause list.
         host = (f"Per operation: this host's own {self.host_op_s * 1e6:.3g} µs" if self.host_measured
                 else "This host's per-operation cost was not measured, so only the launches are charged")
         return (f"{self.sheet.source}. {host}. Per kernel launch on the host: {LAUNCH_HOST_S * 1e6:g} µs "
                 f"({LAUNCH_SOURCE}). Assumed: {LAUNCH_S * 1e6:g} µs per kernel on the device, {TILE}×{TILE} "
-                f"output tiles. Unvalidated; band {self.band_words}")
+                f"output tiles. {'Checked against a measured GPU above' if checked else 'Unvalidated'}; band "
+                f"{self.band_words}")
 
     @property
     def band_words(self) -> str:

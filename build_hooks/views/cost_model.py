@@ -86,13 +86,8 @@ def _bandwidth_range(params: cost_model.DeviceParams) -> str:
 
 @section
 def gpu_estimate(data: Dataset) -> Html:
-    """Estimated step times on a GPU nobody measured here, from published figures, next to the CPU."""
-    measured_gpu = gpu_with(data, analysis.STEP)
-    if measured_gpu is not None:
-        return missing("This build measured a GPU "
-                       f"({measured_gpu.device_label(measured_gpu.gpu_device(analysis.STEP))}): its "
-                       "measured step times are on the batch-size page, so no published-figure "
-                       "estimate is shown.")
+    """Estimated step times on a GPU driven by this build's CPU, from published figures, next to that CPU (shown with a
+    measured GPU too: the other pages still quote the model, and the page says how it fared)."""
     host = data.host or (data.machines[0] if data.machines else None)
     if host is None or not cost_model.step_work(host):
         return missing("No training-step counts to estimate from.")
@@ -107,7 +102,8 @@ def gpu_estimate(data: Dataset) -> Html:
     head, rows, same = fold_constant_columns(head, rows, [4])
     # A column with one value in every row is said once, in the note (#39: a table of identical cells).
     every = html(" In every row, {}.", join(same, "; ")) if same else ""
-    return note(html("Estimate source: {}. Not a measurement.{}", gpu.source, every)) + table(head, rows)
+    source = gpu.source_checked(bool(gpu_model.checks(data.machines)))
+    return note(html("Estimate source: {}. Not a measurement.{}", source, every)) + table(head, rows)
 
 
 def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, int, float | None, dict]]:

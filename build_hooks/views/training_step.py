@@ -124,8 +124,7 @@ def crossover_table(data: Dataset) -> Html:
     caption = "Where a measured GPU overtook the CPU in its own machine"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
-            + note("Single training steps. The grid on the home page races whole epochs instead, so a verdict there "
-                   "can differ from these.")
+            + note("Steps, not epochs: the home grid's verdicts can differ.")
             + more_machines(data, STEP))
 
 
