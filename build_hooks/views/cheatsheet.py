@@ -6,7 +6,7 @@ from build_hooks import analysis, cost_model
 from build_hooks.dataset import Dataset
 from build_hooks.page import section
 from build_hooks.render import SITE_ROOT, Html, MissingData, html, si, table
-from build_hooks.views.cost_model import break_even, measured_break_even
+from build_hooks.views.cost_model import break_even, first_measured_break_even
 from build_hooks.views.intensity import SHEET, _cpu_ridge, _ridge, published_ridges
 from build_hooks.views.precision import bf16_against_fp32
 
@@ -52,15 +52,13 @@ def key_numbers(data: Dataset) -> Html:
 def _measured_gpu_rows(data: Dataset, why_batch: Html) -> list[list]:
     """The first shown machine with a measured GPU: its GPU's work per operation before its speed shows, and the
     break-even against its own CPU (measured_break_even), each row naming the GPU."""
-    for machine in data.shown(analysis.STEP):
-        found = measured_break_even(machine)
-        if found is None:
-            continue
-        (cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _) = found
-        gpu = machine.device_label(machine.gpu_device(analysis.STEP))
-        rows = [[f"the same on the measured {gpu}", si(gpu_op * gpu_rate, "FLOP"), why_batch]]
-        if gpu_op > cpu_op:
-            rows.append([f"break-even: work per operation from which the measured {gpu}'s step beats its own CPU's",
-                         si((gpu_op - cpu_op) * cpu_rate, "FLOP"), why_batch])
-        return rows
-    return []
+    first = first_measured_break_even(data)
+    if first is None:
+        return []
+    machine, ((cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _)) = first
+    gpu = machine.device_label(machine.gpu_device(analysis.STEP))
+    rows = [[f"the same on the measured {gpu}", si(gpu_op * gpu_rate, "FLOP"), why_batch]]
+    if gpu_op > cpu_op:
+        rows.append([f"break-even: work per operation from which the measured {gpu}'s step beats its own CPU's",
+                     si((gpu_op - cpu_op) * cpu_rate, "FLOP"), why_batch])
+    return rows

@@ -389,15 +389,14 @@ def estimate_tile(data: Dataset) -> str:
 def break_even_answer(data: Dataset) -> str:
     """The FAQ's one-line why: with a measured GPU, the work per operation from which its step gets shorter than its
     own CPU's (the measured break-even); without one, the estimate's (its launch × this build's CPU rate)."""
-    for machine in data.shown(analysis.STEP):
-        found = measured_break_even(machine)
-        if found is not None:
-            (cpu_op, cpu_rate, _), (gpu_op, _, _) = found
-            gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
-            if gpu_op <= cpu_op:
-                return f"Measured, {gpu} pays no more per operation than its own CPU, so its step is never longer"
-            return (f"Measured, {gpu} pays {si(gpu_op - cpu_op, 's')} more per operation than its own CPU. Its step "
-                    f"gets shorter once an operation carries about {si((gpu_op - cpu_op) * cpu_rate, 'FLOP')}")
+    first = first_measured_break_even(data)
+    if first is not None:
+        machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
+        gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
+        if gpu_op <= cpu_op:
+            return f"Measured, {gpu} pays no more per operation than its own CPU, so its step is never longer"
+        return (f"Measured, {gpu} pays {si(gpu_op - cpu_op, 's')} more per operation than its own CPU. Its step "
+                f"gets shorter once an operation carries about {si((gpu_op - cpu_op) * cpu_rate, 'FLOP')}")
     return (f"On this build's CPU, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
@@ -463,13 +462,12 @@ def break_even_table(data: Dataset) -> Html:
     estimated = table(head, rows, caption=(
         "Fixed cost × rate: how much work one operation needs before a device's speed shows" if not measured else
         html("Estimated: an {} driven by this build's CPU (a model)", gpu.name)))
-    return join([table(head, rows, caption=html("Fixed cost × rate, measured: {} against the CPU in its own machine",
-                                                gpu_name)) for gpu_name, rows in measured] + [estimated])
+    return join([table(head, measured_rows, caption=html("Fixed cost × rate, measured: {} against the CPU in its own "
+                                                         "machine", gpu_name)) for gpu_name, measured_rows in measured]
+                + [estimated])
 
 
 FITTED = "fitted: its steps' fixed time ÷ their operations"
-
-
 TINY = "one tiny operation, measured: too few steps to fit"
 
 
@@ -488,6 +486,11 @@ def measured_break_even(machine: Machine) -> tuple[tuple[float, float, str], tup
             return None
         found.append((op, rate, how))
     return found[0], found[1]
+
+
+def first_measured_break_even(data: Dataset) -> tuple[Machine, tuple] | None:
+    """The first machine a lesson page draws that has a measured GPU's break-even, with it (measured_break_even)."""
+    return next(((m, found) for m in data.shown(analysis.STEP) if (found := measured_break_even(m)) is not None), None)
 
 
 def _measured_break_even_rows(data: Dataset) -> list[tuple[str, list[list[str]]]]:
