@@ -147,3 +147,17 @@ def test_a_measured_gpu_meets_its_own_machines_cpu_not_a_faster_one_elsewhere():
     pairing = race.verdicts(race.race_data(data))[(32, 1)]
     assert pairing["leader"] == "GPU" and pairing["cpu"]["machine_id"] == "gpu-box"
 
+
+
+def test_the_grid_says_when_its_verdicts_rest_on_too_few_samples():
+    """A verdict read from an epoch with fewer than MIN_SAMPLES samples gets one note under the grid; none otherwise."""
+    from build_hooks import page
+
+    def grid(samples: dict[str, int]) -> str:
+        data = dataset(gpu="Fixture GPU")
+        for bench in data.machines[0].doc["benchmarks"]:
+            if bench["group"] == "epoch_time":
+                bench["stats"]["data"] = [bench["stats"]["median"]] * samples[bench["params"]["device"]]
+        return str(page.render_section("verdict_grid", data))
+    assert "fewer than" not in grid({"cpu": 8, "cuda": 8})
+    assert "rest on fewer than" in grid({"cpu": 8, "cuda": 2})

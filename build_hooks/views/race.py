@@ -90,6 +90,9 @@ def _grid(data: Dataset, paired: bool) -> Html:
     notes = [note(_level_words(found))]
     if any(p["narrow"] for p in found.values()):
         notes.append(note(f"Narrow: {NARROW_WORDS}."))
+    if _few_samples(found):  # the spread a verdict leans on is itself rough: said once, under the grid
+        notes.append(note(f"Some epochs here rest on fewer than {stats.MIN_SAMPLES} samples, so their spreads, and "
+                          "the verdicts drawn from them, are rough."))
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
         notes.append(note(html("Paired: {}.", listing(pairings))))
@@ -98,6 +101,12 @@ def _grid(data: Dataset, paired: bool) -> Html:
 
 
 NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
+
+
+def _few_samples(found: dict) -> bool:
+    """Whether any epoch a verdict reads was marked as resting on too few samples (stats.caveats' "few")."""
+    return any("few" in pairing[kind]["epochs"][str(width)][str(batch)].get("caveats", [])
+               for (width, batch), pairing in found.items() for kind in ("gpu", "cpu"))
 
 
 def _level_words(found: dict) -> str:
