@@ -50,8 +50,8 @@ def fill_line(line: str, number: int, data, stash=None, facts: list | None = Non
             raise MarkerError(f"line {number}: marker '{line.strip()}': {exc}") from exc
         html = deferred.figures(html)
         # A section that only says why it has nothing to show ("No GPU was measured ...") gets no code box: a
-        # box per empty section crowded the cheat sheet's first screen (#39).
-        if code and not ONLY_MISSING.fullmatch(str(html).strip()):
+        # box per empty section crowded the cheat sheet's first screen (#39). Nor does one with nothing to say here.
+        if code and str(html).strip() and not ONLY_MISSING.fullmatch(str(html).strip()):
             html += deferred.keep(code_view.block("section", name, page.view("section", name),
                                                   view_cache.reads[("section", name)]))
         return section.group("indent") + (stash(html) if stash else html)

@@ -73,8 +73,21 @@ def matchup(race: dict, width: str, batch: str) -> dict | None:
     ahead, ratio = versus(gpu[0], cpu[0])
     faster, slower = (gpu[0], cpu[0]) if ahead < 0 else (cpu[0], gpu[0])
     narrow = ahead != 0 and slower["q1"] < stats.MEANINGFUL_RATIO * faster["q3"]
+    loser, winner = (cpu, gpu) if ahead < 0 else (gpu, cpu)
     return {"leader": "GPU" if ahead < 0 else "CPU" if ahead > 0 else "level", "ratio": ratio, "narrow": narrow,
+            "out_of_line": ahead != 0 and out_of_line(loser[1], width, batch, winner[0]["seconds"]),
             "gpu": gpu[1], "cpu": cpu[1], "estimate": gpu[1]["estimate"]}
+
+
+def out_of_line(lane: dict, width: str, batch: str, rival: float) -> bool:
+    """Whether a lane's lost epoch is out of line: slower than its own epoch at half the batch (beyond the meaningful
+    ratio), and the rival's lead (`rival`: its epoch in seconds) would not clear that faster time by the meaningful
+    ratio. Doubling the batch halves the steps for the same samples, so a slower epoch suggests the machine slowed
+    while it ran, a state change the spread of one point cannot show. race.js applies the same rule."""
+    half = lane["epochs"][width].get(str(int(batch) // 2))
+    seconds = lane["epochs"][width][batch]["seconds"]
+    return (half is not None and seconds > stats.MEANINGFUL_RATIO * half["seconds"]
+            and half["seconds"] < stats.MEANINGFUL_RATIO * rival)
 
 
 def verdicts(race: dict) -> dict[tuple[int, int], dict]:

@@ -259,7 +259,8 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
 def _gpu_stack(machine: Machine) -> str:
     """The GPU's memory and software stack as its file records them: CUDA and driver, or Metal (MPS)."""
     gpu = machine.gpu
-    memory = si(gpu["memory_bytes"], "B") if gpu.get("memory_bytes") else "memory not reported"
+    # In GiB, as the driver reports it: datasheets give GB, and the two units differ by 7%.
+    memory = (f"{gpu['memory_bytes'] / 2**30:.1f} GiB usable" if gpu.get("memory_bytes") else "memory not reported")
     if gpu.get("cuda_version"):
         return f"{memory}, CUDA {gpu['cuda_version']}, driver {gpu.get('driver')}"
     return f"{memory} shared with the CPU, through Metal" if machine.uses_mps else memory

@@ -160,4 +160,15 @@ def test_the_grid_says_when_its_verdicts_rest_on_too_few_samples():
                 bench["stats"]["data"] = [bench["stats"]["median"]] * samples[bench["params"]["device"]]
         return str(page.render_section("verdict_grid", data))
     assert "fewer than" not in grid({"cpu": 8, "cuda": 8})
-    assert "rest on fewer than" in grid({"cpu": 8, "cuda": 2})
+    assert "Rough: some epochs have fewer than" in grid({"cpu": 8, "cuda": 2})
+
+
+def test_a_lead_over_an_epoch_slower_than_at_half_the_batch_is_out_of_line():
+    """A lost epoch slower than its own at half the batch marks the verdict, unless the lead clears that time too."""
+    def lane(seconds_by_batch: dict[int, float]) -> dict:
+        return {"epochs": {"8": {str(b): {"seconds": s} for b, s in seconds_by_batch.items()}}}
+    slowed = lane({8: 1.0, 16: 2.0})
+    assert race.out_of_line(slowed, "8", "16", rival=1.5)  # against 1.0 s at batch 8, the 1.5 s rival loses
+    assert not race.out_of_line(slowed, "8", "16", rival=0.5)  # 2× clear of even the faster time: it stands
+    assert not race.out_of_line(lane({8: 1.0, 16: 1.05}), "8", "16", rival=1.0)  # within the meaningful ratio
+    assert not race.out_of_line(lane({16: 2.0}), "8", "16", rival=1.5)  # no half batch to compare with

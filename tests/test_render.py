@@ -188,3 +188,14 @@ def test_overlapping_spreads_never_read_as_agreement_beside_a_not_equal_mark():
     said = wording.same_configuration([(wide, narrow)], None, flagged=True)
     assert not said.startswith("They agree") and "marked ≠" in said and "+47%" in said
     assert wording.same_configuration([(wide, narrow)], None, flagged=False).startswith("They agree")
+
+
+def test_a_gpus_memory_is_given_in_gib_as_its_driver_reports_it():
+    """A GPU's memory prints in GiB ("139.8 GiB usable"), not as decimal GB that a datasheet's figure would contradict."""
+    from build_hooks.dataset import Machine
+    from conftest import synthetic_doc
+
+    doc = synthetic_doc(gpu="Fixture GPU", step_times={("cpu", 32, 1): 1e-3, ("cuda", 32, 1): 1e-3})
+    doc["machine_info"]["gpu"]["memory_bytes"] = 150_109_880_320
+    line = str(render.provenance(Machine(doc, "f", "t")))
+    assert "139.8 GiB usable" in line and "150 GB" not in line

@@ -557,3 +557,51 @@ def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(nam
         return untrusted.restore(page.render_fact(name, data)).replace("<bdi>", "").replace("</bdi>", "")
     assert without in said(Dataset([host]))
     assert with_gpu in said(Dataset([host, gpu]))
+
+
+def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_without_a_gpu():
+    """Under home's grid: the measured GPU's break-even work per operation, as the batch-size table gives it; with no
+    GPU measured, where the labelled estimate leads and what sets its pace."""
+    from pathlib import Path
+
+    from build_hooks import dataset
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    cpu_only = Dataset([m for m in committed if m.gpu is None])
+    assert page.render_fact("home_one_number", cpu_only).startswith("By the labelled estimate against this host's CPU")
+    with_gpu = Dataset(committed)
+    said = page.render_fact("home_one_number", with_gpu)
+    assert said.startswith("In one number: an operation must carry about ")
+    work = said.split("about ")[1].split(" before")[0]
+    table = page.render_section("break_even_table", with_gpu)
+    assert f"<td>{work}</td>" in table.split("break-even: the GPU")[1].split("</tr>")[0]
+
+
+def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():
+    """why-gpu's first sentence sets a measured GPU against its own machine's CPU, both at measured rates; without a
+    GPU it falls back to the datasheet, labelled published."""
+    from pathlib import Path
+
+    from build_hooks import dataset
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    said = page.render_fact("workload_headline", Dataset(committed))
+    assert "at its measured rate" in said and "in fp32" in said and "published" not in said
+    cpu_only = page.render_fact("workload_headline", Dataset([m for m in committed if m.gpu is None]))
+    assert cpu_only.endswith("(published)")
+
+
+def test_with_measured_lanes_the_race_says_how_far_each_epoch_fell_across_the_batches(monkeypatch):
+    """race_estimate_flat, with no estimate: the first GPU's and its own CPU's epoch fall from smallest to largest batch."""
+    from build_hooks import race
+
+    def lane(kind, machine, times):
+        return {"kind": kind, "estimate": False, "machine_id": machine, "label": f"Fixture {kind}",
+                "epochs": {"32": {b: {"seconds": t, "q1": t, "q3": t} for b, t in times.items()}}}
+    lanes = [lane("CPU", "other", {"1": 9.0, "512": 1.0}), lane("GPU", "m", {"1": 8.0, "512": 2.0}),
+             lane("CPU", "m", {"1": 4.0, "512": 2.0})]
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1, 512]})
+    said = page.render_fact("race_estimate_flat", Dataset([]))  # the lane's name is a placeholder until the page
+    assert said.startswith("At width 32, between batch 1 and 512, ") and said.endswith("'s epoch fell 4.0× and its CPU's 2.0×")

@@ -402,6 +402,28 @@ def break_even_answer(data: Dataset) -> str:
 
 
 @fact
+def home_one_number(data: Dataset) -> str:
+    """Home's one-line why under the grid, from the measured break-even (the first machine drawn with a measured GPU):
+    the work per operation from which the GPU's step gets shorter. Where no GPU was measured,
+    the estimate's lines stand there instead (home_estimate_lines)."""
+    first = first_measured_break_even(data)
+    if first is None:
+        return home_estimate_lines(data)
+    machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
+    gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
+    if gpu_op <= cpu_op:
+        return f"In one number: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
+    return (f"In one number: an operation must carry about {si((gpu_op - cpu_op) * cpu_rate, 'FLOP')} before "
+            f"{gpu}'s step gets shorter")
+
+
+def home_estimate_lines(data: Dataset) -> str:
+    """Without a measured GPU, home's lines under the grid: where the labelled estimate leads, and what sets its pace."""
+    from build_hooks.views import race as race_views  # the race's facts; imported late, as views import each other
+    return f"{race_views.estimated_crossovers(data)}. {race_views.home_estimate_pace(data)}"
+
+
+@fact
 def estimate_check_note(data: Dataset) -> str:
     """A short pointer for pages that lean on the estimate: how a measured GPU of its datasheet compared on the MLP
     (estimate_check has the detail), or that none has checked it."""

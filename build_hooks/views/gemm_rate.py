@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, datasheets, plots, stats
+from build_hooks import analysis, datasheets, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -142,15 +142,29 @@ WORKLOAD_PARAMS, WORKLOAD_TOKENS = 1e8, 2e9
 
 @fact
 def workload_headline(data: Dataset) -> str:
-    """why-gpu's answer first: the worked 6·N·D run's pure arithmetic on this CPU (its best measured fp32 rate)
-    against an H200's datasheet peaks, FP32 and dense bf16: floors on the GPU's time, never measurements."""
+    """why-gpu's answer first: the worked 6·N·D run's pure arithmetic at measured rates. With a measured GPU, its own
+    machine's CPU against it (one machine, both measured); without one, this CPU against an H200's datasheet peaks,
+    FP32 and dense bf16: floors on the GPU's time, never measurements."""
     flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
+    run = f"training a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model on {WORKLOAD_TOKENS / 1e9:.0f} billion tokens"
+    machine, gpu_rates = gpu_with(data, GROUP), _gpu_rates_by_format(data)
+    cpu_rate = machine and analysis.best_matmul_rate(machine)
+    if cpu_rate and "fp32" in gpu_rates:
+        gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))
+        bf16 = f", or {_duration(flops / gpu_rates['bf16'])} in bf16" if "bf16" in gpu_rates else ""
+        cpu = f"{untrusted.placeholder(machine.cpu['brand'])} on {machine.cpu['threads_used']} threads"
+        return (f"{run} is about {_duration(flops / cpu_rate)} of arithmetic for {cpu}, at its measured rate. "
+                f"The {gpu} beside it needs {_duration(flops / gpu_rates['fp32'])} in fp32{bf16}")
     rate = analysis.best_matmul_rate(first_with(data, GROUP))
     sheet = datasheets.by_name("NVIDIA H200 SXM")
-    return (f"training a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model on {WORKLOAD_TOKENS / 1e9:.0f} billion "
-            f"tokens is about {_duration(flops / rate)} of arithmetic on this build's CPU. At an {sheet.name}'s "
+    return (f"{run} is about {_duration(flops / rate)} of arithmetic on this build's CPU. At an {sheet.name}'s "
             f"datasheet peak it is {_duration(flops / sheet.fp32_flops)} in FP32, or "
             f"{_duration(flops / sheet.bf16_flops)} in bf16 (published)")
+
+
+def _gpu_rates_by_format(data: Dataset) -> dict[str, float]:
+    """{"fp32": rate, "bf16": rate} of the measured GPU (_measured_gpu_rates), for the formats it measured."""
+    return {what.split(", ")[-1].split(" ")[0]: rate for what, rate in _measured_gpu_rates(data)}
 
 
 @fact
@@ -175,16 +189,28 @@ def workload_table(data: Dataset) -> Html:
     for what, peak in ((f"{sheet.name}, plain FP32 (published peak)", sheet.fp32_flops),
                        (f"{sheet.name}, bf16 tensor cores, dense (published peak)", sheet.bf16_flops)):
         rows.append([what, si(peak, "FLOP/s"), _duration(flops / peak), f"{peak / rate:,.0f}× shorter"])
+    gpu_machine = gpu_with(data, GROUP)
+    its_cpu = gpu_machine and gpu_machine is not machine and analysis.best_matmul_rate(gpu_machine)
+    if its_cpu:  # the CPU beside the measured GPU: the fair opponent, measured the same way
+        rows.append([f"{gpu_machine.device_label('cpu')}, fp32 (measured: its fastest matrix product)",
+                     si(its_cpu, "FLOP/s"), _duration(flops / its_cpu), _against(its_cpu, rate)])
     for what, measured in _measured_gpu_rates(data):
-        rows.append([what, si(measured, "FLOP/s"), _duration(flops / measured), f"{measured / rate:,.0f}× shorter"])
+        rows.append([what, si(measured, "FLOP/s"), _duration(flops / measured), _against(measured, rate)])
     why = ("The published rows are peaks, so their times are lower bounds no real run reaches. "
-           f"Source: {sheet.source}. The CPU ran on "
+           f"Source: {sheet.source}. This build's CPU ran on "
            f"{threads} thread{'s' if threads != 1 else ''}; a server socket with many more cores cuts its time, "
            f"though rarely in proportion. {_cpu_bf16(machine)}")
     mantissa, exponent = f"{flops:.1e}".split("e")
     return join([table(["device and format", "rate", "time for the run", "against this CPU"], rows,
                        caption=f"One training run of {mantissa}e{int(exponent)} FLOPs at {len(rows)} rates"),
                  note(why)])
+
+
+def _against(other: float, rate: float) -> str:
+    """A rate's time for the run against this CPU's, as the table's last column says it."""
+    if stats.compare(other, rate) == 0:
+        return "about the same"
+    return f"{other / rate:,.0f}× shorter" if other > rate else f"{rate / other:,.0f}× longer"
 
 
 def _measured_gpu_rates(data: Dataset) -> list[tuple[str, float]]:

@@ -90,9 +90,10 @@ def _grid(data: Dataset, paired: bool) -> Html:
     notes = [note(_level_words(found))]
     if any(p["narrow"] for p in found.values()):
         notes.append(note(f"Narrow: {NARROW_WORDS}."))
+    if any(p["out_of_line"] for p in found.values()):
+        notes.append(note(OUT_OF_LINE_WORDS))
     if _few_samples(found):  # the spread a verdict leans on is itself rough: said once, under the grid
-        notes.append(note(f"Some epochs here rest on fewer than {stats.MIN_SAMPLES} samples, so their spreads, and "
-                          "the verdicts drawn from them, are rough."))
+        notes.append(note(f"Rough: some epochs have fewer than {stats.MIN_SAMPLES} samples."))
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
         notes.append(note(html("Paired: {}.", listing(pairings))))
@@ -101,6 +102,9 @@ def _grid(data: Dataset, paired: bool) -> Html:
 
 
 NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
+# Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
+OUT_OF_LINE_WORDS = ("Out of line: the loser's epoch outlasted its half-batch epoch. "
+                     "Against that time, the lead would not hold.")
 
 
 def _few_samples(found: dict) -> bool:
@@ -134,9 +138,10 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int) -> Html:
     leader = pairing["leader"]
     # An estimated GPU is named so in its own cell, not only in the sentence above the grid.
     shown = f"{leader} (est.)" if leader == "GPU" and pairing["estimate"] else leader
-    ratio = multiple(pairing["ratio"]) + (", narrow" if pairing["narrow"] else "")
+    marks = [word for word, flag in (("narrow", pairing["narrow"]), ("out of line", pairing["out_of_line"])) if flag]
+    ratio = ", ".join([multiple(pairing["ratio"])] + marks)
     text = html("{}<br><small>{}</small>", shown, ratio) if leader != "level" else html("level")
-    label = (f"{leader} first at width {width}, batch {batch}{', narrowly' if pairing['narrow'] else ''}"
+    label = (f"{leader} first at width {width}, batch {batch}{''.join(', ' + m for m in marks)}"
              if leader != "level"
              else f"level at width {width}, batch {batch}")
     return html('<a class="verdict verdict--{}" href="{}race/?batch={}&amp;width={}" aria-label="{}">{}</a>',
@@ -150,7 +155,10 @@ def race_verdict_summary(data: Dataset) -> str:
     found = race.verdicts(race.race_data(data))
     if not found:
         raise MissingData("no CPU and GPU pair at the same setting")
-    count = {leader: sum(p["leader"] == leader for p in found.values()) for leader in ("GPU", "CPU", "level")}
+    # A verdict marked out of line is counted apart: it may come from a machine that slowed.
+    count = {leader: sum(p["leader"] == leader and not p["out_of_line"] for p in found.values())
+             for leader in ("GPU", "CPU", "level")}
+    doubted = sum(p["out_of_line"] for p in found.values())
     pairs = {(p["gpu"]["label"], p["cpu"]["label"], p["estimate"]) for p in found.values()}
     # Whom the GPU meets, when that is one CPU: a learner must not read "never" into other CPUs.
     intro = ""
@@ -170,11 +178,15 @@ def race_verdict_summary(data: Dataset) -> str:
     for leader, who in (("GPU", gpu), ("CPU", cpu)):
         if count[leader] == n:
             return f"{intro}{who[:1].upper()}{who[1:]} finishes first at {every} raced"
-    parts = [text for k, text in ((count["GPU"], f"{gpu} finishes first at {count['GPU']}"),
-                                  (count["CPU"], f"{cpu} at {count['CPU']}"),
-                                  (count["level"], f"{count['level']} {'is' if count['level'] == 1 else 'are'} "
-                                                   "level")) if k]
-    return f"{intro}Of the {n} settings raced, " + ", ".join(parts[:-1]) + ", and " + parts[-1]
+    leads = [f"{who} at {count[leader]}" for leader, who in (("GPU", gpu), ("CPU", cpu)) if count[leader]]
+    if leads:  # "the GPU finishes first at 7, the CPU at 28": the verb once, with the first leader
+        who, at = leads[0].rsplit(" at ", 1)
+        leads[0] = f"{who} finishes first at {at}"
+    others = [f"{k} {'is' if k == 1 else 'are'} {what}" for k, what in ((count["level"], "level"),
+                                                                      (doubted, "out of line")) if k]
+    parts = leads + others
+    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
+    return f"{intro}Of the {n} settings raced, {said}"
 
 
 @fact
@@ -199,7 +211,8 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     gpu = "the estimated GPU" if pairing["estimate"] else "the GPU"
     who = gpu if pairing["leader"] == "GPU" else "the CPU"
     narrow = f" ({NARROW_WORDS})" if pairing["narrow"] else ""
-    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}"
+    doubt = ", though the grid marks it out of line" if pairing["out_of_line"] else ""
+    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}{doubt}"
 
 
 def _lane_name(lane: dict) -> str:
@@ -347,14 +360,32 @@ def home_estimate_pace(data: Dataset) -> str:
             "the work")
 
 
+def _measured_fall(race_data: dict) -> str:
+    """With measured lanes only: how far the first GPU's epoch and its own machine's CPU's fell from the smallest
+    batch to the largest, at the chart's width (the point above, in numbers)."""
+    width = str(chart_width(race_data["widths"]))
+    gpu = next((lane for lane in race_data["lanes"] if lane["kind"] == "GPU" and width in lane["epochs"]), None)
+    cpu = gpu and next((lane for lane in race_data["lanes"] if lane["kind"] == "CPU"
+                        and lane["machine_id"] == gpu["machine_id"] and width in lane["epochs"]), None)
+    if cpu is None:
+        return "No GPU lane here has its own CPU to set it against"
+    batches = sorted(set(gpu["epochs"][width]) & set(cpu["epochs"][width]), key=int)
+    first, last = batches[0], batches[-1]
+    fall = {kind: lane["epochs"][width][first]["seconds"] / lane["epochs"][width][last]["seconds"]
+            for kind, lane in (("gpu", gpu), ("cpu", cpu))}
+    return (f"At width {width}, between batch {first} and {last}, {untrusted.placeholder(gpu['label'])}'s epoch fell "
+            f"{multiple(fall['gpu'])} and its CPU's {multiple(fall['cpu'])}")
+
+
 @fact
 def race_estimate_flat(data: Dataset) -> str:
     """Whether the estimated GPU's step is bound by its host's issuing at every size (then its flat
     step, and its epoch halving with the batch, are the model's, not a finding), or that no GPU
     lane is estimated."""
-    estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
+    race_data = race.race_data(data)
+    estimate = next((lane for lane in race_data["lanes"] if lane["estimate"]), None)
     if estimate is None:
-        return "Every GPU lane here is measured, so its step time is measured too, not modelled"
+        return _measured_fall(race_data)
     bound, raced = race.host_bound_sizes(data, estimate)
     if bound == raced:
         return ("This build's GPU lane cannot show that point. Its step time is flat by construction: at every size, "
@@ -406,10 +437,11 @@ def _sizes_words(by_width: dict[int, list[int]]) -> str:
 def estimate_trails(data: Dataset) -> Html:
     """Where another machine's CPU lane beats the estimated GPU beyond both spreads: a one-line count, then a table
     of every CPU's fitted cost per operation and the sizes it wins at (the estimate issues at its host's cost, which
-    a faster host beats); or one line that none does, or that no lane is estimated."""
+    a faster host beats); or one line that none does. Nothing where no lane is estimated: the page then has no
+    estimate to qualify."""
     lanes = race.race_data(data)["lanes"]
     if not any(lane["estimate"] for lane in lanes):
-        return html("<p>No lane here is estimated, so no CPU is compared with an estimate.</p>")
+        return Html("")
     lost, sizes, beaten = _estimate_trails(lanes)
     if not beaten:
         return html("<p>No other machine's CPU lane beats the estimated GPU beyond both spreads.</p>")

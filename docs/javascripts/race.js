@@ -96,6 +96,13 @@
       var byWidth = lane.epochs[width()];
       return byWidth ? byWidth[String(batch())] : undefined;
     }
+    // The rule of build_hooks/race.py's out_of_line: the loser's epoch is slower than its own at half the
+    // batch (beyond the meaningful ratio), and the win would not clear that faster time.
+    function outOfLine(lane, rival) {
+      var byWidth = lane.epochs[width()], half = byWidth && byWidth[String(batch() / 2)];
+      return Boolean(half) && pointFor(lane).seconds > data.meaningful_ratio * half.seconds &&
+        half.seconds < data.meaningful_ratio * rival;
+    }
 
     function tickLabel(s) {
       return formatSeconds(s).replace(/\.0+ /, " ").replace(/(\.\d*?)0+ /, "$1 ");
@@ -225,7 +232,9 @@
           // One level of brackets only: lane tags carry their own "(estimate)" or "(yours)".
           var why = regimeText(winner.lane, winner.point);
           result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
-            tag(timed[1].lane) + "." + (why ? " " + capitalise(why) + "." : "");
+            tag(timed[1].lane) + "." + (why ? " " + capitalise(why) + "." : "") +
+            (outOfLine(timed[1].lane, winner.point.seconds) ? " But the slower lane took longer than at half" +
+              " the batch. Against that time, this lead would not hold." : "");
         }
       }
     }
