@@ -605,3 +605,65 @@ def test_with_measured_lanes_the_race_says_how_far_each_epoch_fell_across_the_ba
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1, 512]})
     said = page.render_fact("race_estimate_flat", Dataset([]))  # the lane's name is a placeholder until the page
     assert said.startswith("At width 32, between batch 1 and 512, ") and said.endswith("'s epoch fell 4.0× and its CPU's 2.0×")
+
+
+def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
+    """With the committed H200 file, regimes_gpu_summary counts that GPU's steps as its table classifies them; with no
+    GPU, it says only the CPU's are shown."""
+    from collections import Counter
+    from pathlib import Path
+
+    from build_hooks import dataset
+    from build_hooks.views.regimes import REGIME_WORDS, classified
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    gpu_machine = next(m for m in committed if m.gpu)
+    counts = Counter(r for _, _, r in classified(gpu_machine, gpu_machine.gpu_device("training_step")))
+    said = page.render_fact("regimes_gpu_summary", Dataset(committed))
+    for regime, n in counts.items():
+        assert (f"{n} steps are {REGIME_WORDS[regime]}" in said or f"{n} {REGIME_WORDS[regime]}" in said
+                or f"every one of its {n} steps is {REGIME_WORDS[regime]}" in said)
+    assert "only the CPU" in page.render_fact("regimes_gpu_summary", Dataset([m for m in committed if not m.gpu]))
+
+
+def test_the_transformer_page_corrects_its_estimate_by_the_worst_measured_ratio(monkeypatch):
+    """Where a measured GPU found the estimate too fast, the crossover is redone with every estimated step scaled by
+    the largest measured ÷ estimated ratio; a CPU step slower than the scaled estimate still counts as a GPU lead,
+    one faster does not."""
+    from build_hooks import gpu_estimate
+    from build_hooks.views import transformer
+
+    class Estimate:  # a flat 1 ms estimate at every size
+        def step(self, batch, d_model):
+            return {"seconds": 1e-3}
+
+    machine = Machine(synthetic_doc(), "f", "t")
+    point = lambda batch, t: {"params": {"batch": batch}, "stats": {"median": t, "q1": t, "q3": t}}  # noqa: E731
+    monkeypatch.setattr(transformer, "curves", lambda m, device: {(128, 64): [point(1, 3e-3), point(4, 5e-3)]})
+    monkeypatch.setattr(transformer, "estimate_for", lambda *a: Estimate())
+    monkeypatch.setattr(transformer, "first_with", lambda data, group: machine)
+    gpu_machine = Machine(synthetic_doc(gpu="NVIDIA H200"), "g", "t")
+    monkeypatch.setattr(gpu_estimate, "checks", lambda machines: [gpu_estimate.Check(gpu_machine, 3.0, 2.0, 4.0, 9, 9)])
+    said = page.render_fact("transformer_checked_crossover", Dataset([machine]))
+    assert said.startswith("Even at 4× its value") and "would lead from batch 4 at d_model 128" in said
+    monkeypatch.setattr(gpu_estimate, "checks", lambda machines: [gpu_estimate.Check(gpu_machine, 0.9, 0.8, 0.95, 0, 9)])
+    assert "stands as stated" in page.render_fact("transformer_checked_crossover", Dataset([machine]))
+
+
+def test_the_transformer_page_leads_with_throughput_only_where_time_grew_less_than_tokens(monkeypatch):
+    """transformer_lead: 64× the tokens in 16× the time is a 4.0× throughput gain; 64× in 64× is no claimed change."""
+    from build_hooks.views import transformer
+
+    machine = Machine(synthetic_doc(), "f", "t")
+
+    def point(batch, t):
+        return {"params": {"batch": batch}, "extra_info": {"tokens": 64 * batch},
+                "stats": {"median": t, "q1": t * 0.99, "q3": t * 1.01}}
+    monkeypatch.setattr(transformer, "curves", lambda m, device: {
+        (128, 64): [point(1, 1e-3), point(64, 16e-3)], (256, 64): [point(1, 1e-3), point(64, 64e-3)]})
+    monkeypatch.setattr(transformer, "first_with", lambda data, group: machine)
+    monkeypatch.setattr(transformer, "unmeasured", lambda data, group: False)
+    assert page.render_fact("transformer_lead", Dataset([machine])) == (
+        "On this CPU, going from batch 1 to 64 raised throughput 4.0× at d_model 128. At d_model 256 throughput did "
+        "not change beyond the spread, from batch 1 to 64")

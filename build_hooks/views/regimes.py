@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from build_hooks import analysis, cost_model, plots
+from build_hooks import analysis, cost_model, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, MissingData, figure, first_with, listing, missing, si, table
+from build_hooks.render import Html, MissingData, figure, first_with, gpu_with, join, listing, missing, si, table
 
 REGIME_WORDS = {"overhead": "overhead-bound", "compute": "compute-bound", "memory": "memory-bound"}
 
@@ -17,13 +17,13 @@ def _roof(best_rate: float, bandwidth: float, intensities: list[float]) -> list[
     return [min(best_rate, ai * bandwidth) for ai in intensities]
 
 
-def classified(machine: Machine) -> list[tuple[int, int, str]]:
-    """(batch, width, regime) of every CPU training step, by the fitted model's largest term."""
-    fitted, work = cost_model.model(machine, "cpu"), cost_model.step_work(machine, "cpu")
+def classified(machine: Machine, device: str = "cpu") -> list[tuple[int, int, str]]:
+    """(batch, width, regime) of every training step of one device, by the fitted model's largest term."""
+    fitted, work = cost_model.model(machine, device), cost_model.step_work(machine, device)
     if fitted is None:
         raise MissingData("the cost model lacks call_overhead, gemm_rate or memory_bandwidth results")
     return [(p.batch, width, fitted.regime(work[(p.batch, width)], p.batch, width))
-            for width in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", width)
+            for width in analysis.widths(machine) for p in analysis.step_curve(machine, device, width)
             if (p.batch, width) in work]
 
 
@@ -82,12 +82,44 @@ def regimes_summary(data: Dataset) -> str:
     return f"By the cost model {which}, {listing(ranked)}"
 
 
+@fact
+def regimes_gpu_summary(data: Dataset) -> str:
+    """The measured GPU's steps by regime, as regimes_summary counts the CPU's; or that no GPU was measured."""
+    machine = gpu_with(data, analysis.STEP)
+    if machine is None:
+        return "No GPU was measured for this build, so only the CPU's regimes are shown"
+    device = machine.gpu_device(analysis.STEP)
+    counts = Counter(regime for _, _, regime in classified(machine, device))
+    name = untrusted.placeholder(machine.device_label(device))
+    if set(counts) == {"overhead"}:  # the lesson of the page in one measured line
+        return (f"On {name}, every one of its {counts.total()} steps is overhead-bound. For a network this small, its "
+                "launches outlast its arithmetic")
+    if len(counts) == 1:
+        return f"On {name}, every one of its {counts.total()} steps is {REGIME_WORDS[next(iter(counts))]}"
+    ranked = [f"{counts[r]} {REGIME_WORDS[r]}" for r, _ in counts.most_common()]
+    return f"On {name}, of its {counts.total()} steps, {listing(ranked)}"
+
+
 @section
 def regimes_by_width(data: Dataset) -> Html:
     """Per width, the regimes a step passes through as the batch grows, each with its run of batches (where it
-    switches moves with noise): a table, one width per row."""
+    switches moves with noise): a table, one width per row. This CPU's, then the first measured GPU's, by the same
+    model fitted to that GPU's own steps."""
     machine = first_with(data, analysis.STEP)
-    steps = classified(machine)
+    tables = [_regimes_table(machine, "cpu", f"Each CPU training step's regime on {machine.label}")]
+    gpu_machine = gpu_with(data, analysis.STEP)
+    if gpu_machine is not None:
+        device = gpu_machine.gpu_device(analysis.STEP)
+        try:
+            tables.append(_regimes_table(gpu_machine, device,
+                                         f"Each GPU training step's regime on {gpu_machine.device_label(device)}"))
+        except MissingData:  # a GPU without the cost model's inputs has no regimes to show; the CPU's stand
+            pass
+    return join(tables)
+
+
+def _regimes_table(machine: Machine, device: str, caption: str) -> Html:
+    steps = classified(machine, device)
     rows = []
     for width in analysis.widths(machine):
         ladder = sorted((b, r) for b, w, r in steps if w == width)
@@ -103,7 +135,7 @@ def regimes_by_width(data: Dataset) -> Html:
     if not rows:
         raise MissingData("no classified training steps")
     return table(["hidden width", "regime as the batch grows (batches)"], rows,
-                 caption=f"Each CPU training step's regime on {machine.label}, by the cost model's largest term")
+                 caption=f"{caption}, by the cost model's largest term")
 
 
 def _batches(first: int, last: int) -> str:

@@ -22,6 +22,7 @@ from build_hooks.render import (
     marks_note_for,
     measured_value,
     missing,
+    multiple,
     note,
     per_machine,
     rough_count,
@@ -276,6 +277,35 @@ def transformer_step_summary(data: Dataset) -> str:
 
 
 @fact
+def transformer_lead(data: Dataset) -> str:
+    """The page's answer first: per d_model on the CPU, how much throughput changed from the smallest to the largest
+    batch, claimed only where the step time grew less than the tokens beyond the rounds' interval."""
+    if unmeasured(data, STEP):
+        return NOT_MEASURED
+    machine, raised, level, batches = first_with(data, STEP), [], [], set()
+    for (d_model, _), points in curves(machine, "cpu").items():
+        small, large = points[0], points[-1]
+        if small is large:
+            continue
+        batches.add((small["params"]["batch"], large["params"]["batch"]))
+        tokens = large["extra_info"]["tokens"] / small["extra_info"]["tokens"]
+        grew = stats.paired_ratio(large["stats"], small["stats"])
+        if stats.compare(tokens, grew.high) > 0:  # the time grew less than the tokens, by the whole interval
+            raised.append(f"{multiple(tokens / grew.value)} at d_model {d_model}")
+        else:
+            level.append(str(d_model))
+    if not batches:
+        raise MissingData("fewer than two CPU batches of the transformer")
+    span = (f"from batch {next(iter(batches))[0]} to {next(iter(batches))[1]}" if len(batches) == 1
+            else "from the smallest batch measured to the largest")
+    text = f"On this CPU, going {span} raised throughput {listing(raised)}" if raised else ""
+    if level:
+        text += (". At" if text else "On this CPU, at") + (f" d_model {listing(level)} throughput did not change "
+                                                           f"beyond the spread, {span}")
+    return text
+
+
+@fact
 def transformer_regimes(data: Dataset) -> str:
     """Per d_model, the regimes the CPU step passes through as the batch grows, and the share of the measured
     matmul rate it reached."""
@@ -331,6 +361,39 @@ def transformer_crossover(data: Dataset) -> str:
                 f"than this CPU {said}")
     return (f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than this CPU "
             f"{said}{_host_bound_words(machine, data.machines)}")
+
+
+@fact
+def transformer_checked_crossover(data: Dataset) -> str:
+    """Where the estimate was checked against a measured GPU of its datasheet and came out too fast: the crossover
+    again, with every estimated step scaled by the slowest measured ÷ estimated ratio of that check (a rough
+    correction from the MLP, said as such); or that no check applies (a measured GPU here, or no check)."""
+    machine = first_with(data, STEP)
+    found = gpu_estimate.checks(data.machines)
+    if machine.gpu_device(STEP):
+        return "A GPU was measured here, so no estimate needs correcting"
+    if not found or found[0].highest <= 1:
+        return "No measured GPU has found this estimate too fast, so it stands as stated"
+    factor = found[0].highest
+    same: dict[str, list[str]] = {}
+    for (d_model, seq), points in curves(machine, "cpu").items():
+        estimate = estimate_for(machine, seq, data.machines)
+        if not estimate:
+            continue
+        cpu = {b["params"]["batch"]: b["stats"] for b in points}
+        gpu = {batch: dict.fromkeys(("median", "q1", "q3"), factor * estimate.step(batch, d_model)["seconds"])
+               for batch in cpu}
+        verdicts = analysis.verdicts(cpu, gpu)
+        batch = analysis.crossover(verdicts)
+        where = ("at no batch measured" if batch is None else
+                 "at every batch measured" if batch == min(verdicts) else f"from batch {batch}")
+        same.setdefault(where, []).append(str(d_model))
+    if not same:
+        raise MissingData("no CPU transformer steps to compare")
+    gpu = untrusted.placeholder(found[0].machine.gpu["name"])
+    said = listing([f"{where} at d_model {listing(sizes)}" for where, sizes in same.items()])
+    return (f"Even at {factor:.2g}× its value, the most a measured {gpu} step took over it on the MLP, the estimate "
+            f"would lead {said}. That is a rough correction, not a measurement")
 
 
 def _host_bound_words(machine: Machine, peers: Iterable[Machine]) -> str:
