@@ -101,4 +101,4 @@ def test_the_verdict_grid_and_its_sentence_follow_the_data(case, summary, leader
         assert found[(32, 1)]["leader"] == "CPU" and found[(32, 256)]["leader"] == "GPU"
     home = rendered(case)["index.md"]
     assert summary in home and "verdict-grid" in home
-    assert "race/?batch=256&amp;width=32" in home  # each cell opens the race at its setting
+    assert "race/?batch=256&amp;width=32&amp;machine=" in home  # each cell opens the race at its setting

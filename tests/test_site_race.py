@@ -2,6 +2,7 @@
 
 import json
 import re
+import urllib.parse
 
 import pytest
 from hostile import HOSTILE
@@ -329,16 +330,18 @@ def test_the_chart_caption_is_read_once(browser, site_url):
 
 
 def test_a_verdict_cell_on_home_opens_the_race_at_its_setting(browser, site_url):
-    """Following a cell of home's verdict grid sets the race's batch and width from the link; a bad value is ignored."""
+    """Following a cell of home's verdict grid sets the race's batch, width and machine from the link; a bad value is
+    ignored."""
     page = tab(browser, site_url)
     page.goto(site_url)
     cell = page.locator("#verdict-grid a.verdict").last
     href = cell.get_attribute("href")
-    batch, width = re.search(r"race/\?batch=(\d+)&width=(\d+)", href).groups()
+    batch, width, machine = re.search(r"race/\?batch=(\d+)&width=(\d+)&machine=([^&]+)", href).groups()
     cell.click()
     page.wait_for_selector("#race:not([hidden])")
     assert page.locator("#race-batch-value").text_content() == batch
     assert page.locator("#race-width").input_value() == width
+    assert page.locator("#race-machine").input_value() == urllib.parse.unquote(machine)  # the cell's pairing
     page.goto(site_url + "race/?batch=3&width=<b>")  # neither exists: the defaults stay
     page.wait_for_selector("#race:not([hidden])")
     assert page.locator("#race-batch-value").text_content() != "3"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import urllib.parse
+
 from build_hooks import analysis, gpu_estimate, plots, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
@@ -144,8 +146,10 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int) -> Html:
     label = (f"{leader} first at width {width}, batch {batch}{''.join(', ' + m for m in marks)}"
              if leader != "level"
              else f"level at width {width}, batch {batch}")
-    return html('<a class="verdict verdict--{}" href="{}race/?batch={}&amp;width={}" aria-label="{}">{}</a>',
-                leader.lower(), Html(SITE_ROOT), batch, width, label, text)
+    # The link names the pairing's machine too, so the race opens on the two lanes this cell compares.
+    machine = urllib.parse.quote(pairing["gpu"]["machine_id"], safe="")
+    return html('<a class="verdict verdict--{}" href="{}race/?batch={}&amp;width={}&amp;machine={}" aria-label="{}">'
+                '{}</a>', leader.lower(), Html(SITE_ROOT), batch, width, machine, label, text)
 
 
 @fact

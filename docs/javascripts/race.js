@@ -83,6 +83,9 @@
       if (params.get("batch") !== null && b >= 0) batchInput.value = String(b);
       var w = params.get("width");
       if (w !== null && data.widths.map(String).indexOf(w) >= 0) widthSelect.value = w;
+      // The grid's cells name their pairing's machine: the race then shows the two lanes that cell compares.
+      var m = params.get("machine");
+      if (m !== null && data.machines.some(function (x) { return x.id === m; })) machineSelect.value = m;
     }
 
     function batch() { return data.batches[Number(batchInput.value)]; }
