@@ -418,7 +418,8 @@ def home_one_number(data: Dataset) -> str:
 
 
 def home_estimate_lines(data: Dataset) -> str:
-    """Without a measured GPU, home's lines under the grid: where the labelled estimate leads, and what sets its pace."""
+    """Without a measured GPU, home's lines under the grid: where the labelled estimate leads, and what sets its
+    pace."""
     from build_hooks.views import race as race_views  # the race's facts; imported late, as views import each other
     return f"{race_views.estimated_crossovers(data)}. {race_views.home_estimate_pace(data)}"
 

@@ -146,7 +146,8 @@ def workload_headline(data: Dataset) -> str:
     machine's CPU against it (one machine, both measured); without one, this CPU against an H200's datasheet peaks,
     FP32 and dense bf16: floors on the GPU's time, never measurements."""
     flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
-    run = f"training a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model on {WORKLOAD_TOKENS / 1e9:.0f} billion tokens"
+    run = (f"training a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model on {WORKLOAD_TOKENS / 1e9:.0f} billion "
+           "tokens")
     machine, gpu_rates = gpu_with(data, GROUP), _gpu_rates_by_format(data)
     cpu_rate = machine and analysis.best_matmul_rate(machine)
     if cpu_rate and "fp32" in gpu_rates:
