@@ -26,7 +26,7 @@ MERGED_FORMAT = "crossover-merged-v1"
 SHOWN_MACHINES = 3
 # A CPU's widest vector or matrix extension, widest first: (isa flag, the name a label shows).
 # The race page gets this table too (race.race_data), so a reader's file is named the same way.
-VECTOR_UNITS = (("amx_tile", "AVX-512 + AMX bf16"),  # AMX multiplies bf16 only: fp32 runs on AVX-512
+VECTOR_UNITS = (("amx_tile", "AVX-512 + AMX"),  # AMX multiplies 16-bit and int8 only: fp32 runs on AVX-512
                 ("avx512_bf16", "AVX-512 BF16"), ("avx512f", "AVX-512"),
                 ("avx2", "AVX2"), ("sve", "SVE"), ("asimd", "NEON"))
 # The device kinds that are a GPU: torch's NVIDIA (cuda) and Apple (mps, through Metal), and the

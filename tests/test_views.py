@@ -4,6 +4,7 @@ import pytest
 
 from build_hooks import page, wording
 from build_hooks.dataset import Dataset, Machine
+from build_hooks.views import race as race_views
 from build_hooks.views import training_step
 from conftest import add_points, synthetic_doc
 
@@ -442,10 +443,10 @@ def test_home_says_whether_the_grids_gpu_is_a_model_set_by_this_hosts_pace():
 
     root = Path(__file__).resolve().parent.parent
     cpu_only = Dataset([m for m in dataset.load_committed(root / "results", root) if m.gpu is None])
-    assert page.render_fact("home_estimate_pace", cpu_only).startswith("In the model, the GPU's time is how long")
+    assert race_views.home_estimate_pace(cpu_only).startswith("In the model, the GPU's time is how long")
     steps = {(d, 32, b): 1e-3 for d in ("cpu", "cuda") for b in (1, 64)}
     measured = synthetic_doc(gpu="Fixture GPU", step_times=steps, epoch_times=steps)
-    assert page.render_fact("home_estimate_pace", Dataset([Machine(measured, "f", "t")])) == \
+    assert race_views.home_estimate_pace(Dataset([Machine(measured, "f", "t")])) == \
         "Every GPU in the grid was measured"
 
 
@@ -464,7 +465,7 @@ def test_the_estimated_crossover_is_the_first_batch_of_an_unbroken_estimate_lead
            "512": {"1": 2.0, "64": 1.0, "512": 1.0}, "2048": {"1": 0.5, "64": 6.0, "512": 1.0}}
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": [lane("CPU", cpu, False), lane("GPU", gpu, True)],
                                                          "widths": [8, 32, 512, 2048], "batches": [1, 64, 512]})
-    assert page.render_fact("estimated_crossovers", Dataset([])) == (
+    assert race_views.estimated_crossovers(Dataset([])) == (
         "By the labelled estimate against this host's CPU, a GPU would win at width 32 only at batch 64, "
         "from batch 64 at width 512 and from batch 512 at width 2048 (and at batch 1, a lead the batches beside it do not share). "
         "At width 8 it wins at no batch raced")

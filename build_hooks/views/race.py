@@ -307,7 +307,6 @@ def _estimated_leads(data: Dataset) -> dict[int, tuple[int | None, list[str]]]:
     return leads_by_width
 
 
-@fact
 def estimated_crossovers(data: Dataset) -> str:
     """Where no GPU was measured: per width, the batch from which the labelled estimate leads its host's CPU at every
     larger batch raced (the grid's rule) and any lone lead below it, or that it never leads; with a measured GPU,
@@ -347,7 +346,6 @@ def estimated_crossover_table(data: Dataset) -> Html:
     return table(head, rows, caption="Where the labelled GPU estimate overtakes this host's CPU at every larger batch")
 
 
-@fact
 def home_estimate_pace(data: Dataset) -> str:
     """Home's short warning above the grid: whether the GPU in it is a model whose time this host's issuing sets."""
     estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)

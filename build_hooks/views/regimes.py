@@ -89,7 +89,11 @@ def regimes_gpu_summary(data: Dataset) -> str:
     if machine is None:
         return "No GPU was measured for this build, so only the CPU's regimes are shown"
     device = machine.gpu_device(analysis.STEP)
-    counts = Counter(regime for _, _, regime in classified(machine, device))
+    try:
+        counts = Counter(regime for _, _, regime in classified(machine, device))
+    except MissingData:  # as regimes_by_width: a GPU without the cost model's inputs shows no regimes
+        return (f"{untrusted.placeholder(machine.device_label(device))} lacks the cost model's inputs, so only the "
+                "CPU's regimes are shown")
     name = untrusted.placeholder(machine.device_label(device))
     if set(counts) == {"overhead"}:  # the lesson of the page in one measured line
         return (f"On {name}, every one of its {counts.total()} steps is overhead-bound. For a network this small, its "
