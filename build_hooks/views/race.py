@@ -310,7 +310,7 @@ def _estimated_leads(data: Dataset) -> dict[int, tuple[int | None, list[str]]]:
 def estimated_crossovers(data: Dataset) -> str:
     """Where no GPU was measured: per width, the batch from which the labelled estimate leads its host's CPU at every
     larger batch raced (the grid's rule) and any lone lead below it, or that it never leads; with a measured GPU,
-    that none is estimated."""
+    that none is estimated. Home says it through cost_model.home_one_number when no GPU was measured."""
     found = _estimated_leads(data)
     if not found:
         return "No crossover here is estimated: a measured GPU gives them"
@@ -382,8 +382,8 @@ def _measured_fall(race_data: dict) -> str:
 @fact
 def race_estimate_flat(data: Dataset) -> str:
     """Whether the estimated GPU's step is bound by its host's issuing at every size (then its flat
-    step, and its epoch halving with the batch, are the model's, not a finding), or that no GPU
-    lane is estimated."""
+    step, and its epoch halving with the batch, are the model's, not a finding); with measured lanes only, how far
+    a GPU's epoch and its CPU's fell across the batches (_measured_fall)."""
     race_data = race.race_data(data)
     estimate = next((lane for lane in race_data["lanes"] if lane["estimate"]), None)
     if estimate is None:
