@@ -542,7 +542,7 @@ def test_bf16_narrows_the_gap_by_its_rate_against_the_tables_own_fp32_rate():
     ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
     ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
     ("precision_gpu_summary", "This build has no 16-bit timing from a GPU", "On the Fixture GPU, "),
-    ("break_even_answer", "On this build's CPU, an operation's arithmetic alone outlasts", "Measured, Fixture GPU"),
+    ("break_even_answer", "On this build's CPU, an operation's arithmetic alone outlasts", "Fitted to measured steps, Fixture GPU"),
     ("sync_summary", "No measurement here ran on a GPU", "On the Fixture GPU, reading the loss every step"),
 ])
 def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(name, without, with_gpu):

@@ -317,7 +317,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return ("is not needed: this build measured "
+        return ("is not needed: this build's data has a measured "
                 f"{untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))}, "
                 "whose steps are on the batch-size page")
     host = data.host or first_with(data, analysis.STEP)
@@ -393,10 +393,13 @@ def break_even_answer(data: Dataset) -> str:
     if first is not None:
         machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
+        # "Fitted": each cost per operation is fitted to that device's measured steps, not timed directly.
         if gpu_op <= cpu_op:
-            return f"Measured, {gpu} pays no more per operation than its own CPU, so its step is never longer"
-        return (f"Measured, {gpu} pays {si(gpu_op - cpu_op, 's')} more per operation than its own CPU. Its step "
-                f"gets shorter once an operation carries about {si((gpu_op - cpu_op) * cpu_rate, 'FLOP')}")
+            return (f"Fitted to measured steps, {gpu} pays no more per operation than its own CPU, so its step is "
+                    "never longer")
+        return (f"Fitted to measured steps, {gpu} pays {si(gpu_op - cpu_op, 's')} more per operation than its own "
+                f"CPU. Its step gets shorter once an operation carries about "
+                f"{si((gpu_op - cpu_op) * cpu_rate, 'FLOP')}")
     return (f"On this build's CPU, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
