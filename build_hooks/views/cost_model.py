@@ -488,6 +488,9 @@ def break_even_table(data: Dataset) -> Html:
     estimated = table(head, rows, caption=(
         "Fixed cost × rate: how much work one operation needs before a device's speed shows" if not measured else
         html("Estimated: an {} driven by this build's CPU (a model)", gpu.name)))
+    if measured:  # the model a build without a GPU falls back on, folded: the measured table is the answer
+        estimated = html('<details class="crossover-estimate"><summary>{}</summary>{}</details>',
+                         "The estimate's break-even (a model, for builds with no GPU)", estimated)
     return join([table(head, measured_rows, caption=html("Fixed cost × rate, measured: {} against the CPU in its own "
                                                          "machine", gpu_name)) for gpu_name, measured_rows in measured]
                 + [estimated])

@@ -313,7 +313,7 @@ def estimated_crossovers(data: Dataset) -> str:
     that none is estimated. Home says it through cost_model.home_one_number when no GPU was measured."""
     found = _estimated_leads(data)
     if not found:
-        return "No crossover here is estimated: a measured GPU gives them"
+        return "Every GPU here was measured, so no crossover is estimated"
     wins, never = [], []
     for width, (first, lone) in found.items():
         if first is not None:
@@ -337,7 +337,7 @@ def estimated_crossover_table(data: Dataset) -> Html:
     host's CPU (and any lone lead), or never; one line instead when a GPU was measured."""
     found = _estimated_leads(data)
     if not found:
-        return missing("No crossover here is estimated: a measured GPU gives them.")
+        return missing("Every GPU here was measured, so no crossover is estimated.")
     rows = [[width, f"from batch {first}" if first is not None else "never in the batches raced",
              listing(lone) if lone else "none"] for width, (first, lone) in found.items()]
     head = ["hidden width", "the estimated GPU leads", "also alone at batch"]
