@@ -366,7 +366,7 @@ def transformer_crossover(data: Dataset) -> str:
 @fact
 def transformer_checked_crossover(data: Dataset) -> str:
     """Where the estimate was checked against a measured GPU of its datasheet and came out too fast: the crossover
-    again, with every estimated step scaled by the slowest measured ÷ estimated ratio of that check (a rough
+    again, with every estimated step scaled by the largest measured ÷ estimated ratio of that check (a rough
     correction from the MLP, said as such); or that no check applies (a measured GPU here, or no check)."""
     machine = first_with(data, STEP)
     found = gpu_estimate.checks(data.machines)
