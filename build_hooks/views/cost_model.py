@@ -389,17 +389,15 @@ def estimate_tile(data: Dataset) -> str:
 def break_even_answer(data: Dataset) -> str:
     """The FAQ's one-line why: with a measured GPU, the work per operation from which its step gets shorter than its
     own CPU's (the measured break-even); without one, the estimate's (its launch × this build's CPU rate)."""
-    first = first_measured_break_even(data)
-    if first is not None:
-        machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
-        gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
+    measured = _measured_extra(data)
+    if measured is not None:
+        gpu, extra, work = measured
         # "Fitted": each cost per operation is fitted to that device's measured steps, not timed directly.
-        if gpu_op <= cpu_op:
+        if extra <= 0:
             return (f"Fitted to measured steps, {gpu} pays no more per operation than its own CPU, so its step is "
                     "never longer")
-        return (f"Fitted to measured steps, {gpu} pays {si(gpu_op - cpu_op, 's')} more per operation than its own "
-                f"CPU. Its step gets shorter once an operation carries about "
-                f"{si((gpu_op - cpu_op) * cpu_rate, 'FLOP')}")
+        return (f"Fitted to measured steps, {gpu} pays {si(extra, 's')} more per operation than its own "
+                f"CPU. Its step gets shorter once an operation carries about {si(work, 'FLOP')}")
     return (f"On this build's CPU, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
@@ -409,15 +407,24 @@ def home_one_number(data: Dataset) -> str:
     """Home's one-line why under the grid, from the measured break-even (the first machine drawn with a measured GPU):
     the work per operation from which the GPU's step gets shorter. Where no GPU was measured,
     the estimate's lines stand there instead (home_estimate_lines)."""
+    measured = _measured_extra(data)
+    if measured is None:
+        return home_estimate_lines(data)
+    gpu, extra, work = measured
+    if extra <= 0:
+        return f"In one number: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
+    return f"In one number: an operation must carry about {si(work, 'FLOP')} before {gpu}'s step gets shorter"
+
+
+def _measured_extra(data: Dataset) -> tuple[str, float, float] | None:
+    """From the first measured break-even: (the GPU's name, its extra cost per operation over its own CPU, and the
+    work per operation that pays it off at that CPU's rate); None without a measured GPU."""
     first = first_measured_break_even(data)
     if first is None:
-        return home_estimate_lines(data)
+        return None
     machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
     gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
-    if gpu_op <= cpu_op:
-        return f"In one number: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
-    return (f"In one number: an operation must carry about {si((gpu_op - cpu_op) * cpu_rate, 'FLOP')} before "
-            f"{gpu}'s step gets shorter")
+    return gpu, gpu_op - cpu_op, (gpu_op - cpu_op) * cpu_rate
 
 
 def home_estimate_lines(data: Dataset) -> str:

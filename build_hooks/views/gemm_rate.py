@@ -148,7 +148,8 @@ def workload_headline(data: Dataset) -> str:
     flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
     run = (f"training a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model on {WORKLOAD_TOKENS / 1e9:.0f} billion "
            "tokens")
-    machine, gpu_rates = gpu_with(data, GROUP), _gpu_rates_by_format(data)
+    machine = gpu_with(data, GROUP)
+    gpu_rates = {fmt: rate for fmt, _, rate in _measured_gpu_rates(data)}
     cpu_rate = machine and analysis.best_matmul_rate(machine)
     if cpu_rate and "fp32" in gpu_rates:
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))
@@ -161,11 +162,6 @@ def workload_headline(data: Dataset) -> str:
     return (f"{run} is about {_duration(flops / rate)} of arithmetic on this build's CPU. At an {sheet.name}'s "
             f"datasheet peak it is {_duration(flops / sheet.fp32_flops)} in FP32, or "
             f"{_duration(flops / sheet.bf16_flops)} in bf16 (published)")
-
-
-def _gpu_rates_by_format(data: Dataset) -> dict[str, float]:
-    """{"fp32": rate, "bf16": rate} of the measured GPU (_measured_gpu_rates), for the formats it measured."""
-    return {what.split(", ")[-1].split(" ")[0]: rate for what, rate in _measured_gpu_rates(data)}
 
 
 @fact
@@ -195,8 +191,9 @@ def workload_table(data: Dataset) -> Html:
     if its_cpu:  # the CPU beside the measured GPU: the fair opponent, measured the same way
         rows.append([f"{gpu_machine.device_label('cpu')}, fp32 (measured: its fastest matrix product)",
                      si(its_cpu, "FLOP/s"), _duration(flops / its_cpu), _against(its_cpu, rate)])
-    for what, measured in _measured_gpu_rates(data):
-        rows.append([what, si(measured, "FLOP/s"), _duration(flops / measured), _against(measured, rate)])
+    for fmt, how, measured in _measured_gpu_rates(data):
+        rows.append([f"{gpu_machine.device_label(gpu_machine.gpu_device(GROUP))}, {fmt} ({how})",
+                     si(measured, "FLOP/s"), _duration(flops / measured), _against(measured, rate)])
     why = ("The published rows are peaks, so their times are lower bounds no real run reaches. "
            f"Source: {sheet.source}. This build's CPU ran on "
            f"{threads} thread{'s' if threads != 1 else ''}; a server socket with many more cores cuts its time, "
@@ -214,23 +211,22 @@ def _against(other: float, rate: float) -> str:
     return f"{other / rate:,.0f}× shorter" if other > rate else f"{rate / other:,.0f}× longer"
 
 
-def _measured_gpu_rates(data: Dataset) -> list[tuple[str, float]]:
-    """A measured GPU's own rates for the gap table: its fastest fp32 matrix product, and its bf16 product in the
-    precision experiment, each named as measured (the first shown machine with a GPU; none without one)."""
+def _measured_gpu_rates(data: Dataset) -> list[tuple[str, str, float]]:
+    """A measured GPU's own rates, as (format, how it was measured, FLOP/s): its fastest fp32 matrix product, and its
+    bf16 product in the precision experiment (the first machine with a GPU; none without one)."""
     machine = gpu_with(data, GROUP)
     if machine is None:
         return []
     device = machine.gpu_device(GROUP)
-    name = machine.device_label(device)
     found = []
     fp32 = analysis.best_matmul_rate(machine, device)
     if fp32:
-        found.append((f"{name}, fp32 (measured: its fastest matrix product)", fp32))
+        found.append(("fp32", "measured: its fastest matrix product", fp32))
     bf16 = next(iter(machine.measured("precision", device=device, op="matmul", dtype="bf16")), None)
     if bf16 and bf16["extra_info"].get("flops"):
         side = bf16["extra_info"].get("n")
-        found.append((f"{name}, bf16 (measured: one {side}×{side} product)", bf16["extra_info"]["flops"]
-                      / bf16["stats"]["median"]))
+        found.append(("bf16", f"measured: one {side}×{side} product",
+                      bf16["extra_info"]["flops"] / bf16["stats"]["median"]))
     return found
 
 

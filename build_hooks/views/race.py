@@ -182,10 +182,9 @@ def race_verdict_summary(data: Dataset) -> str:
     for leader, who in (("GPU", gpu), ("CPU", cpu)):
         if count[leader] == n:
             return f"{intro}{who[:1].upper()}{who[1:]} finishes first at {every} raced"
-    leads = [f"{who} at {count[leader]}" for leader, who in (("GPU", gpu), ("CPU", cpu)) if count[leader]]
-    if leads:  # "the GPU finishes first at 7, the CPU at 28": the verb once, with the first leader
-        who, at = leads[0].rsplit(" at ", 1)
-        leads[0] = f"{who} finishes first at {at}"
+    leaders = [(who, count[leader]) for leader, who in (("GPU", gpu), ("CPU", cpu)) if count[leader]]
+    # "the GPU finishes first at 7, the CPU at 28": the verb once, with the first leader.
+    leads = [f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders)]
     others = [f"{k} {'is' if k == 1 else 'are'} {what}" for k, what in ((count["level"], "level"),
                                                                       (doubted, "out of line")) if k]
     parts = leads + others

@@ -343,7 +343,7 @@ def transformer_crossover(data: Dataset) -> str:
             continue
         largest = max(verdicts)
         if batch is not None:
-            parts.append((d_model, "at every batch measured" if batch == min(verdicts) else f"from batch {batch}", ""))
+            parts.append((d_model, _lead_from(batch, verdicts), ""))
         elif verdicts[largest] < 0:
             parts.append((d_model, "at no batch measured", f" (at batch {largest} the CPU is faster)"))
         else:
@@ -385,8 +385,7 @@ def transformer_checked_crossover(data: Dataset) -> str:
                for batch in cpu}
         verdicts = analysis.verdicts(cpu, gpu)
         batch = analysis.crossover(verdicts)
-        where = ("at no batch measured" if batch is None else
-                 "at every batch measured" if batch == min(verdicts) else f"from batch {batch}")
+        where = "at no batch measured" if batch is None else _lead_from(batch, verdicts)
         same.setdefault(where, []).append(str(d_model))
     if not same:
         raise MissingData("no CPU transformer steps to compare")
@@ -394,6 +393,11 @@ def transformer_checked_crossover(data: Dataset) -> str:
     said = listing([f"{where} at d_model {listing(sizes)}" for where, sizes in same.items()])
     return (f"Even at {factor:.2g}× its value, the most a measured {gpu} step took over it on the MLP, the estimate "
             f"would lead {said}. That is a rough correction, not a measurement")
+
+
+def _lead_from(batch: int, verdicts: dict[int, int]) -> str:
+    """Where a crossover batch puts the GPU ahead, in words: from that batch, or at every batch measured."""
+    return "at every batch measured" if batch == min(verdicts) else f"from batch {batch}"
 
 
 def _host_bound_words(machine: Machine, peers: Iterable[Machine]) -> str:
