@@ -39,6 +39,18 @@ def _plain_numbers():
     return FuncFormatter(lambda value, _: f"{value:g}")
 
 
+def _plain_minor_labels():
+    """matplotlib's choice of which minor log ticks to label (an axis under a decade or so), written plainly: 0.6
+    and 200, where LogFormatter writes 6e-01 below 1."""
+    from matplotlib.ticker import LogFormatter
+
+    class PlainLog(LogFormatter):
+        def _num_to_string(self, x, vmin, vmax):
+            return f"{x:g}"
+
+    return PlainLog(labelOnlyBase=False, minor_thresholds=(1, 0.4))
+
+
 # Figures drawn by this process, by their salt (a digest of everything they draw): a figure is a
 # pure function of its inputs, so drawing the same one twice (a rebuild, a second page) is waste.
 _drawn: dict[str, Html] = {}
@@ -80,62 +92,99 @@ def _style() -> dict:
     }
 
 
-def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, float] = (4.4, 3.6),
-                legend_columns: int = 4) -> Html:
-    """Side-by-side log-log line plots; each panel: series, xlabel, ylabel, subtitle.
+def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, float] = (4.4, 3.6)) -> Html:
+    """Log-log line plots; each panel: series, xlabel, ylabel, subtitle.
 
-    `size` is one panel's size in inches; a series styled "o" is dots only, and one
-    without `markers` is a bare line (a roof, a limit).
+    `size` is one panel's size in inches; a series styled "o" is dots only, and one without `markers` is a bare line
+    (a roof, a limit). Each panel is an SVG of its own, side by side where the page is wide and stacked on a phone,
+    under an HTML title and over the first panel's legend in HTML: on a narrow screen the text keeps its size, and
+    long titles and labels wrap.
     """
-    salt = _salt(panels, title, alt, size, legend_columns)
+    salt = _salt(panels, title, alt, size)
     if salt in _drawn:
         return _drawn[salt]
+    colours: dict[str, str] = {}  # one colour per key across the panels
+    svgs = [_inline_svg(_draw_panel(panel, size, colours, f"{salt}-{i}"), f"{panel['subtitle']}: {alt}")
+            for i, panel in enumerate(panels)]
+    _drawn[salt] = _titled(svgs, title, alt, _html_legend(panels[0]["series"], colours))
+    return _drawn[salt]
+
+
+def _titled(svgs: list[Html], title: str, alt: str, legend: Html) -> Html:
+    """SVGs under a title and over a legend that are page text, in one group named by `alt`."""
+    return Html('<div class="crossover-panels" role="group" aria-label="{}"><p class="crossover-panels__title">{}</p>'
+                '<div class="crossover-panels__row">{}</div>{}</div>').format(
+        untrusted.escape(alt), untrusted.html_text(title), Html("").join(svgs), legend)
+
+
+def _draw_panel(panel: dict, size: tuple[float, float], colours: dict[str, str], salt: str) -> str:
+    """One panel as SVG text, with no title or legend (the page gives them). `colours` maps series keys to colours,
+    filled as new keys appear."""
     plt = _pyplot()
-    from matplotlib.ticker import EngFormatter, LogFormatter
+    from matplotlib.ticker import EngFormatter
 
     with plt.rc_context(_style() | {"svg.hashsalt": salt}):
-        # Constrained layout fits titles, labels and the legend in the one draw savefig makes (tight_layout
-        # drew the figure once more to measure it: a third of a plot's time).
-        fig, axes = plt.subplots(1, len(panels), figsize=(size[0] * len(panels), size[1]), squeeze=False,
-                                 layout="constrained")
-        colours: dict[str, str] = {}
-        for ax, panel in zip(axes[0], panels):
-            for s in panel["series"]:
-                colour = s.colour or colours.setdefault(s.colour_key or s.label, PALETTE[len(colours) % len(PALETTE)])
-                ax.plot(s.x, s.y, linestyle="none" if s.style == "o" else s.style, color=colour,
-                        marker="o" if s.markers else None, markersize=3.5,
-                        linewidth=1.6, label=_plain(s.label), **({"dashes": s.dashes} if s.dashes else {}))
-                if s.flagged and any(s.flagged):
-                    fx = [x for x, f in zip(s.x, s.flagged) if f]
-                    fy = [y for y, f in zip(s.y, s.flagged) if f]
-                    ax.plot(fx, fy, linestyle="none", marker="o", markersize=8,
-                            markerfacecolor="none", markeredgecolor=colour, alpha=0.7)
-            if panel.get("xscale", "log") == "log":
-                ax.set_xscale("log", base=2)
-            elif panel["xscale"] == "log10":
-                ax.set_xscale("log")
-            ax.set_yscale(panel.get("yscale", "log"))
-            ax.xaxis.set_major_formatter(_plain_numbers())  # 1, 4, 16 rather than 2^0, 2^2, 2^4
-            ax.yaxis.set_major_formatter(EngFormatter(sep="") if panel.get("eng") else _plain_numbers())
-            if panel.get("yscale", "log") == "log" and not panel.get("eng"):
-                # Where matplotlib labels minor ticks (an axis under a decade or so), plain 60 and 200, not 6×10¹.
-                ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
-            if "xticks" in panel:
-                ax.set_xticks(panel["xticks"])
-            if panel.get("yscale") == "linear":
-                ax.set_ylim(bottom=0)
-            ax.set_xlabel(panel["xlabel"])
-            ax.set_ylabel(panel["ylabel"])
-            ax.set_title(panel["subtitle"], fontsize=10)
-            ax.grid(True, which="major")
-        handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), legend_columns))
-        fig.suptitle(_plain(title), fontsize=12)
+        # Constrained layout fits the title and labels in the one draw savefig makes (tight_layout drew the
+        # figure once more to measure it: a third of a plot's time).
+        fig, ax = plt.subplots(figsize=size, layout="constrained")
+        for s in panel["series"]:
+            colour = _colour(s, colours)
+            ax.plot(s.x, s.y, linestyle="none" if s.style == "o" else s.style, color=colour,
+                    marker="o" if s.markers else None, markersize=3.5,
+                    linewidth=1.6, label=_plain(s.label), **({"dashes": s.dashes} if s.dashes else {}))
+            if s.flagged and any(s.flagged):
+                fx = [x for x, f in zip(s.x, s.flagged) if f]
+                fy = [y for y, f in zip(s.y, s.flagged) if f]
+                ax.plot(fx, fy, linestyle="none", marker="o", markersize=8,
+                        markerfacecolor="none", markeredgecolor=colour, alpha=0.7)
+        if panel.get("xscale", "log") == "log":
+            ax.set_xscale("log", base=2)
+        elif panel["xscale"] == "log10":
+            ax.set_xscale("log")
+        ax.set_yscale(panel.get("yscale", "log"))
+        ax.xaxis.set_major_formatter(_plain_numbers())  # 1, 4, 16 rather than 2^0, 2^2, 2^4
+        ax.yaxis.set_major_formatter(EngFormatter(sep="") if panel.get("eng") else _plain_numbers())
+        if panel.get("yscale", "log") == "log" and not panel.get("eng"):
+            ax.yaxis.set_minor_formatter(_plain_minor_labels())
+        if "xticks" in panel:
+            ax.set_xticks(panel["xticks"])
+        if panel.get("yscale") == "linear":
+            ax.set_ylim(bottom=0)
+        ax.set_xlabel(panel["xlabel"])
+        ax.set_ylabel(panel["ylabel"])
+        ax.set_title(panel["subtitle"], fontsize=10)
+        ax.grid(True, which="major")
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg")
         plt.close(fig)
-    _drawn[salt] = _inline_svg(buffer.getvalue(), alt)
-    return _drawn[salt]
+    return buffer.getvalue()
+
+
+def _colour(series: Series, colours: dict[str, str]) -> str:
+    return series.colour or colours.setdefault(series.colour_key or series.label, PALETTE[len(colours) % len(PALETTE)])
+
+
+_SWATCH_DASHES = {"-": "", "--": "5 3", ":": "1.5 2.5", "-.": "5 2 1.5 2"}
+
+
+def _html_legend(series: list[Series], colours: dict[str, str]) -> Html:
+    """The panels' shared legend as HTML: a small drawn swatch (line style, marker, colour) and the label as page
+    text, wrapping on a narrow screen."""
+    items = []
+    for s in series:
+        colour = _colour(s, colours).replace(INK, "currentColor")
+        dashes = " ".join(f"{d:g}" for d in s.dashes) if s.dashes else _SWATCH_DASHES.get(s.style, "")
+        line = "" if s.style == "o" else Html(
+            '<line x1="1" y1="5" x2="27" y2="5" stroke="{}" stroke-width="1.6"{}/>').format(
+            colour, Html(' stroke-dasharray="{}"').format(dashes) if dashes else "")
+        dot = Html('<circle cx="14" cy="5" r="2.5" fill="{}"/>').format(colour) if s.markers else ""
+        items.append(_legend_item(line + dot, s.label))
+    return Html('<ul class="crossover-legend">{}</ul>').format(Html("").join(items))
+
+
+def _legend_item(swatch: Html, label: str) -> Html:
+    return Html('<li><svg width="28" height="10" viewBox="0 0 28 10" aria-hidden="true">{}</svg>{}</li>').format(
+        swatch, untrusted.html_text(label))
 
 
 # Matplotlib writes coordinates to six decimals of a point, each marker's style on every <use>,
@@ -214,7 +263,7 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
     from matplotlib.ticker import EngFormatter
 
     with plt.rc_context(_style() | {"svg.hashsalt": salt}):
-        fig, ax = plt.subplots(figsize=(max(4.4, 1.3 * len(groups) + 2), 3.4), layout="constrained")
+        fig, ax = plt.subplots(figsize=(max(4.4, 0.9 * len(groups) + 1.2), 3.4), layout="constrained")
         width = 0.8 / max(1, len(series))
         for i, (label, values) in enumerate(series.items()):
             xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
@@ -226,12 +275,12 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
             ax.set_yscale("log")
         ax.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" "))
         ax.set_ylabel(ylabel)
-        ax.set_title(_plain(title), fontsize=11)
         ax.grid(True, axis="y")
-        if len(series) > 1:
-            ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)
         buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", bbox_inches="tight")
+        fig.savefig(buffer, format="svg")
         plt.close(fig)
-    _drawn[salt] = _inline_svg(buffer.getvalue(), alt)
+    swatches = [_legend_item(Html('<rect x="8" y="0" width="12" height="10" fill="{}"/>').format(
+        PALETTE[i % len(PALETTE)]), label) for i, label in enumerate(series)] if len(series) > 1 else []
+    legend = Html('<ul class="crossover-legend">{}</ul>').format(Html("").join(swatches)) if swatches else Html("")
+    _drawn[salt] = _titled([_inline_svg(buffer.getvalue(), alt)], title, alt, legend)
     return _drawn[salt]

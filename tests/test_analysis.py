@@ -61,11 +61,13 @@ def test_race_cpu_choice_facts_and_tables_give_one_answer_for_the_same_verdicts(
         assert analysis.crossover_batch(m, 32) == analysis.crossover_batch(m, 32, race.EPOCH) == expected
         assert race.race_data(data)["machines"][0]["crossover"] == {"32": expected}
         rule, summary = page.render_section("cpu_choice_table", data), page.render_fact("crossover_summary", data)
+        answer = str(page.render_section("step_answer", data))
         if expected is None:
-            assert "not ahead by batch 512" in rule and "Width 32: never" in summary
+            assert "not ahead by batch 512" in rule and "never became the shorter" in summary
+            assert "never, up to batch 512" in answer
         else:
             assert (scale_of(expected) in rule or f"from batch {expected}" in rule) and \
-                f"Width 32: from batch {expected}" in summary
+                f"first from batch {expected} (width 32)" in summary and f"<td>from batch {expected}</td>" in answer
 
 
 

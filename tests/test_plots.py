@@ -50,3 +50,20 @@ def test_markers_rewritten_by_a_sanitiser_share_their_style_too():
     svg = ('<svg width="1"><g><use style="fill: red" x="1"></use><use style="fill: red" x="2"></use></g></svg>')
     out = plots.compact(svg)
     assert out.count("fill: red") == 1 and '<g style="fill: red">' in out
+
+
+def test_panels_share_one_html_legend_in_the_plot_colours_and_line_styles():
+    """Two panels give two SVGs and one HTML legend whose swatches carry each series' colour and dash; a dots-only
+    series has no line, and every label is escaped page text."""
+    series = [plots.Series("<b>CPU</b>", [1, 2], [1, 2], "-", "a"), plots.Series("GPU", [1, 2], [2, 1], "--", "b"),
+              plots.Series("points", [1, 2], [1, 1], "o", "c")]
+    panel = {"series": series, "xlabel": "x", "ylabel": "y", "subtitle": "one"}
+    out = plots.line_panels([panel, panel | {"subtitle": "two"}], title="T & t", alt="alt")
+    assert out.count('<svg role="img"') == 2 and out.count('class="crossover-legend"') == 1
+    legend = out.split('class="crossover-legend"')[1]
+    assert legend.count("<li>") == 3 and "&lt;b&gt;CPU&lt;/b&gt;" in legend and "<b>" not in legend
+    first, second, third = legend.split("<li>")[1:]
+    assert 'stroke="#E69F00"' in first and "dasharray" not in first
+    assert 'stroke="#56B4E9"' in second and 'stroke-dasharray="5 3"' in second
+    assert "<line" not in third and 'fill="#009E73"' in third
+    assert "T &amp; t" in out

@@ -1,5 +1,7 @@
 """Tests for build_hooks.views: sections and facts follow the data and show untrusted strings as text."""
 
+import re
+
 import pytest
 
 from build_hooks import page, wording
@@ -28,6 +30,21 @@ def test_crossover_summary_follows_the_data():
     gpu_never = base | {("cuda", 32, b): 1.0 for b in (1, 8, 64)}
     assert "from batch 8" in page.render_fact("crossover_summary", data(gpu_wins_from_8, "G"))
     assert "never" in page.render_fact("crossover_summary", data(gpu_never, "G"))
+
+
+def test_step_answer_tables_both_ends_and_the_crossover_per_width():
+    """batch-size's answer gives, per width, both devices' steps at the smallest and largest batch and the crossover or
+    "never", from the data; with no GPU it says the answer is the labelled estimate's."""
+    base = {("cpu", w, b): b * 1e-4 for w in (8, 32) for b in (1, 8, 64)}
+    times = base | {("cuda", 32, 1): 1.0, ("cuda", 32, 8): 1e-5, ("cuda", 32, 64): 1e-5} | {
+        ("cuda", 8, b): 1.0 for b in (1, 8, 64)}
+    html = str(page.render_section("step_answer", data(times, "G")))
+    rows = re.findall(r"<tr>(.*?)</tr>", html)
+    assert "CPU, batch 1" in rows[0] and "GPU, batch 64" in rows[0]
+    assert "<td>8</td>" in rows[1] and "never, up to batch 64" in rows[1] and "1.0 s" in rows[1]
+    assert "<td>32</td>" in rows[2] and "from batch 8" in rows[2] and "6.4 ms" in rows[2]
+    no_gpu = str(page.render_section("step_answer", data({("cpu", 32, 1): 1e-3})))
+    assert "No GPU was measured here" in no_gpu and "<table" not in no_gpu.split("crossover-missing")[0]
 
 
 def test_fraction_of_peak_is_computed_from_rate_and_peak():
@@ -73,11 +90,16 @@ def test_cpu_only_machine_says_gpu_not_measured():
 
 
 def test_plot_is_inline_svg_with_text_alternative_and_page_colours():
-    """The plot is an inline SVG with role=img, an aria-label and colours bound to currentColor."""
-    svg = training_step.step_plot(Machine(synthetic_doc(), "f", "t"))
-    assert svg.startswith("<svg role=\"img\" aria-label=")
-    assert "currentColor" in svg and "#010203" not in svg
-    assert "batch size (samples)" in svg and "time per training step (ms)" in svg
+    """The plot is a labelled group of inline SVGs, one per panel, each with role=img, an aria-label and colours bound
+    to currentColor; its title and legend are page text."""
+    plot = training_step.step_plot(Machine(synthetic_doc(), "f", "t"))
+    assert plot.startswith('<div class="crossover-panels" role="group" aria-label="Training-step time')
+    assert plot.count('<svg role="img" aria-label="Step time (lower is better): Training-step') == 1
+    assert plot.count('<svg role="img" aria-label="Throughput (higher is better): Training-step') == 1
+    assert "currentColor" in plot and "#010203" not in plot
+    assert "batch size (samples)" in plot and "time per training step (ms)" in plot
+    assert '<p class="crossover-panels__title"><bdi>One training step' in plot
+    assert re.search(r'<ul class="crossover-legend"><li><svg [^>]*aria-hidden="true">.*?</svg><bdi>CPU, width', plot)
 
 
 def test_empty_dataset_says_so():

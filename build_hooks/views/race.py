@@ -58,7 +58,7 @@ def race_chart_static(data: Dataset) -> Html:
                               "subtitle": "Lower is better"}],
                             title=f"One epoch per lane at width {width}",
                             alt=f"Epoch time against batch size at width {width} for every lane of the race, "
-                                "log scales; the tables below have the numbers.", size=(4.4, 3.4), legend_columns=1)
+                                "log scales; the tables below have the numbers.", size=(4.4, 3.4))
     return figure(svg, f"The race's epochs at width {width}, drawn when the site was built. Each lane has the "
                        "letter, colour and dash it has in the live race; an estimate says so in its name. The "
                        "tables below give every width.")

@@ -62,7 +62,7 @@ def roofline(data: Dataset) -> Html:
                             title="Roofline of this CPU, with its training steps",
                             alt="Log-log roofline: attainable FLOP/s against arithmetic intensity, the "
                                 "memory and compute roofs measured on this CPU, and each training step as a point.",
-                            size=(7.5, 4.6), legend_columns=2)
+                            size=(4.6, 4.0))
     return figure(svg, "Roofs from this build's own measurements: the best square-matmul rate "
                        "(gemm_rate) and copy bandwidths (memory_bandwidth). A point far below both "
                        "roofs is held back by neither arithmetic nor memory: by overhead. Ringed points are "

@@ -94,7 +94,7 @@ def training_step(data: Dataset) -> Html:
     if not machines:
         return missing("No machine has measured this experiment yet.")
     parts = []
-    for machine in machines:
+    for machine in sorted(machines, key=lambda m: m.gpu_device(STEP) is None):  # both curves first: the lesson's plot
         parts.append(html("<h3>{}</h3>", machine.label))
         has_gpu = machine.gpu_device(STEP) is not None
         if not has_gpu:
@@ -105,6 +105,45 @@ def training_step(data: Dataset) -> Html:
                    f"{stats.MIN_SAMPLES} samples, or measured under load.")
         parts += [figure(step_plot(machine), caption), step_table(machine), provenance(machine, data.host)]
     return join(parts, "\n") + more_machines(data, STEP)
+
+
+def _step_pair(machine: Machine, width: int, batch: int, kinds: set) -> list[Html | str]:
+    """The CPU's and the GPU's step at one batch and width, each with its marks (their kinds added to `kinds`)."""
+    cells = []
+    for device in ("cpu", machine.gpu_device(STEP)):
+        point = {p.batch: p for p in analysis.step_curve(machine, device, width)}.get(batch)
+        if point is None:
+            cells.append("not measured")
+            continue
+        kinds |= set(stats.caveats(point.stats, point.flags))
+        cells.append(measured_value(point.stats, point.flags, "s"))
+    return cells
+
+
+@section
+def step_answer(data: Dataset) -> Html:
+    """batch-size's answer: per measured GPU machine and width, both steps at the smallest and largest batch, and the
+    batch from which the GPU's step is shorter; the estimate's crossovers where no GPU was measured."""
+    parts, kinds = [], set()
+    for machine in data.shown(STEP):
+        if machine.gpu_device(STEP) is None:
+            continue
+        batches = sorted({p.batch for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", w)})
+        small, large = batches[0], batches[-1]
+        rows = []
+        for width in analysis.widths(machine):
+            batch = analysis.crossover_batch(machine, width)
+            rows.append([width, *_step_pair(machine, width, small, kinds), *_step_pair(machine, width, large, kinds),
+                         f"from batch {batch}" if batch else f"never, up to batch {large}"])
+        head = ["hidden width", f"CPU, batch {small}", f"GPU, batch {small}", f"CPU, batch {large}",
+                f"GPU, batch {large}", "GPU step shorter"]
+        parts.append(table(head, rows, caption=f"One training step, measured on {machine.label}"))
+    if not parts:
+        from build_hooks.views import race as race_views  # imported late, as views import each other
+        return (missing("No GPU was measured here, so the answer below is the labelled estimate's.")
+                + race_views.estimated_crossover_table(data))
+    return (join(parts, "\n") + marks_note(kinds)
+            + note("Shorter: beyond both points' spread, at that batch and at every larger one."))
 
 
 @section
@@ -170,23 +209,20 @@ def cpu_best_step_fraction_of_peak(data: Dataset) -> str:
 
 @fact
 def crossover_summary(data: Dataset) -> str:
-    """Per GPU machine shown, the batch per width from which the GPU step is faster, or that no
-    GPU was measured."""
+    """One sentence per GPU machine shown: at how many widths its step got shorter, and the smallest such batch (the
+    table beside it lists every width); or that no GPU was measured."""
     sentences = []
     for machine in data.shown(STEP):  # the machines the page draws; the gallery lists every crossover
         if machine.gpu_device(STEP) is None:
             continue
-        parts = []
-        for width in analysis.widths(machine):
-            batch = analysis.crossover_batch(machine, width)
-            parts.append(f"width {width}: " + (f"from batch {batch}" if batch else "never, in the measured range"))
-        by_width = "; ".join(parts)  # a sentence of its own, after the one that says what it lists
-        sentences.append(f"On {untrusted.placeholder(machine.label)} the GPU step is faster than the CPU step, beyond "
-                         f"the spread and at every larger batch, as follows. {by_width[:1].upper()}{by_width[1:]}.")
-    hidden = sum(1 for m in data.with_experiment(STEP) if m.gpu_device(STEP))  - len(sentences)
-    if hidden:
-        sentences.append(f"{hidden} more GPU machine{'s are' if hidden != 1 else ' is'} in the gallery.")
+        found = {w: b for w in analysis.widths(machine) if (b := analysis.crossover_batch(machine, w))}
+        label = untrusted.placeholder(machine.label)
+        if not found:
+            sentences.append(f"On {label}, the GPU's step never became the shorter one, at any width measured.")
+            continue
+        width = min(found, key=lambda w: (found[w], -w))
+        sentences.append(f"On {label}, the GPU's step became the shorter one at {len(found)} of "
+                         f"{len(analysis.widths(machine))} widths, first from batch {found[width]} (width {width}).")
     if not sentences:
-        return ("No GPU has been measured for this build, so no crossover is measured here: "
-                "the CPU curves stand alone.")
+        return "No GPU has been measured for this build, so no crossover is measured here."
     return " ".join(sentences)

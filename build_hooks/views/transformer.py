@@ -204,7 +204,7 @@ def transformer_steps(data: Dataset) -> Html:
             alt="Two log-scale plots against batch size: the transformer's training-step time in milliseconds "
                 "(with the labelled H200 estimate where no GPU was measured) and its achieved GFLOP/s against "
                 "this CPU's best matrix-product rate; the table below has the numbers.",
-            size=(4.6, 3.8), legend_columns=2)
+            size=(4.6, 3.8))
         head = ["device", "d_model", "batch", "tokens", "FLOPs per step", "time per step", "achieved",
                 "of the matmul rate at that size", "regime (cost model)"]
         if gpu_device is None:
