@@ -3,7 +3,7 @@
 A lane is one device of one machine. Its numbers are medians from the epoch_time
 experiment; the "regime" of each point comes from the training_step experiment on
 the same device: when a step of B samples costs less than twice a step of one
-sample, fixed costs dominate; otherwise throughput does.
+sample, fixed costs dominate; otherwise the work does.
 """
 
 from __future__ import annotations

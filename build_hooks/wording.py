@@ -65,10 +65,10 @@ def _against_tolerance(ratios: list[float], flagged: bool) -> str:
     beyond = [r for r in ratios if not 1 / consistency.TOLERANCE <= r <= consistency.TOLERANCE]
     limit = f"{consistency.TOLERANCE:g}×"
     if not beyond:
-        return (f". That is within the {limit} by which two timings of one configuration may differ (About the data)"
+        return (f". That is inside the consistency check's {limit} tolerance (About the data)"
                 + (", so no point is marked ≠" if flagged else ""))
     which = "That is" if len(ratios) == 1 else f"{len(beyond)} of them are"
-    return (f". {which} beyond the {limit} by which two timings of one configuration may differ (About the data)"
+    return (f". {which} outside the consistency check's {limit} tolerance (About the data)"
             + (", and marked ≠" if flagged else ""))
 
 
@@ -78,7 +78,7 @@ def _why(machine: Machine | None, groups: list[str]) -> str:
         return ". It is the same step, timed at another moment"
     moved = canary_moves(machine, list(groups))
     if moved:  # "canary" is in the glossary: one short clause here, not its definition again
-        return f". The machine's state moved between the two runs: its canaries moved {', '.join(moved)}"
+        return f". The machine changed between the runs: its canary timings moved {', '.join(moved)}"
     return (". It is the same step, timed at another moment. The canaries stayed within "
             f"{100 * (CANARY_MOVED - 1):.0f}%")
 

@@ -49,11 +49,12 @@ def rendered(case: str) -> dict[str, str]:
 
 
 CASES = {
-    "gpu slower everywhere": (["Width 32: never, in the measured range", "never in the measured range"],
+    "gpu slower everywhere": (["never became the shorter one", "never, up to batch", "never in the measured range"],
                               ["from batch"]),
-    "gpu faster everywhere": (["Width 32: from batch 1"], ["never, in the measured range", "never in the measured range"]),
-    "crossover at 64": (["Width 32: from batch 64", "from batch 64"], ["from batch 1;", "never, in"]),
-    "no gpu": (["No GPU has been measured", "No GPU was measured", "(estimate)"], ["the GPU step is faster"]),
+    "gpu faster everywhere": (["first from batch 1 (width 32)"],
+                              ["never, up to batch", "never became", "never in the measured range"]),
+    "crossover at 64": (["first from batch 64 (width 32)", "from batch 64"], ["from batch 1 ", "never, up to batch"]),
+    "no gpu": (["No GPU has been measured", "No GPU was measured", "(estimate)"], ["the shorter one", "GPU step shorter"]),
     "bf16 faster than fp32": (["faster in bf16 than in fp32", "native 16-bit"], ["slower in bf16"]),
     "cpu above its nominal peak": (["above this CPU's fp32 peak at its reported clock, 384 GFLOP/s"], ["close to or above"]),
 }

@@ -85,3 +85,22 @@ def test_model_falls_back_to_the_raw_parameters_when_it_cannot_be_fitted():
     assert cost_model.fit(machine, "cpu") is None
     assert (fallback.compute_factor, fallback.memory_factor) == (1.0, 1.0)
     assert fallback.params.op_seconds == pytest.approx(1e-6)
+
+
+def test_accuracy_table_gives_each_forms_errors_from_the_data():
+    """The cost model page's table: the raw form judged on every step, the fitted one on held-out steps only, each
+    error as validate computes it; the machine named once, in the caption."""
+    import re
+
+    from build_hooks import page
+    from build_hooks.dataset import Dataset
+
+    machine = machine_from_model(true_op=5e-6)
+    raw = cost_model.validate(machine, "cpu")
+    html = str(page.render_section("cost_model_accuracy", Dataset([machine])))
+    rows = re.findall(r"<tr>(.*?)</tr>", html)[1:]
+    assert [re.findall(r"<td>(.*?)</td>", r)[:2] for r in rows] == [["raw", "6 measured steps"],
+                                                                    ["fitted", "3 steps the fit never saw"]]
+    assert f"<td>{100 * raw.median_error:.0f}%</td>" in rows[0] and "<td>0%</td><td>0%</td>" in rows[1]
+    assert "How far the model misses measured steps (machine: Fixture CPU (4 threads); device: CPU)" in html
+    assert "left out" not in html

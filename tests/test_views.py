@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from build_hooks import page, wording
+from build_hooks import page, untrusted, wording
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.views import race as race_views
 from build_hooks.views import training_step
@@ -690,3 +690,16 @@ def test_the_transformer_page_leads_with_throughput_only_where_time_grew_less_th
     assert page.render_fact("transformer_lead", Dataset([machine])) == (
         "On this CPU, going from batch 1 to 64 raised throughput 4.0× at d_model 128. At d_model 256 throughput did "
         "not change beyond the spread, from batch 1 to 64")
+
+
+def test_accumulation_gpu_says_the_gpus_own_slowdown_or_that_none_was_measured():
+    """The GPU's accumulation sentence divides its own finest split by its own whole batch; with no GPU it says so."""
+    def split(device: str, whole: float, finest: float) -> list:
+        return [({"device": device, "width": 2048, "effective_batch": 256, "micro_batch": size}, t,
+                 {"micro_batches": 256 // size, "activation_bytes": 10 * size}) for size, t in ((256, whole), (16, finest))]
+    doc = add_points(synthetic_doc(gpu="Fixture GPU"), "grad_accumulation",
+                     split("cpu", 2e-3, 4e-3) + split("cuda", 1e-3, 8e-3))
+    said = untrusted.restore(page.render_fact("accumulation_gpu", Dataset([Machine(doc, "f", "t")])))
+    assert "Fixture GPU" in said and "8.0× slower" in said and "fixed costs again" in said
+    cpu_only = add_points(synthetic_doc(), "grad_accumulation", split("cpu", 2e-3, 4e-3))
+    assert page.render_fact("accumulation_gpu", Dataset([Machine(cpu_only, "f", "t")])).startswith("No GPU measured")

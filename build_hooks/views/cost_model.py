@@ -116,30 +116,34 @@ def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, in
     return rows
 
 
-@fact
-def cost_model_error(data: Dataset) -> str:
-    """A sentence: the raw cost model's median and worst error on CPU steps, and the fitted one's
-    on held-out steps."""
-    machine = first_with(data, analysis.STEP)
-    raw = cost_model.validate(machine, "cpu")
-    fitted = cost_model.validate(machine, "cpu", calibrated=True)
-    if raw is None:
-        raise MissingData("the cost model lacks call_overhead, gemm_rate or memory_bandwidth results")
-
-    def describe(check: cost_model.Validation, points: str) -> str:
-        # Where the worst point lies moves with noise from run to run; the figure's caption names it.
-        return (f"a median error of {100 * check.median_error:.0f}% and a worst of {100 * check.worst[2]:.0f}% "
-                f"over {len(check.points)} {points}")
-
-    text = f"raw, {describe(raw, 'measured CPU steps')}"
-    if fitted is not None:
-        text += (f". Fitted on {len(fitted.fitted.trained_on)} steps, "
-                 f"{describe(fitted, 'held-out steps the fit never saw')}")
-        left_out = len(raw.points) - len(fitted.fitted.trained_on) - len(fitted.points)
-        if left_out > 0:  # steps another experiment contradicts (consistency.disagreeing)
-            text += (f". The other {left_out} step{'s were' if left_out > 1 else ' was'} left out of both: another "
-                     "experiment shows the machine was in a changed state then")
-    return text
+@section
+def cost_model_accuracy(data: Dataset) -> Html:
+    """The cost model page's key table: per machine and device shown, how far the raw and the fitted model miss the
+    measured steps (median and worst error, over how many steps), the fitted one judged only on steps it never saw."""
+    rows, left_out = [], 0
+    for machine in data.shown(analysis.STEP):
+        for device in machine.devices(analysis.STEP):
+            raw = cost_model.validate(machine, device)
+            fitted = cost_model.validate(machine, device, calibrated=True)
+            for form, check, judged in (("raw", raw, "measured steps"), ("fitted", fitted, "steps the fit never saw")):
+                if check is not None:
+                    rows.append([machine.label, DEVICE_NAME[device], form,
+                                 f"{len(check.points)} {judged}", f"{100 * check.median_error:.0f}%",
+                                 f"{100 * check.worst[2]:.0f}%"])
+            if raw is not None and fitted is not None:  # steps another experiment contradicts (consistency)
+                left_out += len(raw.points) - len(fitted.fitted.trained_on) - len(fitted.points)
+    if not rows:
+        return missing("The cost model lacks call_overhead, gemm_rate or memory_bandwidth results.")
+    head, rows, said = fold_constant_columns(["machine", "device", "model", "judged on", "median error",
+                                              "worst error"], rows, [0, 1])
+    if head[0] == "machine":  # each machine named on its first row only
+        rows = [["" if i and row[0] == rows[i - 1][0] else row[0], *row[1:]] for i, row in enumerate(rows)]
+    caption = html("How far the model misses measured steps ({})", join(said, "; ")) if said else \
+        "How far the model misses measured steps"
+    why = (f" {left_out} step{'s were' if left_out != 1 else ' was'} left out of the fit and its check: another "
+           "experiment shows the machine in a changed state then." if left_out > 0 else "")
+    return table(head, rows, caption=caption) + note(
+        "Raw: nothing fitted. Fitted: three constants set from some steps, then judged on the others." + why)
 
 
 @fact

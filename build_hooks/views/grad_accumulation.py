@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import stats
+from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -10,6 +10,7 @@ from build_hooks.render import (
     Html,
     MissingData,
     first_with,
+    gpu_with,
     marks_note_for,
     measured_value,
     note,
@@ -55,6 +56,25 @@ def accumulation_summary(data: Dataset) -> str:
             f"activations kept at once from {si(whole['extra_info']['activation_bytes'], 'B')} to "
             f"{si(finest['extra_info']['activation_bytes'], 'B')} ({memory:.0f}× less). "
             + bracketed(f"It {time}", marked_timings([whole, finest]) if ratio.verdict else ""))
+
+
+@fact
+def accumulation_gpu(data: Dataset) -> str:
+    """A sentence: on the first GPU that measured accumulation, the finest split against the whole batch in time per
+    optimiser step (each micro-batch pays the GPU's fixed costs again); or that no GPU measured it."""
+    machine = gpu_with(data, ACCUMULATION)
+    if machine is None:
+        return "No GPU measured it here. There each micro-batch pays a GPU's larger fixed costs again"
+    device = machine.gpu_device(ACCUMULATION)
+    points = {b["params"]["micro_batch"]: b for b in machine.measured(ACCUMULATION, device=device)}
+    whole, finest = points[max(points)], points[min(points)]
+    if whole is finest:
+        raise MissingData("gradient accumulation was measured on the GPU at one micro-batch size only")
+    ratio = stats.paired_ratio(finest["stats"], whole["stats"])
+    time = ratio_sentence(ratio, "made its optimiser step {} slower", "made its optimiser step {} faster",
+                          f"left its optimiser step's time the same ({stats.LEVEL_WORDS})")
+    return (f"On the {untrusted.placeholder(machine.gpu['name'])}, the same split {time}. Each micro-batch pays the "
+            "GPU's fixed costs again")
 
 
 def _twin_note(machine: Machine) -> Html:

@@ -129,7 +129,7 @@
       var ratio = point.regime.ratio.toFixed(1) + "×";
       return point.regime.kind === "fixed"
         ? "fixed costs dominate: " + step + " costs only " + ratio + " a 1-sample step"
-        : "throughput-bound: " + step + " costs " + ratio + " a 1-sample step";
+        : "the work dominates: " + step + " costs " + ratio + " a 1-sample step";
     }
 
     function article(n) {  // "an 8-sample step", "a 16-sample step"
