@@ -104,3 +104,24 @@ def test_accuracy_table_gives_each_forms_errors_from_the_data():
     assert f"<td>{100 * raw.median_error:.0f}%</td>" in rows[0] and "<td>0%</td><td>0%</td>" in rows[1]
     assert "How far the model misses measured steps (machine: Fixture CPU (4 threads); device: CPU)" in html
     assert "left out" not in html
+
+
+def test_gpu_extra_cost_gives_each_way_found_and_compares_the_fitted_one_with_the_launch():
+    """The three-ways table: the published launch always; a bare op's GPU-minus-CPU and the fitted extra only where
+    measured; the note compares the fitted extra with the launch, or says nothing checked it."""
+    import re
+
+    from build_hooks import gpu_estimate, page, untrusted
+    from build_hooks.dataset import Dataset
+    from build_hooks.views import cost_model as views
+    from conftest import complete_doc
+
+    with_gpu = Dataset([Machine(complete_doc(gpu="Fixture GPU"), "f", "t")])
+    html = untrusted.restore(str(page.render_section("gpu_extra_cost", with_gpu)))
+    rows = [re.findall(r"<td>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", html)[1:]]
+    assert [r[0] for r in rows] == ["published: one kernel launch (PETSc)", "measured: one bare tiny operation",
+                                    "fitted: an operation of a whole step"]
+    extra = views._measured_extra(with_gpu)[1]
+    assert f"the extra was {extra / gpu_estimate.LAUNCH_HOST_S:.2g}× the published launch" in html
+    cpu_only = untrusted.restore(str(page.render_section("gpu_extra_cost", Dataset([Machine(complete_doc(), "f", "t")]))))
+    assert len(re.findall(r"<tr>", cpu_only)) == 2 and "No GPU step was fitted here" in cpu_only

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from build_hooks import analysis, cost_model, plots, untrusted
+from build_hooks import analysis, cost_model, plots, stats, untrusted
 from build_hooks import gpu_estimate as gpu_model  # the section below is named gpu_estimate
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
@@ -254,21 +254,40 @@ def gpu_estimate_op_check(data: Dataset) -> str:
             f"this host's fastest whole CPU step. That step takes {si(fastest, 's')} per operation, at batch {batch}, "
             f"width {width}, arithmetic included. A GPU host also makes a launch call for every kernel, which a "
             f"CPU step never makes. The estimate charges each launch a published {si(gpu_model.LAUNCH_HOST_S, 's')} "
-            "on the host. So issuing a small step for a GPU can take longer than the CPU's whole step. "
-            + _launch_measured(data))
+            "on the host. So issuing a small step for a GPU can take longer than the CPU's whole step")
 
 
-def _launch_measured(data: Dataset) -> str:
-    """The published launch cost set beside a measured one: a tiny GPU operation against the same one on its own
-    machine's CPU; or that it was not measured here."""
+@section
+def gpu_extra_cost(data: Dataset) -> Html:
+    """One GPU cost three ways: the published launch the estimate adds per operation, a bare tiny operation's measured
+    extra over its own CPU, and the extra fitted to whole measured steps; each row only where it exists."""
+    rows = [["published: one kernel launch (PETSc)", si(gpu_model.LAUNCH_HOST_S, "s"), "what the estimate adds"]]
+    bare = _bare_extra(data)
+    if bare is not None:
+        rows.append(["measured: one bare tiny operation", si(bare[1], "s"), html("GPU minus CPU, on {}", bare[0])])
+    fitted = _measured_extra(data)
+    if fitted is not None:
+        rows.append(["fitted: an operation of a whole step", si(fitted[1], "s"),
+                     html("autograd and memory bookkeeping included, on {}", fitted[0])])
+    head = ["how it was found", "GPU's extra cost per operation", "what it counts"]
+    if fitted is None:
+        return table(head, rows) + note("No GPU step was fitted here, so the published launch is not checked against "
+                                        "real steps.")
+    ratio = fitted[1] / gpu_model.LAUNCH_HOST_S
+    said = (f"On real steps the extra was {ratio:.2g}× the published launch: one reason the estimate ran fast."
+            if ratio > stats.MEANINGFUL_RATIO else "On real steps the extra was about the published launch.")
+    return table(head, rows) + note(said)
+
+
+def _bare_extra(data: Dataset) -> tuple[str, float] | None:
+    """(machine, a tiny GPU operation's time minus the same on its CPU) for the first machine that timed both."""
     for machine in data.machines:
         gpu = machine.gpu_device("call_overhead")
         gpu_s = analysis.tiny_op_seconds(machine, gpu) if gpu else None
         cpu_s = analysis.tiny_op_seconds(machine, "cpu")
         if gpu_s and cpu_s:
-            return (f"On {untrusted.placeholder(machine.label)}, one tiny GPU operation took {si(gpu_s, 's')} against "
-                    f"{si(cpu_s, 's')} on its CPU, {si(gpu_s - cpu_s, 's')} more per call")
-    return "That launch cost was not measured here, which is one reason the estimate is stated as uncertain"
+            return untrusted.placeholder(machine.label), gpu_s - cpu_s
+    return None
 
 
 def _estimate_steps(data: Dataset) -> tuple[gpu_model.Estimate, dict, list]:
@@ -321,7 +340,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return ("is not needed: this build's data has a measured "
+        return ("is for builds with no GPU: this build's data has a measured "
                 f"{untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))}, "
                 "whose steps are on the batch-size page")
     host = data.host or first_with(data, analysis.STEP)
