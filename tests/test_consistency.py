@@ -53,3 +53,12 @@ def test_the_cost_model_is_fitted_without_contradicted_steps(monkeypatch):
     assert set(cost_model.fit(m, "cpu").trained_on) == everything - contradicted
     monkeypatch.setattr(consistency, "disagreeing", lambda machine, device="cpu": everything)
     assert cost_model.fit(m, "cpu") is None and cost_model.model(m, "cpu") is not None
+
+
+def test_a_gpu_step_alone_may_cost_its_host_and_device_time_added():
+    """On a GPU a step alone up to GPU_OVERLAP_LIMIT times its epoch share agrees (an epoch overlaps the host's issuing
+    with the kernels); beyond it, or on a CPU beyond TOLERANCE, it disagrees."""
+    def check(device: str, ratio: float) -> consistency.Check:
+        return consistency.Check("epoch", device, 64, 32, ratio)
+    assert check("cuda", 1.6).agrees and check("mps", 1.9).agrees and not check("cuda", 2.2).agrees
+    assert not check("cpu", 1.6).agrees and check("cpu", 1.2).agrees
