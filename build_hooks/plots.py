@@ -106,13 +106,14 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
     colours: dict[str, str] = {}  # one colour per key across the panels
     svgs = [_inline_svg(_draw_panel(panel, size, colours, f"{salt}-{i}"), f"{panel['subtitle']}: {alt}")
             for i, panel in enumerate(panels)]
-    _drawn[salt] = _titled(svgs, title, alt, _html_legend(panels[0]["series"], colours))
+    _drawn[salt] = _titled(svgs, title, alt, _line_legend(panels[0]["series"], colours, f"{salt}-legend"))
     return _drawn[salt]
 
 
 def _titled(svgs: list[Html], title: str, alt: str, legend: Html) -> Html:
-    """SVGs under a title and over a legend that are page text, in one group named by `alt`."""
-    return Html('<div class="crossover-panels" role="group" aria-label="{}"><p class="crossover-panels__title">{}</p>'
+    """SVGs under a title that is page text (it wraps on a phone) and over their legend, in one group named by `alt`.
+    The title ends in a full stop: it is a sentence of its own, not the start of the caption's."""
+    return Html('<div class="crossover-panels" role="group" aria-label="{}"><p class="crossover-panels__title">{}.</p>'
                 '<div class="crossover-panels__row">{}</div>{}</div>').format(
         untrusted.escape(alt), untrusted.html_text(title), Html("").join(svgs), legend)
 
@@ -164,27 +165,30 @@ def _colour(series: Series, colours: dict[str, str]) -> str:
     return series.colour or colours.setdefault(series.colour_key or series.label, PALETTE[len(colours) % len(PALETTE)])
 
 
-_SWATCH_DASHES = {"-": "", "--": "5 3", ":": "1.5 2.5", "-.": "5 2 1.5 2"}
+def _legend(handles: list, labels: list[str], salt: str) -> Html:
+    """A legend alone, as an SVG shown at its own size (not scaled to the page's width like a panel), so its text
+    stays readable on a phone: two columns when the labels are short, one when they are long."""
+    plt = _pyplot()
+    with plt.rc_context(_style() | {"svg.hashsalt": salt}):
+        fig = plt.figure(figsize=(0.1, 0.1))
+        columns = 2 if len(labels) > 1 and max(len(label) for label in labels) <= 24 else 1
+        fig.legend(handles, [_plain(label) for label in labels], loc="center", ncol=columns, frameon=False)
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", bbox_inches="tight", pad_inches=0.02)  # the legend's own extent
+        plt.close(fig)
+    svg = _inline_svg(buffer.getvalue(), "")
+    return Html(str(svg).replace('<svg role="img" aria-label="" class="crossover-plot" ',
+                                 '<svg aria-hidden="true" class="crossover-panels__legend" ', 1))
 
 
-def _html_legend(series: list[Series], colours: dict[str, str]) -> Html:
-    """The panels' shared legend as HTML: a small drawn swatch (line style, marker, colour) and the label as page
-    text, wrapping on a narrow screen."""
-    items = []
-    for s in series:
-        colour = _colour(s, colours).replace(INK, "currentColor")
-        dashes = " ".join(f"{d:g}" for d in s.dashes) if s.dashes else _SWATCH_DASHES.get(s.style, "")
-        line = "" if s.style == "o" else Html(
-            '<line x1="1" y1="5" x2="27" y2="5" stroke="{}" stroke-width="1.6"{}/>').format(
-            colour, Html(' stroke-dasharray="{}"').format(dashes) if dashes else "")
-        dot = Html('<circle cx="14" cy="5" r="2.5" fill="{}"/>').format(colour) if s.markers else ""
-        items.append(_legend_item(line + dot, s.label))
-    return Html('<ul class="crossover-legend">{}</ul>').format(Html("").join(items))
+def _line_legend(series: list[Series], colours: dict[str, str], salt: str) -> Html:
+    """The panels' shared legend: each series' colour, line style and marker, as the panels draw them."""
+    from matplotlib.lines import Line2D
 
-
-def _legend_item(swatch: Html, label: str) -> Html:
-    return Html('<li><svg width="28" height="10" viewBox="0 0 28 10" aria-hidden="true">{}</svg>{}</li>').format(
-        swatch, untrusted.html_text(label))
+    handles = [Line2D([], [], linestyle="none" if s.style == "o" else s.style, color=_colour(s, colours),
+                      marker="o" if s.markers else None, markersize=3.5, linewidth=1.6,
+                      **({"dashes": s.dashes} if s.dashes else {})) for s in series]
+    return _legend(handles, [s.label for s in series], salt)
 
 
 # Matplotlib writes coordinates to six decimals of a point, each marker's style on every <use>,
@@ -279,8 +283,9 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg")
         plt.close(fig)
-    swatches = [_legend_item(Html('<rect x="8" y="0" width="12" height="10" fill="{}"/>').format(
-        PALETTE[i % len(PALETTE)]), label) for i, label in enumerate(series)] if len(series) > 1 else []
-    legend = Html('<ul class="crossover-legend">{}</ul>').format(Html("").join(swatches)) if swatches else Html("")
+    from matplotlib.patches import Patch
+
+    legend = _legend([Patch(color=PALETTE[i % len(PALETTE)]) for i in range(len(series))], list(series),
+                     f"{salt}-legend") if len(series) > 1 else Html("")
     _drawn[salt] = _titled([_inline_svg(buffer.getvalue(), alt)], title, alt, legend)
     return _drawn[salt]

@@ -52,18 +52,15 @@ def test_markers_rewritten_by_a_sanitiser_share_their_style_too():
     assert out.count("fill: red") == 1 and '<g style="fill: red">' in out
 
 
-def test_panels_share_one_html_legend_in_the_plot_colours_and_line_styles():
-    """Two panels give two SVGs and one HTML legend whose swatches carry each series' colour and dash; a dots-only
-    series has no line, and every label is escaped page text."""
+def test_panels_share_one_legend_drawn_at_its_own_size_under_a_title_that_is_page_text():
+    """Two panels give two labelled SVGs and one legend SVG (hidden from screen readers: the group's name says it),
+    every series in it; the title is escaped page text ending in a full stop, so it is a sentence of its own."""
     series = [plots.Series("<b>CPU</b>", [1, 2], [1, 2], "-", "a"), plots.Series("GPU", [1, 2], [2, 1], "--", "b"),
               plots.Series("points", [1, 2], [1, 1], "o", "c")]
     panel = {"series": series, "xlabel": "x", "ylabel": "y", "subtitle": "one"}
     out = plots.line_panels([panel, panel | {"subtitle": "two"}], title="T & t", alt="alt")
-    assert out.count('<svg role="img"') == 2 and out.count('class="crossover-legend"') == 1
-    legend = out.split('class="crossover-legend"')[1]
-    assert legend.count("<li>") == 3 and "&lt;b&gt;CPU&lt;/b&gt;" in legend and "<b>" not in legend
-    first, second, third = legend.split("<li>")[1:]
-    assert 'stroke="#E69F00"' in first and "dasharray" not in first
-    assert 'stroke="#56B4E9"' in second and 'stroke-dasharray="5 3"' in second
-    assert "<line" not in third and 'fill="#009E73"' in third
-    assert "T &amp; t" in out
+    assert out.count('<svg role="img"') == 2 and out.count('class="crossover-panels__legend"') == 1
+    legend = out.split('class="crossover-panels__legend"')[1]
+    assert 'aria-hidden="true"' in out.split('class="crossover-panels__legend"')[0][-40:]
+    assert "&lt;b&gt;CPU&lt;/b&gt;" in legend and "<b>" not in legend and ">GPU<" in legend and ">points<" in legend
+    assert '<p class="crossover-panels__title"><bdi>T &amp; t</bdi>.</p>' in out
