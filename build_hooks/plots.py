@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+import textwrap
 from dataclasses import dataclass
 from functools import cache
 
@@ -171,8 +172,10 @@ def _legend(handles: list, labels: list[str], salt: str) -> Html:
     plt = _pyplot()
     with plt.rc_context(_style() | {"svg.hashsalt": salt}):
         fig = plt.figure(figsize=(0.1, 0.1))
-        columns = 2 if len(labels) > 1 and max(len(label) for label in labels) <= 24 else 1
-        fig.legend(handles, [_plain(label) for label in labels], loc="center", ncol=columns, frameon=False)
+        columns = 2 if len(labels) > 1 and max(len(label) for label in labels) <= 20 else 1
+        # A long label wraps, so that one column fits a phone's width at full size.
+        wrapped = [textwrap.fill(_plain(label), 40, break_on_hyphens=False) for label in labels]
+        fig.legend(handles, wrapped, loc="center", ncol=columns, frameon=False)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", bbox_inches="tight", pad_inches=0.02)  # the legend's own extent
         plt.close(fig)
@@ -182,11 +185,13 @@ def _legend(handles: list, labels: list[str], salt: str) -> Html:
 
 
 def _line_legend(series: list[Series], colours: dict[str, str], salt: str) -> Html:
-    """The panels' shared legend: each series' colour, line style and marker, as the panels draw them."""
+    """The panels' shared legend: each series' colour and line style as the panels draw them; a marker only for a
+    series of dots alone (a marker per line would add a glyph's path per entry, and the line already tells them
+    apart)."""
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], linestyle="none" if s.style == "o" else s.style, color=_colour(s, colours),
-                      marker="o" if s.markers else None, markersize=3.5, linewidth=1.6,
+                      marker="o" if s.style == "o" else None, markersize=3.5, linewidth=1.6,
                       **({"dashes": s.dashes} if s.dashes else {})) for s in series]
     return _legend(handles, [s.label for s in series], salt)
 

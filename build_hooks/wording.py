@@ -78,7 +78,7 @@ def _why(machine: Machine | None, groups: list[str]) -> str:
         return ". It is the same step, timed at another moment"
     moved = canary_moves(machine, list(groups))
     if moved:  # "canary" is in the glossary: one short clause here, not its definition again
-        return f". The machine changed between the runs: its canary timings moved {', '.join(moved)}"
+        return f". The machine changed between the runs: its canary probes (About the data) moved {', '.join(moved)}"
     return (". It is the same step, timed at another moment. The canaries stayed within "
             f"{100 * (CANARY_MOVED - 1):.0f}%")
 

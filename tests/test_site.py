@@ -161,6 +161,24 @@ def test_no_page_scrolls_sideways_on_a_375_px_phone(browser, site_url):
     assert not wide, f"pages wider than a 375 px phone: {wide}"
 
 
+
+def test_a_wide_tables_first_column_stays_in_view_as_it_scrolls_on_a_phone(browser, site_url):
+    """At 375 px a table wider than the screen scrolls inside its wrapper, and its first column (the row's name) stays
+    at the wrapper's left edge while the other columns pass under it."""
+    page = browser.new_page(viewport={"width": 375, "height": 800}, is_mobile=True)
+    page.goto(site_url + "batch-size/")
+    wide = page.locator(".crossover-table").filter(has=page.locator("td")).evaluate_all(
+        "els => els.filter(e => e.scrollWidth > e.clientWidth + 40).map(e => e.id || e.getAttribute('aria-label'))")
+    assert wide, "no wide table on batch-size to test"
+    moved = page.locator(".crossover-table").filter(has=page.locator("td")).evaluate_all("""els => els
+        .filter(e => e.scrollWidth > e.clientWidth + 40).map(e => {
+            e.scrollLeft = e.scrollWidth;
+            const first = e.querySelector('tbody td').getBoundingClientRect().left, second =
+                e.querySelector('tbody td:nth-child(2)').getBoundingClientRect().left;
+            return [Math.round(first - e.getBoundingClientRect().left), second < first]; })""")
+    page.close()
+    assert all(offset == 0 for offset, _ in moved) and any(passed for _, passed in moved), moved
+
 FIRST_SCREEN = [  # page, what a reader must see on the first screen, the viewport
     ("", "#verdict-grid", (1366, 768)), ("", "article a[href^='race/']", (1366, 768)),
     ("race/", "#race-start", (1366, 768)), ("race/", "#race-start", (375, 667)),

@@ -515,7 +515,7 @@ def test_activation_counts_alike_on_every_shown_machine_are_one_table():
 
 def test_the_cheat_sheets_key_numbers_are_the_lessons_own():
     """The cheat sheet's key numbers are computed by the functions its lessons quote (the break-even work, the
-    ridge point), each row linking to its lesson, and the estimated GPU's row says it is a model."""
+    ridge point), each row linking to its lesson; without a measured GPU the estimated GPU's row says it is a model."""
     from pathlib import Path
 
     from build_hooks import cost_model, dataset
@@ -524,7 +524,8 @@ def test_the_cheat_sheets_key_numbers_are_the_lessons_own():
     from build_hooks.views.intensity import _cpu_ridge, _ridge
 
     root = Path(__file__).resolve().parent.parent
-    committed = Dataset(list(dataset.load_committed(root / "results", root)))
+    committed = Dataset([m for m in dataset.load_committed(root / "results", root)
+                         if m.gpu_device("training_step") is None])
     shown = str(page.render_section("key_numbers", committed))
     even = break_even(committed)
     params = cost_model.measured_params(committed.with_experiment("training_step")[0], "cpu")
@@ -535,8 +536,8 @@ def test_the_cheat_sheets_key_numbers_are_the_lessons_own():
 
 
 def test_the_cheat_sheet_gives_a_measured_gpus_own_numbers_beside_the_estimates():
-    """With a measured GPU, the key numbers add its work per operation and its break-even against its own CPU, as
-    the batch-size table computes them (measured_break_even)."""
+    """With a measured GPU, the key numbers give its work per operation and its break-even against its own CPU, as
+    the batch-size table computes them (measured_break_even), in place of the estimate's rows."""
     from build_hooks.render import si
     from build_hooks.views.cost_model import measured_break_even
     from conftest import complete_doc
@@ -546,6 +547,7 @@ def test_the_cheat_sheet_gives_a_measured_gpus_own_numbers_beside_the_estimates(
     shown = str(page.render_section("key_numbers", Dataset([machine])))
     assert f"<td>the same on the measured Fixture GPU</td><td>{si(gpu_op * gpu_rate, 'FLOP')}</td>" in shown
     assert (si((gpu_op - cpu_op) * cpu_rate, "FLOP") in shown) == (gpu_op > cpu_op)
+    assert "estimated" not in shown and "(a model)" not in shown
     assert "the measured" not in str(page.render_section("key_numbers", Dataset([Machine(complete_doc(), "f", "t")])))
 
 
@@ -669,7 +671,7 @@ def test_the_transformer_page_corrects_its_estimate_by_the_worst_measured_ratio(
     gpu_machine = Machine(synthetic_doc(gpu="NVIDIA H200"), "g", "t")
     monkeypatch.setattr(gpu_estimate, "checks", lambda machines: [gpu_estimate.Check(gpu_machine, 3.0, 2.0, 4.0, 9, 9)])
     said = page.render_fact("transformer_checked_crossover", Dataset([machine]))
-    assert said.startswith("Even at 4× its value") and "would lead from batch 4 at d_model 128" in said
+    assert "took up to 4× the estimate" in said and "4× longer, the GPU would lead from batch 4 at d_model 128" in said
     monkeypatch.setattr(gpu_estimate, "checks", lambda machines: [gpu_estimate.Check(gpu_machine, 0.9, 0.8, 0.95, 0, 9)])
     assert "stands as stated" in page.render_fact("transformer_checked_crossover", Dataset([machine]))
 

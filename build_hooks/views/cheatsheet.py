@@ -17,8 +17,9 @@ def _lesson(path: str, words: str) -> Html:
 
 @section
 def key_numbers(data: Dataset) -> Html:
-    """This build's CPU in a few numbers (measured, or fitted to what was measured), and the estimated GPU's
-    break-even work (a model: datasheet figures and this host's issuing), each linked to the lesson that explains it."""
+    """This build's CPU in a few numbers (measured, or fitted to what was measured), and a GPU's break-even work:
+    a measured GPU's where there is one, else the estimate's (a model: datasheet figures and this host's issuing),
+    each linked to the lesson that explains it."""
     even = break_even(data)
     host = even.host
     params = cost_model.measured_params(host, "cpu")
@@ -41,7 +42,9 @@ def key_numbers(data: Dataset) -> Html:
         ["ridge point: FLOPs per byte to be compute-bound", f"{_ridge(_cpu_ridge(host, params))} FLOP/B", why_regimes],
     ] + [[f"the same on the {SHEET.name}, {name.removeprefix('H200 ')} ({how})", f"{_ridge(ridge)} FLOP/B", why_regimes]
          for name, (ridge, _, how) in published_ridges().items()]
-    rows[5:5] = _measured_gpu_rows(data, why_batch)  # beside the estimate's rows, before bandwidth and ridges
+    measured = _measured_gpu_rows(data, why_batch)
+    if measured:  # a measured GPU replaces the estimate's rows (cost-model shows how far off the estimate ran)
+        rows[3:5] = measured
     bf16 = bf16_against_fp32(host)
     if bf16:
         rows.append(["bf16 against fp32, one matrix product", bf16, _lesson("mixed-precision/", "Mixed precision")])

@@ -486,7 +486,8 @@ def cost_model_worked_step(data: Dataset) -> str:
     batch, width = WORKED_STEP if WORKED_STEP in work else sorted(work)[len(work) // 2]
     counts, terms = work[(batch, width)], fitted.terms(work[(batch, width)], batch, width)
     measured = next((p.seconds for p in analysis.step_curve(machine, "cpu", width) if p.batch == batch), None)
-    said = (f"Take one step at batch {batch} and width {width}. Its {counts['ops']} operations cost "
+    said = (f"Take one step at batch {batch} and width {width} on {untrusted.placeholder(machine.label)}. Its "
+            f"{counts['ops']} operations cost "
             f"{si(terms['overhead'], 's')} at {si(fitted.params.op_seconds, 's')} each. Its "
             f"{si(counts['flops'], 'FLOP')} of arithmetic cost {si(terms['compute'], 's')}, and moving its bytes "
             f"{si(terms['memory'], 's')}. The sum is {si(sum(terms.values()), 's')}")

@@ -42,9 +42,8 @@ CONTRADICTED_TITLE = "another experiment timed this configuration differently"
 
 
 def _contradicted_note() -> Html:
-    return note(f"A {CONTRADICTED} marks a step that another experiment's view of the same configuration "
-                "contradicts (see About the data). One of the two was taken in another state of the machine. So "
-                "this point is kept out of the cost model's fit.")
+    return note(f"A {CONTRADICTED} marks a step that another experiment timed differently (About the data), likely "
+                "in another state of the machine. It is kept out of the cost model's fit.")
 
 
 def step_table(machine: Machine) -> Html:
@@ -163,7 +162,8 @@ def crossover_table(data: Dataset) -> Html:
     caption = "Where a measured GPU overtook the CPU in its own machine"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
-            + note("Steps, not epochs: the home grid's verdicts can differ.")
+            + note("Steps, not epochs: in an epoch a GPU overlaps its steps, so the home grid's verdicts can "
+                   "differ.")
             + more_machines(data, STEP))
 
 
@@ -192,8 +192,8 @@ def cpu_best_step_rate(data: Dataset) -> str:
     batch, width_reached = max(tied or [(point.batch, width)], key=lambda bw: (bw[1], bw[0]))
     if (batch, width_reached) == (point.batch, width):
         return f"{si(point.flops_per_s, 'FLOP/s')} (batch {batch}, width {width})"
-    return (f"{si(point.flops_per_s, 'FLOP/s')} (best median: batch {point.batch}, width {width}; largest step "
-            f"reaching it within the spread: batch {batch}, width {width_reached})")
+    return (f"{si(point.flops_per_s, 'FLOP/s')} (batch {point.batch}, width {width}; batch {batch}, width "
+            f"{width_reached} is as fast within the spread)")
 
 
 @fact

@@ -391,8 +391,8 @@ def transformer_checked_crossover(data: Dataset) -> str:
         raise MissingData("no CPU transformer steps to compare")
     gpu = untrusted.placeholder(found[0].machine.gpu["name"])
     said = listing([f"{where} at d_model {listing(sizes)}" for where, sizes in same.items()])
-    return (f"Even at {factor:.2g}× its value, the most a measured {gpu} step took over it on the MLP, the estimate "
-            f"would lead {said}. That is a rough correction, not a measurement")
+    return (f"On the MLP, a measured {gpu} step took up to {factor:.2g}× the estimate. Even with every estimated step "
+            f"{factor:.2g}× longer, the GPU would lead {said}. That is a rough correction, not a measurement")
 
 
 def _lead_from(batch: int, verdicts: dict[int, int]) -> str:
