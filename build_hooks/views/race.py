@@ -105,7 +105,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
 
 NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
-OUT_OF_LINE_WORDS = ("Out of line: the slower side took longer here than at half this batch. "
+OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
 
 

@@ -96,8 +96,8 @@ def regimes_gpu_summary(data: Dataset) -> str:
                 "CPU's regimes are shown")
     name = untrusted.placeholder(machine.device_label(device))
     if set(counts) == {"overhead"}:  # the lesson of the page in one measured line
-        return (f"On {name}, every one of its {counts.total()} steps is overhead-bound. For a network this small, the host's "
-                "work to issue each operation outlasts its arithmetic")
+        return (f"On {name}, every one of its {counts.total()} steps is overhead-bound. For a network this small, "
+                "the host's work to issue each operation outlasts its arithmetic")
     if len(counts) == 1:
         return f"On {name}, every one of its {counts.total()} steps is {REGIME_WORDS[next(iter(counts))]}"
     ranked = [f"{counts[r]} {REGIME_WORDS[r]}" for r, _ in counts.most_common()]
