@@ -98,8 +98,8 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
 
     `size` is one panel's size in inches; a series styled "o" is dots only, and one without `markers` is a bare line
     (a roof, a limit). Each panel is an SVG of its own, side by side where the page is wide and stacked on a phone,
-    under an HTML title and over the first panel's legend in HTML: on a narrow screen the text keeps its size, and
-    long titles and labels wrap.
+    under a title in HTML (it wraps) and over the first panel's legend, drawn at its own size: on a narrow screen the
+    text keeps its size.
     """
     salt = _salt(panels, title, alt, size)
     if salt in _drawn:

@@ -64,7 +64,7 @@ def accumulation_gpu(data: Dataset) -> str:
     optimiser step (each micro-batch pays the GPU's fixed costs again); or that no GPU measured it."""
     machine = gpu_with(data, ACCUMULATION)
     if machine is None:
-        return "No GPU measured it here. There each micro-batch pays a GPU's larger fixed costs again"
+        return "No GPU measured it here. On a GPU, each micro-batch pays its larger fixed costs again"
     device = machine.gpu_device(ACCUMULATION)
     points = {b["params"]["micro_batch"]: b for b in machine.measured(ACCUMULATION, device=device)}
     whole, finest = points[max(points)], points[min(points)]
