@@ -123,5 +123,7 @@ def test_gpu_extra_cost_gives_each_way_found_and_compares_the_fitted_one_with_th
                                     "fitted: an operation of a whole step"]
     extra = views._measured_extra(with_gpu)[1]
     assert f"the extra was {extra / gpu_estimate.LAUNCH_HOST_S:.2g}× the published launch" in html
+    ran_fast = bool(gpu_estimate.checks(with_gpu.machines)) and gpu_estimate.checks(with_gpu.machines)[0].median > 1.1
+    assert ("one reason the estimate ran fast" in html) == ran_fast
     cpu_only = untrusted.restore(str(page.render_section("gpu_extra_cost", Dataset([Machine(complete_doc(), "f", "t")]))))
     assert len(re.findall(r"<tr>", cpu_only)) == 2 and "No GPU step was fitted here" in cpu_only
