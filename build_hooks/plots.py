@@ -133,7 +133,7 @@ def _draw_panel(panel: dict, size: tuple[float, float], colours: dict[str, str],
             colour = _colour(s, colours)
             ax.plot(s.x, s.y, linestyle="none" if s.style == "o" else s.style, color=colour,
                     marker="o" if s.markers else None, markersize=3.5,
-                    linewidth=1.6, label=_plain(s.label), **({"dashes": s.dashes} if s.dashes else {}))
+                    linewidth=1.6, **({"dashes": s.dashes} if s.dashes else {}))
             if s.flagged and any(s.flagged):
                 fx = [x for x, f in zip(s.x, s.flagged) if f]
                 fy = [y for y, f in zip(s.y, s.flagged) if f]
@@ -179,9 +179,7 @@ def _legend(handles: list, labels: list[str], salt: str) -> Html:
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", bbox_inches="tight", pad_inches=0.02)  # the legend's own extent
         plt.close(fig)
-    svg = _inline_svg(buffer.getvalue(), "")
-    return Html(str(svg).replace('<svg role="img" aria-label="" class="crossover-plot" ',
-                                 '<svg aria-hidden="true" class="crossover-panels__legend" ', 1))
+    return _page_svg(buffer.getvalue(), 'aria-hidden="true" class="crossover-panels__legend"')
 
 
 def _line_legend(series: list[Series], colours: dict[str, str], salt: str) -> Html:
@@ -253,13 +251,19 @@ def _with_root_style(svg: str, declaration: str) -> str:
 
 def _inline_svg(svg: str, alt: str) -> Html:
     """Strip the XML prologue, make colours follow the page, compact it and attach the text alternative."""
+    label = untrusted.escape(alt)  # quotes included: alt text names machines
+    return _page_svg(svg, f'role="img" aria-label="{label}" class="crossover-plot"')
+
+
+def _page_svg(svg: str, attributes: str) -> Html:
+    """matplotlib's SVG without its XML prologue and metadata, in the page's colours, compacted, with `attributes`
+    on its root element."""
     svg = svg[svg.index("<svg"):]
     # Matplotlib's <metadata> (tool name, version, date) would show up as text in search results.
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
     svg = compact(svg.replace(INK, "currentColor"))
-    label = untrusted.escape(alt)  # quotes included: alt text names machines
     # matplotlib writes every label as escaped SVG text: the document is HTML as it stands.
-    return Html(svg.replace("<svg ", f'<svg role="img" aria-label="{label}" class="crossover-plot" ', 1))
+    return Html(svg.replace("<svg ", f"<svg {attributes} ", 1))
 
 
 def bars(groups: list[str], series: dict[str, list[float | None]], title: str, ylabel: str,
@@ -274,11 +278,11 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
     with plt.rc_context(_style() | {"svg.hashsalt": salt}):
         fig, ax = plt.subplots(figsize=(max(4.4, 0.9 * len(groups) + 1.2), 3.4), layout="constrained")
         width = 0.8 / max(1, len(series))
-        for i, (label, values) in enumerate(series.items()):
+        colours = [PALETTE[i % len(PALETTE)] for i in range(len(series))]
+        for i, (values, colour) in enumerate(zip(series.values(), colours)):
             xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
             present = [(x, v) for x, v in zip(xs, values) if v is not None]
-            ax.bar([x for x, _ in present], [v for _, v in present], width * 0.95,
-                   color=PALETTE[i % len(PALETTE)], label=_plain(label))
+            ax.bar([x for x, _ in present], [v for _, v in present], width * 0.95, color=colour)
         ax.set_xticks(range(len(groups)), [_plain(g) for g in groups])
         if log:
             ax.set_yscale("log")
@@ -290,7 +294,6 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
         plt.close(fig)
     from matplotlib.patches import Patch
 
-    legend = _legend([Patch(color=PALETTE[i % len(PALETTE)]) for i in range(len(series))], list(series),
-                     f"{salt}-legend") if len(series) > 1 else Html("")
+    legend = _legend([Patch(color=c) for c in colours], list(series), f"{salt}-legend") if len(series) > 1 else Html("")
     _drawn[salt] = _titled([_inline_svg(buffer.getvalue(), alt)], title, alt, legend)
     return _drawn[salt]

@@ -274,14 +274,13 @@ def gpu_extra_cost(data: Dataset) -> Html:
         return table(head, rows) + note("No GPU step was fitted here, so the published launch is not checked against "
                                         "real steps.")
     ratio = fitted[1] / gpu_model.LAUNCH_HOST_S
-    if ratio > stats.MEANINGFUL_RATIO:
+    said = "On real steps the extra was about the published launch."
+    if stats.compare(ratio, 1) > 0:
         checked = gpu_model.checks(data.machines)  # "ran fast" only where a measured GPU took longer than estimated
-        reason = ": one reason the estimate ran fast" if checked and checked[0].median > stats.MEANINGFUL_RATIO else ""
+        reason = ": one reason the estimate ran fast" if checked and stats.compare(checked[0].median, 1) > 0 else ""
         said = f"On real steps the extra was {ratio:.2g}× the published launch{reason}."
-    elif ratio < 1 / stats.MEANINGFUL_RATIO:
+    elif stats.compare(ratio, 1) < 0:
         said = f"On real steps the extra was less than the published launch ({ratio:.2g}× it)."
-    else:
-        said = "On real steps the extra was about the published launch."
     return table(head, rows) + note(said)
 
 

@@ -106,11 +106,12 @@ def training_step(data: Dataset) -> Html:
     return join(parts, "\n") + more_machines(data, STEP)
 
 
-def _step_pair(machine: Machine, width: int, batch: int, kinds: set) -> list[Html | str]:
-    """The CPU's and the GPU's step at one batch and width, each with its marks (their kinds added to `kinds`)."""
+def _step_pair(curves: dict[str, dict[int, analysis.Point]], batch: int, kinds: set) -> list[Html | str]:
+    """The CPU's and the GPU's step at one batch (from their curves at one width, by batch), each with its marks
+    (their kinds added to `kinds`)."""
     cells = []
-    for device in ("cpu", machine.gpu_device(STEP)):
-        point = {p.batch: p for p in analysis.step_curve(machine, device, width)}.get(batch)
+    for curve in curves.values():
+        point = curve.get(batch)
         if point is None:
             cells.append("not measured")
             continue
@@ -131,8 +132,10 @@ def step_answer(data: Dataset) -> Html:
         small, large = batches[0], batches[-1]
         rows = []
         for width in analysis.widths(machine):
+            curves = {d: {p.batch: p for p in analysis.step_curve(machine, d, width)}
+                      for d in ("cpu", machine.gpu_device(STEP))}
             batch = analysis.crossover_batch(machine, width)
-            rows.append([width, *_step_pair(machine, width, small, kinds), *_step_pair(machine, width, large, kinds),
+            rows.append([width, *_step_pair(curves, small, kinds), *_step_pair(curves, large, kinds),
                          f"from batch {batch}" if batch else f"never, up to batch {large}"])
         head = ["hidden width", f"CPU, batch {small}", f"GPU, batch {small}", f"CPU, batch {large}",
                 f"GPU, batch {large}", "GPU step shorter"]
