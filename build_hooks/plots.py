@@ -40,14 +40,16 @@ def _plain_numbers():
     return FuncFormatter(lambda value, _: f"{value:g}")
 
 
-def _plain_minor_labels():
-    """matplotlib's choice of which minor log ticks to label (an axis under a decade or so), written plainly: 0.6
-    and 200, where LogFormatter writes 6e-01 below 1."""
-    from matplotlib.ticker import LogFormatter
+def _plain_minor_labels(unit: str | None = None):
+    """matplotlib's choice of which minor log ticks to label (an axis under a decade or so), written as the major
+    ticks are: 0.6 and 200 (LogFormatter writes 6e-01 below 1), or 6 ms beside 10 ms with a `unit`."""
+    from matplotlib.ticker import EngFormatter, LogFormatter
+
+    engineering = EngFormatter(unit=unit, sep=" ") if unit is not None else None
 
     class PlainLog(LogFormatter):
         def _num_to_string(self, x, vmin, vmax):
-            return f"{x:g}"
+            return engineering.format_eng(x) if engineering else f"{x:g}"
 
     return PlainLog(labelOnlyBase=False, minor_thresholds=(1, 0.4))
 
@@ -96,6 +98,8 @@ def _style() -> dict:
 def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, float] = (4.4, 3.6)) -> Html:
     """Log-log line plots; each panel: series, xlabel, ylabel, subtitle.
 
+    Optional panel keys: xscale ("log" base 2, "log10", "linear"), yscale, xticks, and xunit / yunit: a unit
+    ("B", "s") that writes the axis in engineering steps, 10 kB or 100 ms (with xunit a log axis steps by tens).
     `size` is one panel's size in inches; a series styled "o" is dots only, and one without `markers` is a bare line
     (a roof, a limit). Each panel is an SVG of its own, side by side where the page is wide and stacked on a phone,
     under a title in HTML (it wraps) and over the first panel's legend, drawn at its own size: on a narrow screen the
@@ -139,15 +143,21 @@ def _draw_panel(panel: dict, size: tuple[float, float], colours: dict[str, str],
                 fy = [y for y, f in zip(s.y, s.flagged) if f]
                 ax.plot(fx, fy, linestyle="none", marker="o", markersize=8,
                         markerfacecolor="none", markeredgecolor=colour, alpha=0.7)
-        if panel.get("xscale", "log") == "log":
+        xscale = panel.get("xscale", "log")
+        if xscale == "log" and not panel.get("xunit"):
             ax.set_xscale("log", base=2)
-        elif panel["xscale"] == "log10":
+        elif xscale != "linear":  # "log10", or a unit's axis: 10 kB, 100 kB, 1 MB read better than powers of two
             ax.set_xscale("log")
         ax.set_yscale(panel.get("yscale", "log"))
-        ax.xaxis.set_major_formatter(_plain_numbers())  # 1, 4, 16 rather than 2^0, 2^2, 2^4
-        ax.yaxis.set_major_formatter(EngFormatter(sep="") if panel.get("eng") else _plain_numbers())
+        # 1, 4, 16 rather than 2^0, 2^2, 2^4; with a unit, 10 kB rather than 1e4
+        ax.xaxis.set_major_formatter(EngFormatter(unit=panel["xunit"], sep=" ") if panel.get("xunit")
+                                     else _plain_numbers())
+        if panel.get("yunit") is not None or panel.get("eng"):
+            ax.yaxis.set_major_formatter(EngFormatter(unit=panel.get("yunit", ""), sep=" " if panel.get("yunit") else ""))
+        else:
+            ax.yaxis.set_major_formatter(_plain_numbers())
         if panel.get("yscale", "log") == "log" and not panel.get("eng"):
-            ax.yaxis.set_minor_formatter(_plain_minor_labels())
+            ax.yaxis.set_minor_formatter(_plain_minor_labels(panel.get("yunit")))
         if "xticks" in panel:
             ax.set_xticks(panel["xticks"])
         if panel.get("yscale") == "linear":
@@ -267,9 +277,10 @@ def _page_svg(svg: str, attributes: str) -> Html:
 
 
 def bars(groups: list[str], series: dict[str, list[float | None]], title: str, ylabel: str,
-         alt: str, log: bool = False, unit: str = "") -> Html:
-    """Grouped vertical bars: one group per label in `groups`, one bar per series key."""
-    salt = _salt(groups, series, title, ylabel, alt, log, unit)
+         alt: str, log: bool = False, unit: str = "", keys: list[str] | None = None) -> Html:
+    """Grouped vertical bars: one group per label in `groups`, one bar per series key. `keys` lists every key
+    a set of charts can have, so a key keeps its colour from chart to chart when some charts lack some keys."""
+    salt = _salt(groups, series, title, ylabel, alt, log, unit, keys)
     if salt in _drawn:
         return _drawn[salt]
     plt = _pyplot()
@@ -278,7 +289,8 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
     with plt.rc_context(_style() | {"svg.hashsalt": salt}):
         fig, ax = plt.subplots(figsize=(max(4.4, 0.9 * len(groups) + 1.2), 3.4), layout="constrained")
         width = 0.8 / max(1, len(series))
-        colours = [PALETTE[i % len(PALETTE)] for i in range(len(series))]
+        order = keys or list(series)
+        colours = [PALETTE[order.index(key) % len(PALETTE)] for key in series]
         for i, (values, colour) in enumerate(zip(series.values(), colours)):
             xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
             present = [(x, v) for x, v in zip(xs, values) if v is not None]
@@ -286,6 +298,7 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
         ax.set_xticks(range(len(groups)), [_plain(g) for g in groups])
         if log:
             ax.set_yscale("log")
+            ax.yaxis.set_minor_formatter(_plain_minor_labels(unit))  # 6 ms under 10 ms, not 6×10⁻³
         ax.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" "))
         ax.set_ylabel(ylabel)
         ax.grid(True, axis="y")

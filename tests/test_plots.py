@@ -1,4 +1,6 @@
-"""Tests for build_hooks.plots.compact: the same drawing in fewer bytes, text untouched."""
+"""Tests for build_hooks.plots: compact SVG with text untouched, panels and legends, axis units, bar colours."""
+
+import re
 
 from build_hooks import plots
 
@@ -64,3 +66,25 @@ def test_panels_share_one_legend_drawn_at_its_own_size_under_a_title_that_is_pag
     assert 'aria-hidden="true"' in out.split('class="crossover-panels__legend"')[0][-40:]
     assert "&lt;b&gt;CPU&lt;/b&gt;" in legend and "<b>" not in legend and ">GPU<" in legend and ">points<" in legend
     assert '<p class="crossover-panels__title"><bdi>T &amp; t</bdi>.</p>' in out
+
+
+def test_an_axis_with_a_unit_reads_in_engineering_steps():
+    """A byte axis reads 10 kB … 1 GB (not raw counts that run into each other); a seconds axis labels its
+    minor ticks as 6 ms, not 6×10⁻³."""
+    series = [plots.Series("copy", [4096, 2**20, 2**30], [0.01, 0.006, 0.02], "-", "a")]
+    out = plots.line_panels([{"series": series, "xlabel": "size", "xunit": "B", "ylabel": "t", "yunit": "s",
+                              "subtitle": "s"}], title="T", alt="alt")
+    assert ">10 kB<" in out and ">1 GB<" in out and ">1048576<" not in out
+    assert ">6 ms<" in out and "10^" not in out and "times" not in out
+
+
+def test_a_bar_keeps_its_colour_when_another_chart_lacks_a_key():
+    """With the full list of keys, fp32 and bf16 keep their colours on a chart without fp64 (no shift along the
+    palette), so one precision is one colour across a page's charts."""
+    def colours(series: dict) -> set[str]:
+        out = plots.bars(["a"], series, title="T", ylabel="y", alt="alt", keys=["fp64", "fp32", "bf16"])
+        return {c for c in re.findall(r"#[0-9a-f]{6}", str(out).lower()) if c in PALETTE}
+
+    PALETTE = [c.lower() for c in plots.PALETTE]
+    assert colours({"fp64": [1.0], "fp32": [2.0], "bf16": [3.0]}) == set(PALETTE[:3])
+    assert colours({"fp32": [2.0], "bf16": [3.0]}) == set(PALETTE[1:3])

@@ -49,12 +49,12 @@ def activation_memory(data: Dataset) -> Html:
         for device in m.devices(GROUP):
             ok = sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["batch"])
             series.append(plots.Series(f"{DEVICE_NAME[device]}: saved activations", [b["params"]["batch"] for b in ok],
-                                       [b["stats"]["median"] / 2**20 for b in ok],
+                                       [b["stats"]["median"] for b in ok],
                                        "--" if is_gpu(device) else "-", f"{device} activations"))
             if ok and device == "cpu":
                 weights = ok[0]["extra_info"]["weight_bytes"]
                 series.append(plots.Series("weights", [b["params"]["batch"] for b in ok],
-                                           [weights / 2**20] * len(ok), ":", "weights"))
+                                           [weights] * len(ok), ":", "weights"))
             for b in sorted(m.benchmarks(GROUP, device=device), key=lambda b: b["params"]["batch"]):
                 if b.get("status", "ok") == "oom":
                     rows.append([DEVICE_NAME[device], b["params"]["batch"], html("<strong>out of memory</strong>"),
@@ -64,7 +64,7 @@ def activation_memory(data: Dataset) -> Html:
                     rows.append([DEVICE_NAME[device], b["params"]["batch"], si(b["stats"]["median"], "B"),
                                  si(peak, "B") if peak else "not measured (CPU)"][:columns])
         svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)",
-                                  "ylabel": "memory (MiB)", "subtitle": "Counted from the autograd graph"}],
+                                  "ylabel": "memory", "yunit": "B", "subtitle": "Counted from the autograd graph"}],
                                 title="Activations saved for backward versus weights",
                                 alt="Bytes of activations saved for backward versus batch size, with the weights for "
                                     "scale; the table below has the numbers.")

@@ -29,14 +29,15 @@ def memory_bandwidth(data: Dataset) -> Html:
         series, rows = [], []
         for device in m.devices(GROUP):
             curve = analysis.copy_bandwidths(m, device)
-            series.append(plots.Series(DEVICE_NAME[device], [b / 2**20 for b in curve],
+            series.append(plots.Series(DEVICE_NAME[device], list(curve),
                                        [bw / 1e9 for bw in curve.values()],
                                        "--" if is_gpu(device) else "-", DEVICE_NAME[device]))
             rows += [[DEVICE_NAME[device], si(2 * b["params"]["bytes"], "B"),
                       si(b["extra_info"]["bytes"] / b["stats"]["median"], "B/s")
                       + mark(b["stats"], b["extra_info"])]
                      for b in sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["bytes"])]
-        svg = plots.line_panels([{"series": series, "xlabel": "memory a copy occupies, source + destination (MiB)",
+        svg = plots.line_panels([{"series": series, "xlabel": "memory a copy occupies, source + destination",
+                                  "xunit": "B",
                                   "ylabel": "copy bandwidth (GB/s)", "subtitle": "Higher is better",
                                   "yscale": "linear"}],
                                 title="Tensor copy bandwidth by size",

@@ -47,15 +47,16 @@ def precision(data: Dataset) -> Html:
                       if any(dt in took[op] for op in ops)}
             svg = plots.bars([op.replace("_", " ") for op in ops], series,
                              title=f"{DEVICE_NAME[device]}: time per operation by precision",
-                             ylabel="time per operation (log scale)", log=True, unit="s",
-                             alt=f"Time of a matrix product, a training step and numpy's product in each precision "
+                             ylabel="time per operation (log scale)", log=True, unit="s", keys=DTYPES,
+                             alt=f"Time of {listing([op.replace('_', ' ') for op in ops])} in each precision "
                                  f"on the {DEVICE_NAME[device]}; the table below has the numbers.")
             points = [b for op in ops for b in m.measured(GROUP, device=device, op=op)]
             rows = [[b["params"]["op"].replace("_", " "), b["params"]["dtype"],
                      measured_value(b["stats"], b["extra_info"], "s"), _size(b)] for b in points]
-            parts.append(figure(svg, "Lower is better. Torch matmul and training step use "
-                                     "torch.autocast for 16-bit; numpy's product is plain numpy. Sizes "
-                                     "are chosen by a probe so the slowest precision fits the time budget.")
+            numpy_note = " numpy's product is plain numpy." if "numpy_matmul" in ops else ""
+            parts.append(figure(svg, "Lower is better. Torch's matmul and training step use torch.autocast for "
+                                     f"16-bit.{numpy_note} Each size is the largest whose slowest precision fits "
+                                     "the time budget.")
                          + table(["operation", "precision", "median time", "size"], rows) + marks_note_for(points))
         return join(parts, "\n")
     return per_machine(data, GROUP, one)

@@ -37,7 +37,7 @@ def transfer(data: Dataset) -> Html:
                 series.append(plots.Series(label, list(bw), [v / 1e9 for v in bw.values()],
                                            "-" if memory == "pinned" else "--", label))
                 rows += [[direction.replace("_", " "), memory, si(n, "B"), si(v, "B/s")] for n, v in bw.items()]
-        svg = plots.line_panels([{"series": series, "xlabel": "copy size (bytes)",
+        svg = plots.line_panels([{"series": series, "xlabel": "copy size", "xunit": "B",
                                   "ylabel": "bandwidth (GB/s)", "subtitle": "Higher is better"}],
                                 title="Host↔device copy bandwidth",
                                 alt="Copy bandwidth versus size, pinned and pageable, both directions; "
