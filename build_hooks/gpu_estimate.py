@@ -73,8 +73,8 @@ class Estimate:
     def source_checked(self, checked: bool) -> str:
         """Its inputs and band; `checked`: a measured GPU has been set against it (the page says how it fared)."""
         # Short sentences, one input each: a caption readers scan, not a clause list.
-        host = (f"Per operation: this host's own {self.host_op_s * 1e6:.3g} µs" if self.host_measured
-                else "This host's per-operation cost was not measured, so only the launches are charged")
+        host = (f"Per operation: the build host's own {self.host_op_s * 1e6:.3g} µs" if self.host_measured
+                else "The build host's per-operation cost was not measured, so only the launches are charged")
         return (f"{self.sheet.source}. {host}. Per kernel launch on the host: {LAUNCH_HOST_S * 1e6:g} µs "
                 f"({LAUNCH_SOURCE}). Assumed: {LAUNCH_S * 1e6:g} µs per kernel on the device, {TILE}×{TILE} "
                 f"output tiles. {'Checked against a measured GPU above' if checked else 'Unvalidated'}; band "
@@ -145,7 +145,7 @@ def host_op_seconds(host: Machine) -> float | None:
 
 def lower_edge(own_op_s: float | None, peers: Iterable[Machine] = ()) -> float:
     """The band's lower edge as a multiple of the estimate: FASTER, or the fastest measured host's
-    per-operation cost over this host's where that is lower. The host's share of a step is at most
+    per-operation cost over the build host's where that is lower. The host's share of a step is at most
     all of it, so re-pricing the estimate at that host's pace never falls below this ratio."""
     peer_ops = [op for op in map(host_op_seconds, peers) if op]
     if not own_op_s or not peer_ops:
@@ -155,7 +155,7 @@ def lower_edge(own_op_s: float | None, peers: Iterable[Machine] = ()) -> float:
 
 def for_host(host: Machine, peers: Iterable[Machine] = (), work: dict | None = None,
              sheet: datasheets.Datasheet = SHEET) -> Estimate | None:
-    """The estimate driven by this host's per-operation cost and its steps' counts (`work`, else the
+    """The estimate driven by the build host's per-operation cost and its steps' counts (`work`, else the
     training steps'; None without counts). `peers`: the other measured machines, whose fastest
     per-operation cost lowers the band's lower edge."""
     work = cost_model.step_work(host) if work is None else work

@@ -155,15 +155,15 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, ex
     share = f"{100 * rate / peak:.0f}%"
     overstated = fast_end is not None and fast_end > peak
     if rate > peak:
-        text = f"above this CPU's fp32 peak at its reported clock, {si(peak, 'FLOP/s')} ({share} of it)"
+        text = f"above its CPU's fp32 peak at the reported clock, {si(peak, 'FLOP/s')} ({share} of it)"
     elif not explain:
         best = analysis.best_matmul_rate(machine)
         if overstated and best:  # a peak its own products beat is no yardstick: the best product is
             return f"{100 * rate / best:.0f}% of the fastest matrix product measured on it ({si(best, 'FLOP/s')})"
-        return f"{share} of this CPU's fp32 peak at its reported clock, {si(peak, 'FLOP/s')}, at most"
+        return f"{share} of its CPU's fp32 peak at the reported clock, {si(peak, 'FLOP/s')}, at most"
     else:
         clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
-        text = (f"{share} of this CPU's fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "
+        text = (f"{share} of its CPU's fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "
                 f"the {clock} clock its operating system reports")
         if not overstated:
             return text + ". Cores that boost above it have a higher true peak, so the share reached is at most this"

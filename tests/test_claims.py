@@ -206,7 +206,7 @@ def test_regime_claims_follow_the_model():
 
     data = Dataset([machine_from_model(true_op=1e-3)])  # a millisecond per operation dwarfs the rest
     text = page.render_fact("regimes_summary", data)
-    assert text.startswith("By the cost model fitted to this CPU's measured training steps, ")
+    assert text.startswith("By the cost model fitted to the build host's measured training steps, ")
     assert text.endswith("steps are overhead-bound")  # one regime: every step
     rows = page.render_section("regimes_by_width", data).split("<tbody>")[1]
     assert rows.count("<tr>") == 1 and "<td>32</td><td>overhead-bound (1–" in rows and "→" not in rows
@@ -244,13 +244,14 @@ def test_the_estimate_trails_a_faster_cpu_at_the_sizes_named():
 
 
 def test_the_workload_gap_is_stated_format_for_format():
-    """The H200's FP32 peak meets the CPU's fp32 rate, the bf16 peak is named as bf16, and the CPU's own bf16 is said."""
+    """The CPU's fp32 and bf16 rows come first, then the H200's FP32 peak and its bf16 peak, each named by format."""
     from conftest import complete_doc
 
     text = page.render_section("workload_table", Dataset([Machine(complete_doc(), "f", "t")]))
-    cpu, fp32, bf16 = text.split("<tbody>")[1].split("</tr>")[:3]
-    assert "fp32 (measured" in cpu and "plain FP32 (published peak)" in fp32 and "67.0 TFLOP/s" in fp32
-    assert "bf16 tensor cores, dense (published peak)" in bf16 and "On this CPU bf16" in text
+    cpu, cpu_bf16, fp32, bf16 = text.split("<tbody>")[1].split("</tr>")[:4]
+    assert "fp32 (measured" in cpu and "bf16 (measured: one 8×8 product)" in cpu_bf16
+    assert "plain FP32 (published peak)" in fp32 and "67.0 TFLOP/s" in fp32
+    assert "bf16 tensor cores, dense (published peak)" in bf16
 
 
 def test_the_inference_ratio_is_given_for_every_cpu():
@@ -335,7 +336,7 @@ def test_gpu_estimate_op_check_sets_the_cost_per_operation_against_the_fastest_c
     from conftest import complete_doc
 
     text = page.render_fact("gpu_estimate_op_check", Dataset([Machine(complete_doc(), "f", "t")]))
-    assert "the time per operation of this host's fastest whole CPU step" in text
+    assert "the time per operation of the build host's fastest whole CPU step" in text
     assert (" is above " in text) != (" is below " in text)
 
 

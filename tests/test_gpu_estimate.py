@@ -25,7 +25,7 @@ def test_a_step_costs_the_larger_of_host_and_device_not_their_sum():
     step = estimate.step(32, 32)
     assert step["seconds"] == max(step["host"], step["device"])
     assert step["device"] == pytest.approx(step["launches"] + step["compute"] + step["memory"])
-    # 40 operations at this host's fitted 20 µs, each launching a kernel (a file without kernel counts)
+    # 40 operations at the build host's fitted 20 µs, each launching a kernel (a file without kernel counts)
     assert step["host"] == pytest.approx(40 * 20e-6 + 40 * gpu_estimate.LAUNCH_HOST_S)
 
 

@@ -27,6 +27,6 @@ def test_crossing_batch_is_the_first_power_of_two_at_the_ridge_or_none():
 
 
 def test_ridge_sentence_labels_the_measured_and_the_published_roofs():
-    """The ridge sentence computes this CPU's ridge from its measurements and labels the H200's as published."""
+    """The ridge sentence computes the build host's ridge from its measurements and labels the H200's as published."""
     text = page.render_fact("ridge_points", Dataset([Machine(complete_doc(), "fixture", "this build host")]))
     assert "(measured)" in text and "published: NVIDIA H200" in text

@@ -98,14 +98,14 @@ def test_the_estimate_crossover_follows_the_cpu_times():
     assert "estimated NVIDIA H200 SXM (a model, not a measurement" in slow_cpu and "at every batch measured, at d_model 128" in slow_cpu
     assert "at no batch measured, at d_model 128 (at batch 8 the CPU is faster)" in fast_cpu
     # The fixture's small block is issued more slowly than the modelled GPU runs it: said up front.
-    assert slow_cpu.endswith("the estimate's step is this host's time to issue the work, whatever the GPU's speed")
+    assert slow_cpu.endswith("the estimate's step is the build host's time to issue the work, whatever the GPU's speed")
 
 
 def test_a_measured_gpu_replaces_the_estimate_and_its_crossover_is_read_from_it():
     """With a measured GPU the crossover is the measured one: here from batch 8, and no estimate is named."""
     points = steps({1: 1e-3, 8: 8e-3, 64: 64e-3}) + steps({1: 5e-3, 8: 2e-3, 64: 3e-3}, device="cuda")
     text = page.render_fact("transformer_crossover", dataset(gpu="Fixture GPU", transformer_block=points))
-    assert "is faster than this CPU from batch 8, at d_model 128" in text
+    assert "is faster than the build host from batch 8, at d_model 128" in text
     assert "ESTIMATE" not in text
 
 

@@ -57,7 +57,7 @@ def test_rate_above_nominal_peak_is_called_above_it():
     """A rate above the peak from the reported clock is called above it, with its share, never 'close to'."""
     times = {("cpu", 32, 512): 6 * 512 * 512 * 32 / 3.84e11 / 1.2}
     text = page.render_fact("cpu_best_step_fraction_of_peak", data(times))
-    assert text.startswith("above this CPU's fp32 peak at its reported clock") and "(120% of it)" in text
+    assert text.startswith("above its CPU's fp32 peak at the reported clock") and "(120% of it)" in text
     assert "close to" not in text
 
 
@@ -488,7 +488,7 @@ def test_the_estimated_crossover_is_the_first_batch_of_an_unbroken_estimate_lead
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": [lane("CPU", cpu, False), lane("GPU", gpu, True)],
                                                          "widths": [8, 32, 512, 2048], "batches": [1, 64, 512]})
     assert race_views.estimated_crossovers(Dataset([])) == (
-        "By the labelled estimate against this host's CPU, a GPU would win at width 32 only at batch 64, "
+        "By the labelled estimate against the build host's CPU, a GPU would win at width 32 only at batch 64, "
         "from batch 64 at width 512 and from batch 512 at width 2048 (and at batch 1, a lead the batches beside it do not share). "
         "At width 8 it wins at no batch raced")
     rows = page.render_section("estimated_crossover_table", Dataset([])).split("<tbody>")[1].split("</tr>")
@@ -551,22 +551,23 @@ def test_the_cheat_sheet_gives_a_measured_gpus_own_numbers_beside_the_estimates(
     assert "the measured" not in str(page.render_section("key_numbers", Dataset([Machine(complete_doc(), "f", "t")])))
 
 
-def test_bf16_narrows_the_gap_by_its_rate_against_the_tables_own_fp32_rate():
-    """why-gpu's bf16 line sets the bf16 product's rate against the fp32 rate the table uses, not against the
-    precision experiment's fp32 product of another size."""
+def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():
+    """why-gpu's table gives a CPU's bf16 product as a row of its own (its rate, its size), timed against the build
+    host's fastest fp32 product like every row."""
     n, flops = 1024, 2 * 1024**3
     doc = add_points(synthetic_doc(), "gemm_rate", [({"n": 512}, 2 * 512**3 / 1e11, {"flops": 2 * 512**3})])
     add_points(doc, "precision", [({"op": "matmul", "dtype": "fp32"}, flops / 5e10, {"flops": flops, "n": n}),
                                   ({"op": "matmul", "dtype": "bf16"}, flops / 3e11, {"flops": flops, "n": n})])
     table = str(page.render_section("workload_table", Dataset([Machine(doc, "f", "t")])))
-    assert "bf16 narrows the gap" in table and "300 GFLOP/s in bf16, 3.0× the fp32 rate in the table" in table
+    row = table.split("bf16 (measured: one 1024×1024 product)")[1].split("</tr>")[0]
+    assert "300 GFLOP/s" in row and "3× shorter" in row
 
 
 @pytest.mark.parametrize("name, without, with_gpu", [
     ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
     ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
     ("precision_gpu_summary", "This build has no 16-bit timing from a GPU", "On the Fixture GPU, "),
-    ("break_even_answer", "On this build's CPU, an operation's arithmetic alone outlasts", "Fitted to measured steps, Fixture GPU"),
+    ("break_even_answer", "On the build host, an operation's arithmetic alone outlasts", "Fitted to measured steps, Fixture GPU"),
     ("sync_summary", "No measurement here ran on a GPU", "On the Fixture GPU, reading the loss every step"),
 ])
 def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(name, without, with_gpu):
@@ -594,7 +595,7 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
     cpu_only = Dataset([m for m in committed if m.gpu is None])
-    assert page.render_fact("home_one_number", cpu_only).startswith("By the labelled estimate against this host's CPU")
+    assert page.render_fact("home_one_number", cpu_only).startswith("By the labelled estimate against the build host's CPU")
     with_gpu = Dataset(committed)
     said = page.render_fact("home_one_number", with_gpu)
     assert said.startswith("In one number: an operation must carry about ")
@@ -604,8 +605,9 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
 
 
 def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():
-    """why-gpu's first sentence sets a measured GPU against its own machine's CPU, both at measured rates; without a
-    GPU it falls back to the datasheet, labelled published."""
+    """why-gpu's first sentence sets a measured GPU against its own machine's CPU, both at measured rates and format
+    for format (the committed GPU machine measured bf16 on both); without a GPU it falls back to the datasheet,
+    labelled published."""
     from pathlib import Path
 
     from build_hooks import dataset
@@ -613,7 +615,8 @@ def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
     said = page.render_fact("workload_headline", Dataset(committed))
-    assert "at its measured rate" in said and "in fp32" in said and "published" not in said
+    assert "at its measured rates" in said and said.count("in fp32") == said.count("in bf16") == 2
+    assert "published" not in said
     cpu_only = page.render_fact("workload_headline", Dataset([m for m in committed if m.gpu is None]))
     assert cpu_only.endswith("(published)")
 
@@ -690,7 +693,7 @@ def test_the_transformer_page_leads_with_throughput_only_where_time_grew_less_th
     monkeypatch.setattr(transformer, "first_with", lambda data, group: machine)
     monkeypatch.setattr(transformer, "unmeasured", lambda data, group: False)
     assert page.render_fact("transformer_lead", Dataset([machine])) == (
-        "On this CPU, going from batch 1 to 64 raised throughput 4.0× at d_model 128. At d_model 256 throughput did "
+        "On the build host, going from batch 1 to 64 raised throughput 4.0× at d_model 128. At d_model 256 throughput did "
         "not change beyond the spread, from batch 1 to 64")
 
 

@@ -17,8 +17,8 @@ def _lesson(path: str, words: str) -> Html:
 
 @section
 def key_numbers(data: Dataset) -> Html:
-    """This build's CPU in a few numbers (measured, or fitted to what was measured), and a GPU's break-even work:
-    a measured GPU's where there is one, else the estimate's (a model: datasheet figures and this host's issuing),
+    """The build host in a few numbers (measured, or fitted to what was measured), and a GPU's break-even work:
+    a measured GPU's where there is one, else the estimate's (a model: datasheet figures and the build host's issuing),
     each linked to the lesson that explains it."""
     even = break_even(data)
     host = even.host

@@ -86,7 +86,7 @@ def _bandwidth_range(params: cost_model.DeviceParams) -> str:
 
 @section
 def gpu_estimate(data: Dataset) -> Html:
-    """Estimated step times on a GPU driven by this build's CPU, from published figures, next to that CPU (shown with a
+    """Estimated step times on a GPU driven by the build host, from published figures, next to that CPU (shown with a
     measured GPU too: the other pages still quote the model, and the page says how it fared)."""
     host = data.host or (data.machines[0] if data.machines else None)
     if host is None or not cost_model.step_work(host):
@@ -219,7 +219,7 @@ def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     if gpu is None or gpu.faster >= gpu_model.FASTER or f"{gpu.faster:.2g}" == f"{gpu_model.FASTER:g}":
         return ""
     return (f". Its lower edge is {gpu.faster:.2g}×, not {gpu_model.FASTER:g}×, because another measured machine "
-            "issues operations that much faster than this host")
+            "issues operations that much faster than the build host")
 
 
 @fact
@@ -251,7 +251,7 @@ def gpu_estimate_op_check(data: Dataset) -> str:
     fastest, batch, width = min(steps)
     relation = "above" if op > fastest else "below"
     return (f"the cost per operation the estimate charges, {si(op, 's')}, is {relation} the time per operation of "
-            f"this host's fastest whole CPU step. That step takes {si(fastest, 's')} per operation, at batch {batch}, "
+            f"the build host's fastest whole CPU step. That step takes {si(fastest, 's')} per operation, at batch {batch}, "
             f"width {width}, arithmetic included. A GPU host also makes a launch call for every kernel, which a "
             f"CPU step never makes. The estimate charges each launch a published {si(gpu_model.LAUNCH_HOST_S, 's')} "
             "on the host. So issuing a small step for a GPU can take longer than the CPU's whole step")
@@ -307,20 +307,20 @@ def _estimate_steps(data: Dataset) -> tuple[gpu_model.Estimate, dict, list]:
 
 @fact
 def gpu_estimate_lead(data: Dataset) -> str:
-    """The cost model page's first-screen answer about the GPU estimate: at how many of its sizes this host's issuing,
+    """The cost model page's first-screen answer about the GPU estimate: at how many of its sizes the build host's issuing,
     not the GPU, sets its step (gpu_estimate_host_bound gives the detail)."""
     _, steps, bound_sizes = _estimate_steps(data)
     bound = len(bound_sizes)
     if bound == len(steps):
-        return "For this small network, that estimate is set at every size by how fast this host issues the work"
+        return "For this small network, that estimate is set at every size by how fast the build host issues the work"
     if not bound:
-        return "At every size, that estimate is set by the GPU's own work, not by this host"
-    return f"At {bound} of its {len(steps)} sizes, that estimate is set by how fast this host issues the work"
+        return "At every size, that estimate is set by the GPU's own work, not by the build host"
+    return f"At {bound} of its {len(steps)} sizes, that estimate is set by how fast the build host issues the work"
 
 
 @fact
 def gpu_estimate_host_bound(data: Dataset) -> str:
-    """Over every size the estimate covers: at how many issuing the operations on this host
+    """Over every size the estimate covers: at how many issuing the operations on the build host
     outlasts the modelled GPU (there the datasheet changes nothing), and the device side's
     largest share of the host's time."""
     gpu, steps, bound = _estimate_steps(data)
@@ -328,14 +328,14 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
     share = steps[busiest]["device"] / steps[busiest]["host"]
     if len(bound) == len(steps):
         return (f"at every one of the {len(steps)} sizes it covers the estimate is bounded by the host. Its step is "
-                "the host's issuing time: the step's operations at this host's cost each, plus a launch per kernel. "
+                "the host's issuing time: the step's operations at the build host's cost each, plus a launch per kernel. "
                 "The "
                 f"{gpu.name}'s datasheet figures change none of its numbers: the modelled GPU work is at most "
                 f"{100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}. For this "
-                "small network the estimate says what this host's issuing costs. Any GPU fast enough to keep "
+                "small network the estimate says what the build host's issuing costs. Any GPU fast enough to keep "
                 "up would get the same lane")
     return (f"at {len(bound)} of the {len(steps)} sizes it covers the estimate is bounded by the host (its "
-            "operations at this host's cost each, plus a launch per kernel: no datasheet figure changes that). At "
+            "operations at the build host's cost each, plus a launch per kernel: no datasheet figure changes that). At "
             "the others, "
             f"the modelled GPU work, from the {gpu.name}'s datasheet, is longer")
 
@@ -361,7 +361,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
 
     ends = shown[:1] + shown[-1:] if len(shown) > 1 else shown
     said = [f"at batch {batch}, {si(step['seconds'], 's')}" + (" estimated against " if i == 0 else " against ")
-            + si(cpu, "s") + (" measured on this CPU" if i == 0 else "") for i, (batch, cpu, step) in enumerate(ends)]
+            + si(cpu, "s") + (" measured on the build host" if i == 0 else "") for i, (batch, cpu, step) in enumerate(ends)]
     # Band and bound once when both rows share them (a host-bound estimate is one value at every size).
     notes = list(dict.fromkeys(f"its stated band is {within(step)}, and it is bounded by "
                                f"{gpu.bounded_by(batch, widest)}" for batch, _, step in ends))
@@ -372,9 +372,9 @@ def gpu_estimate_reading(data: Dataset) -> str:
 
 @dataclass
 class BreakEven:
-    """The one number behind the crossover, for this build's CPU and the estimated GPU."""
+    """The one number behind the crossover, for the build host and the estimated GPU."""
     host: Machine        # the machine whose CPU it is: this build's, else the first with training steps
-    op_s: float          # this host's fitted cost per operation
+    op_s: float          # the build host's fitted cost per operation
     rate: float          # its best matrix-product rate
     issue_s: float       # what the estimated GPU pays per operation: that cost plus a launch
     gpu: gpu_model.Estimate
@@ -395,7 +395,7 @@ class BreakEven:
 
 def break_even(data: Dataset) -> BreakEven:
     """The work one operation needs before its arithmetic outlasts its fixed cost: a fixed cost per operation
-    times a peak rate. For this build's CPU: its per-operation cost (fitted, as the estimate charges it) times its
+    times a peak rate. For the build host: its per-operation cost (fitted, as the estimate charges it) times its
     best matrix-product rate; for the estimated GPU: that issuing plus a launch, times the datasheet's FP32 peak."""
     host = data.host or first_with(data, analysis.STEP)
     op = gpu_model.host_op_seconds(host)
@@ -416,7 +416,7 @@ def estimate_tile(data: Dataset) -> str:
 @fact
 def break_even_answer(data: Dataset) -> str:
     """The FAQ's one-line why: with a measured GPU, the work per operation from which its step gets shorter than its
-    own CPU's (the measured break-even); without one, the estimate's (its launch × this build's CPU rate)."""
+    own CPU's (the measured break-even); without one, the estimate's (its launch × the build host's rate)."""
     measured = _measured_extra(data)
     if measured is not None:
         gpu, extra, work = measured
@@ -426,7 +426,7 @@ def break_even_answer(data: Dataset) -> str:
                     "never longer")
         return (f"Fitted to measured steps, {gpu} pays {si(extra, 's')} more per operation than its own "
                 f"CPU. Its step gets shorter once an operation carries about {si(work, 'FLOP')}")
-    return (f"On this build's CPU, an operation's arithmetic alone outlasts that launch from about "
+    return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
 
@@ -523,7 +523,7 @@ def break_even_table(data: Dataset) -> Html:
     # A measured GPU comes first: the estimate is the model a build without one falls back on.
     estimated = table(head, rows, caption=(
         "Fixed cost × rate: how much work one operation needs before a device's speed shows" if not measured else
-        html("Estimated: an {} driven by this build's CPU (a model)", gpu.name)))
+        html("Estimated: an {} driven by the build host (a model)", gpu.name)))
     if measured:  # the model a build without a GPU falls back on, folded: the measured table is the answer
         estimated = html('<details class="crossover-estimate"><summary>{}</summary>{}</details>',
                          "The estimate's break-even (a model, for builds with no GPU)", estimated)

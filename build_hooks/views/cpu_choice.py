@@ -41,9 +41,9 @@ def cpu_choice_rule(data: Dataset) -> str:
         return text
     bound, raced = race.host_bound_sizes(data, gpu)
     # Three short sentences (#39): what the GPU is, what a row then means, what would move it.
-    meaning = ("So a row marks where that CPU's epoch outgrows the time this host needs to send the GPU its work"
-               if bound == raced else "Where the host is the bound, a row compares that CPU with this host's pace")
-    return (text + ". That GPU is an estimate driven by this host (Predicting a step). "
+    meaning = ("So a row marks where that CPU's epoch outgrows the time the build host needs to send the GPU its work"
+               if bound == raced else "Where the host is the bound, a row compares that CPU with the build host's pace")
+    return (text + ". That GPU is an estimate driven by the build host (Predicting a step). "
             f"{meaning}. A faster host would move the GPU's batches down")
 
 

@@ -48,7 +48,7 @@ def _share_range(part: dict, whole: dict) -> str:
 
 @fact
 def ddp_answer(data: Dataset) -> str:
-    """The FAQ's measured answer: whether two DDP processes beat one process on this build's CPU, with both times."""
+    """The FAQ's measured answer: whether two DDP processes beat one process on the build host, with both times."""
     points = analysis.point_stats(first_with(data, GROUP), GROUP, "setup")
     verdict = stats.paired_ratio(points["one_process"], points["ddp"]).verdict
     answer = "no" if verdict < 0 else "yes" if verdict > 0 else "not beyond the spread"

@@ -25,7 +25,7 @@ def small_network_epoch(data: Dataset) -> str:
     rows = point["params"]["rows"]
     model = experiments.declared("training_step")
     text = (f"one epoch of the {model['INPUTS']}→{SMALL_WIDTH}→{model['CLASSES']} network over {rows:,} rows took "
-            f"{si(cpu[batch], 's')}{caveat(point)} on this build's CPU at batch {batch}")
+            f"{si(cpu[batch], 's')}{caveat(point)} on the build host at batch {batch}")
     gpu = gpu_with(data, GROUP)
     if gpu is not None:
         took = analysis.medians(gpu, GROUP, "batch", device=gpu.gpu_device(GROUP), width=SMALL_WIDTH)
@@ -41,7 +41,7 @@ def small_network_epoch(data: Dataset) -> str:
 
 def _against_the_estimate(data: Dataset, machine_id: str, batch: int) -> str:
     """Where no GPU was measured: the race's estimated GPU at the same epoch, with its verdict
-    against this CPU's (within the estimate's stated uncertainty, or beyond it)."""
+    against the build host's (within the estimate's stated uncertainty, or beyond it)."""
     lanes = race.race_data(data)["lanes"]
     estimate = next((lane for lane in lanes if lane["estimate"] and lane["machine_id"] == machine_id), None)
     cpu = next((lane for lane in lanes if lane["kind"] == "CPU" and lane["machine_id"] == machine_id), None)

@@ -21,7 +21,6 @@ from build_hooks.render import (
     si,
     table,
 )
-from build_hooks.views.precision import precision_stats, product_words
 from build_hooks.wording import versus_peak
 from snippets import flop_count  # plain arithmetic, no torch
 
@@ -73,8 +72,8 @@ def flop_table(data: Dataset) -> Html:
     if machines:
         machine = machines[0]
         best = analysis.best_matmul_rate(machine)
-        rates["this build's CPU (measured)"] = best
-        sources.append(f"This build's CPU: {si(best, 'FLOP/s')}, its fastest matrix product, measured on all "
+        rates["the build host (measured)"] = best
+        sources.append(f"The build host: {si(best, 'FLOP/s')}, its fastest matrix product, measured on all "
                        f"{machine.cpu['threads_used']} threads it offers.")
     rows = [[f"{b}, {d}, {h}", si(forward, "FLOP"), si(backward, "FLOP"), si(forward + backward, "FLOP")]
             + [si(s, "s") for s in seconds]
@@ -143,25 +142,30 @@ WORKLOAD_PARAMS, WORKLOAD_TOKENS = 1e8, 2e9
 @fact
 def workload_headline(data: Dataset) -> str:
     """why-gpu's answer first: the worked 6·N·D run's pure arithmetic at measured rates. With a measured GPU, its own
-    machine's CPU against it (one machine, both measured); without one, this CPU against an H200's datasheet peaks,
-    FP32 and dense bf16: floors on the GPU's time, never measurements."""
+    machine's CPU against it (one machine, both measured), format for format where the CPU's bf16 was measured too;
+    without one, the build host against an H200's datasheet peaks, FP32 and dense bf16: floors on the GPU's time,
+    never measurements."""
     flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
     run = (f"training a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model on {WORKLOAD_TOKENS / 1e9:.0f} billion "
            "tokens")
     machine = gpu_with(data, GROUP)
-    gpu_rates = {fmt: rate for fmt, _, rate in _measured_gpu_rates(data)}
-    cpu_rate = machine and analysis.best_matmul_rate(machine)
-    if cpu_rate and "fp32" in gpu_rates:
+    gpu_rates = machine and {fmt: rate for fmt, _, rate in _measured_rates(machine, machine.gpu_device(GROUP))}
+    cpu_rates = machine and {fmt: rate for fmt, _, rate in _measured_rates(machine, "cpu")}
+    if cpu_rates and "fp32" in cpu_rates and "fp32" in gpu_rates:
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))
-        bf16 = f", or {_duration(flops / gpu_rates['bf16'])} in bf16" if "bf16" in gpu_rates else ""
         cpu = f"{untrusted.placeholder(machine.cpu['brand'])} on {machine.cpu['threads_used']} threads"
-        return (f"{run} is about {_duration(flops / cpu_rate)} of arithmetic for {cpu}, at its measured rate. "
-                f"The {gpu} beside it needs {_duration(flops / gpu_rates['fp32'])} in fp32{bf16}")
+        return (f"{run} is about {_duration(flops / cpu_rates['fp32'])} of arithmetic for {cpu} in fp32"
+                f"{_or_bf16(flops, cpu_rates)}, at its measured rates. The {gpu} beside it needs "
+                f"{_duration(flops / gpu_rates['fp32'])} in fp32{_or_bf16(flops, gpu_rates)}")
     rate = analysis.best_matmul_rate(first_with(data, GROUP))
     sheet = datasheets.by_name("NVIDIA H200 SXM")
-    return (f"{run} is about {_duration(flops / rate)} of arithmetic on this build's CPU. At an {sheet.name}'s "
+    return (f"{run} is about {_duration(flops / rate)} of arithmetic on the build host. At an {sheet.name}'s "
             f"datasheet peak it is {_duration(flops / sheet.fp32_flops)} in FP32, or "
             f"{_duration(flops / sheet.bf16_flops)} in bf16 (published)")
+
+
+def _or_bf16(flops: float, rates: dict[str, float]) -> str:
+    return f", or {_duration(flops / rates['bf16'])} in bf16" if "bf16" in rates else ""
 
 
 @fact
@@ -173,51 +177,53 @@ def workload_gap(data: Dataset) -> str:
 
 @section
 def workload_table(data: Dataset) -> Html:
-    """The worked 6·N·D run at this CPU's best measured fp32 matrix-product rate against an H200's datasheet peaks,
-    format for format (plain FP32, then dense bf16 tensor cores): floors on the GPU's time, never measurements; then
-    what bf16 did on this CPU, and what a CPU with more cores would change."""
+    """The worked 6·N·D run at measured rates, format for format: the build host's fastest fp32 matrix product and its
+    bf16 one, an H200's datasheet peaks (plain FP32, dense bf16 tensor cores: floors on the GPU's time, never
+    measurements), then a measured GPU machine's CPU and GPU the same way. Each row's time against the build host's
+    fp32."""
     flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
     machine = first_with(data, GROUP)
     rate = analysis.best_matmul_rate(machine)
     threads = machine.cpu["threads_used"]
     sheet = datasheets.by_name("NVIDIA H200 SXM")
-    rows = [[f"CPU: {machine.label}, fp32 (measured: its fastest matrix product)", si(rate, "FLOP/s"),
-             _duration(flops / rate), "1×"]]
+    rows = [_row(f"CPU: {machine.label}", fmt, how, measured, flops, rate)
+            for fmt, how, measured in _measured_rates(machine, "cpu")]
     for what, peak in ((f"{sheet.name}, plain FP32 (published peak)", sheet.fp32_flops),
                        (f"{sheet.name}, bf16 tensor cores, dense (published peak)", sheet.bf16_flops)):
         rows.append([what, si(peak, "FLOP/s"), _duration(flops / peak), f"{peak / rate:,.0f}× shorter"])
     gpu_machine = gpu_with(data, GROUP)
-    its_cpu = gpu_machine and gpu_machine is not machine and analysis.best_matmul_rate(gpu_machine)
-    if its_cpu:  # the CPU beside the measured GPU: the fair opponent, measured the same way
-        rows.append([f"{gpu_machine.device_label('cpu')}, fp32 (measured: its fastest matrix product)",
-                     si(its_cpu, "FLOP/s"), _duration(flops / its_cpu), _against(its_cpu, rate)])
-    for fmt, how, measured in _measured_gpu_rates(data):
-        rows.append([f"{gpu_machine.device_label(gpu_machine.gpu_device(GROUP))}, {fmt} ({how})",
-                     si(measured, "FLOP/s"), _duration(flops / measured), _against(measured, rate)])
+    if gpu_machine and gpu_machine is not machine:  # the CPU beside the measured GPU: the fair opponent
+        rows += [_row(gpu_machine.device_label("cpu"), fmt, how, measured, flops, rate)
+                 for fmt, how, measured in _measured_rates(gpu_machine, "cpu")]
+    if gpu_machine:
+        device = gpu_machine.gpu_device(GROUP)
+        rows += [_row(gpu_machine.device_label(device), fmt, how, measured, flops, rate)
+                 for fmt, how, measured in _measured_rates(gpu_machine, device)]
     why = ("The published rows are peaks, so their times are lower bounds no real run reaches. "
-           f"Source: {sheet.source}. This build's CPU ran on "
-           f"{threads} thread{'s' if threads != 1 else ''}; a server socket with many more cores cuts its time, "
-           f"though rarely in proportion. {_cpu_bf16(machine)}")
+           f"Source: {sheet.source}. A bf16 row is one product; Mixed precision sets it against fp32 at the "
+           f"same size. The build host ran on {threads} thread{'s' if threads != 1 else ''}; a server socket with "
+           "many more cores cuts its time, though rarely in proportion.")
     mantissa, exponent = f"{flops:.1e}".split("e")
-    return join([table(["device and format", "rate", "time for the run", "against this CPU"], rows,
+    return join([table(["device and format", "rate", "time for the run", "against the build host, fp32"], rows,
                        caption=f"One training run of {mantissa}e{int(exponent)} FLOPs at {len(rows)} rates"),
                  note(why)])
 
 
+def _row(device: str, fmt: str, how: str, measured: float, flops: float, host_rate: float) -> list:
+    against = "1×" if measured == host_rate else _against(measured, host_rate)
+    return [f"{device}, {fmt} ({how})", si(measured, "FLOP/s"), _duration(flops / measured), against]
+
+
 def _against(other: float, rate: float) -> str:
-    """A rate's time for the run against this CPU's, as the table's last column says it."""
+    """A rate's time for the run against the build host's, as the table's last column says it."""
     if stats.compare(other, rate) == 0:
         return "about the same"
     return f"{other / rate:,.0f}× shorter" if other > rate else f"{rate / other:,.0f}× longer"
 
 
-def _measured_gpu_rates(data: Dataset) -> list[tuple[str, str, float]]:
-    """A measured GPU's own rates, as (format, how it was measured, FLOP/s): its fastest fp32 matrix product, and its
-    bf16 product in the precision experiment (the first machine with a GPU; none without one)."""
-    machine = gpu_with(data, GROUP)
-    if machine is None:
-        return []
-    device = machine.gpu_device(GROUP)
+def _measured_rates(machine: Machine, device: str) -> list[tuple[str, str, float]]:
+    """A device's own rates, as (format, how it was measured, FLOP/s): its fastest fp32 matrix product, and its
+    bf16 product in the precision experiment, each where it was measured."""
     found = []
     fp32 = analysis.best_matmul_rate(machine, device)
     if fp32:
@@ -228,40 +234,6 @@ def _measured_gpu_rates(data: Dataset) -> list[tuple[str, str, float]]:
         found.append(("bf16", f"measured: one {side}×{side} product",
                       bf16["extra_info"]["flops"] / bf16["stats"]["median"]))
     return found
-
-
-def _cpu_bf16(machine: Machine) -> str:
-    """What bf16 did to this CPU's own matrix product: whether the bf16-to-bf16 gap is narrower."""
-    took = precision_stats(machine, "cpu", "matmul")
-    if not {"fp32", "bf16"} <= set(took):
-        return "This build did not measure bf16 on this CPU, so the gap bf16 against bf16 is not known here."
-    product = "its " + product_words(machine).removeprefix("a ")
-    flops = next(iter(machine.measured("precision", device="cpu", op="matmul", dtype="bf16")), {}).get(
-        "extra_info", {}).get("flops")
-    best = analysis.best_matmul_rate(machine)
-    if flops and best:  # against the table's own fp32 rate, not the precision experiment's fp32 of another size
-        rate = flops / took["bf16"]["median"]
-        factor = rate / best
-        if factor >= stats.MEANINGFUL_RATIO:
-            return (f"On this CPU bf16 narrows the gap: {product} reached {si(rate, 'FLOP/s')} in bf16, "
-                    f"{factor:.1f}× the fp32 rate in the table (Mixed precision). So bf16 against bf16, the gap is "
-                    "about that much smaller.")
-        if factor <= 1 / stats.MEANINGFUL_RATIO:
-            return (f"On this CPU bf16 widens the gap: {product} reached only {si(rate, 'FLOP/s')} in bf16, "
-                    f"{1 / factor:.1f}× below the fp32 rate in the table (Mixed precision says why). So in bf16 on "
-                    "both, it is wider still.")
-        return (f"On this CPU bf16 changed little: {product} reached {si(rate, 'FLOP/s')} in bf16, about the fp32 "
-                "rate in the table (Mixed precision). So bf16 against bf16, the gap is about the same.")
-    verdict = stats.compare_points(took["fp32"], took["bf16"])
-    ratio = took["fp32"]["median"] / took["bf16"]["median"]
-    if verdict > 0:
-        return (f"On this CPU bf16 narrows the gap too: {product} ran {ratio:.1f}× faster in bf16 than in fp32 "
-                "(Mixed precision). So bf16 against bf16, the gap is smaller by about that factor.")
-    if verdict < 0:
-        return (f"On this CPU bf16 widens the gap: {product} ran {1 / ratio:.1f}× slower in bf16 than in fp32 "
-                "(Mixed precision says why). So in bf16 on both, it is wider still.")
-    return (f"On this CPU bf16 changed nothing: {product} took the same time in bf16 and fp32 "
-            f"({stats.LEVEL_WORDS}; Mixed precision). So bf16 against bf16, the gap is about the same.")
 
 
 def _duration(seconds: float) -> str:

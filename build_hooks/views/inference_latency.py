@@ -40,12 +40,12 @@ def inference_latency(data: Dataset) -> Html:
 
 @fact
 def inference_summary(data: Dataset) -> str:
-    """Batch-1 inference against a batch-1 training step of the same model (another experiment), on this CPU;
+    """Batch-1 inference against a batch-1 training step of the same model (another experiment), on the build host;
     inference_versus_step tables every machine that measured both."""
     machine = first_with(data, GROUP)
     widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
     ratio, step, forward = _step_over_forward(machine, widest)
-    text = f"one batch-1 forward pass at width {widest} took {si(forward['stats']['median'], 's')} on this CPU"
+    text = f"one batch-1 forward pass at width {widest} took {si(forward['stats']['median'], 's')} on the build host"
     quoted = [forward]
     if ratio is not None and ratio.verdict > 0:
         text += (f". A batch-1 training step of the same model took {si(step['stats']['median'], 's')}, "

@@ -76,7 +76,7 @@ def precision_stats(machine: Machine, device: str, op: str) -> dict[str, dict]:
 
 
 def bf16_against_fp32(machine: Machine) -> str | None:
-    """This CPU's bf16 matrix product against its fp32 one: "2.7× faster", "92× slower" or "level" (beyond the
+    """The build host's bf16 matrix product against its fp32 one: "2.7× faster", "92× slower" or "level" (beyond the
     spread only), or None where one of the two was not measured."""
     took = precision_stats(machine, "cpu", "matmul")
     if not {"fp32", "bf16"} <= set(took):
@@ -112,7 +112,7 @@ def precision_cpu_summary(data: Dataset) -> str:
     machine = first_with(data, GROUP)
     matmul = precision_stats(machine, "cpu", "matmul")
     step = precision_stats(machine, "cpu", "train_step")
-    return (f"On this CPU, {_bf16_versus_fp32(matmul, product_words(machine))}. "
+    return (f"On the build host, {_bf16_versus_fp32(matmul, product_words(machine))}. "
             f"{_bf16_versus_fp32(step, 'The mixed-precision training step' + _step_size(machine))}.")
 
 
@@ -172,7 +172,7 @@ def precision_cpu_explanation(data: Dataset) -> str:
     matmul = {dtype: point["median"] for dtype, point in matmul_stats.items()}
     verdict = stats.compare_points(matmul_stats["fp32"], matmul_stats["bf16"])
     if verdict > 0:
-        return ("That speed-up means this CPU has native 16-bit dot-product instructions "
+        return ("That speed-up means the build host has native 16-bit dot-product instructions "
                 "(instruction-set extensions such as AVX-512 BF16, or AMX, Intel's matrix units): it multiplies "
                 "bf16 pairs directly and moves half the bytes. Many CPUs lack them.")
     if verdict == 0:
@@ -182,9 +182,9 @@ def precision_cpu_explanation(data: Dataset) -> str:
     if matmul["bf16"] / matmul["fp32"] >= GENERIC_KERNEL_RATIO:
         return ("A slowdown this large is not the cost of converting formats, which costs a few "
                 "times at most. Without the instructions a tuned bf16 kernel needs, there is no tuned bf16 "
-                "matrix kernel for this CPU. So a generic one runs, while fp32 uses the tuned BLAS. On x86, oneDNN's "
+                "matrix kernel for the build host. So a generic one runs, while fp32 uses the tuned BLAS. On x86, oneDNN's "
                 "bf16 kernels need AVX-512, or AVX2 with its newer 16-bit extensions (oneDNN's avx2_vnni_2 level). "
-                "AVX-512 BF16 or AMX make them fast. On this CPU only the memory saving remains.")
+                "AVX-512 BF16 or AMX make them fast. On the build host only the memory saving remains.")
     return ("A CPU without native 16-bit matrix instructions converts bf16 to fp32 to multiply "
             "and back to store. So the 16-bit path does extra work for no arithmetic gain. Only "
             "the memory saving remains.")
@@ -216,7 +216,7 @@ def numpy_fp16(data: Dataset) -> str:
 
 @fact
 def bf16_answer(data: Dataset) -> str:
-    """The FAQ's measured answer: bf16 against fp32 for a CPU matrix product on this build's CPU, then how many other
+    """The FAQ's measured answer: bf16 against fp32 for a CPU matrix product on the build host, then how many other
     machines were faster, slower or level in bf16."""
     said = [(m, bf16_against_fp32(m)) for m in data.with_experiment(GROUP)]
     said = [(m, words) for m, words in said if words]

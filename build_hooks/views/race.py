@@ -169,7 +169,7 @@ def race_verdict_summary(data: Dataset) -> str:
     if len(pairs) == 1:
         gpu_label, cpu_label, estimated = next(iter(pairs))
         intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
-                 f"{untrusted.placeholder(gpu_label)}, fed by this host's CPU. " if estimated else
+                 f"{untrusted.placeholder(gpu_label)}, fed by the build host's CPU. " if estimated else
                  f"The grid sets {untrusted.placeholder(gpu_label)} against its own "
                  f"{untrusted.placeholder(cpu_label)}. ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
@@ -325,8 +325,8 @@ def estimated_crossovers(data: Dataset) -> str:
     # Two short sentences: where it wins, then the widths where it never does.
     widths = f"width{'s' if len(never) > 1 else ''} {listing(never)}" if never else ""
     if not wins:
-        return f"By the labelled estimate against this host's CPU, a GPU wins at no batch raced, at {widths}"
-    text = "By the labelled estimate against this host's CPU, a GPU would win " + listing(wins)
+        return f"By the labelled estimate against the build host's CPU, a GPU wins at no batch raced, at {widths}"
+    text = "By the labelled estimate against the build host's CPU, a GPU would win " + listing(wins)
     return text + (f". At {widths} it wins at no batch raced" if never else "")
 
 
@@ -342,22 +342,22 @@ def estimated_crossover_table(data: Dataset) -> Html:
     head = ["hidden width", "the estimated GPU leads", "also alone at batch"]
     if all(not lone for _, lone in found.values()):  # a column of "none" says nothing
         head, rows = head[:2], [row[:2] for row in rows]
-    return table(head, rows, caption="Where the labelled GPU estimate overtakes this host's CPU at every larger batch")
+    return table(head, rows, caption="Where the labelled GPU estimate overtakes the build host's CPU at every larger batch")
 
 
 def home_estimate_pace(data: Dataset) -> str:
-    """Home's short warning above the grid: whether the GPU in it is a model whose time this host's issuing sets."""
+    """Home's short warning above the grid: whether the GPU in it is a model whose time the build host's issuing sets."""
     estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
     if estimate is None:
         return "Every GPU in the grid was measured"
     bound, raced = race.host_bound_sizes(data, estimate)
     if not bound:
-        return "The model's GPU time comes from the datasheet and this host's cost per operation"
-    if bound == raced:  # then a GPU cell is where this CPU's own arithmetic outgrows that sending time
-        return ("In the model, the GPU's time is how long this CPU takes to hand it the work, so any GPU fast "
+        return "The model's GPU time comes from the datasheet and the build host's cost per operation"
+    if bound == raced:  # then a GPU cell is where the build host's own arithmetic outgrows that sending time
+        return ("In the model, the GPU's time is how long the build host takes to hand it the work, so any GPU fast "
                 "enough would give the same cells. A GPU cell is where the CPU's own epoch outlasts that hand-off "
                 "by more than the band")
-    return (f"At {bound} of the model's {raced} settings, the GPU's time is how long this host takes to send it "
+    return (f"At {bound} of the model's {raced} settings, the GPU's time is how long the build host takes to send it "
             "the work")
 
 
@@ -390,8 +390,8 @@ def race_estimate_flat(data: Dataset) -> str:
     bound, raced = race.host_bound_sizes(data, estimate)
     if bound == raced:
         return ("This build's GPU lane cannot show that point. Its step time is flat by construction: at every size, "
-                "this host sends the work more slowly than the modelled GPU runs it. So its epoch keeps halving")
-    return (f"This build's GPU lane shows that point only in part. At {bound} of the {raced} sizes, this host sends "
+                "the build host sends the work more slowly than the modelled GPU runs it. So its epoch keeps halving")
+    return (f"This build's GPU lane shows that point only in part. At {bound} of the {raced} sizes, the build host sends "
             "the work more slowly than the modelled GPU runs it, so its step time is flat there by construction")
 
 
@@ -470,9 +470,9 @@ def race_lanes_kind(data: Dataset) -> str:
     lanes = race.race_data(data)["lanes"]
     if any(lane["estimate"] for lane in lanes):
         # The band's numbers are in the grid's note, once on this page.
-        return ("CPU lanes replay measured epochs: this host's, and those in the committed files. No GPU was "
-                "measured, so the GPU lane is an estimate, mostly of this host's time to hand a GPU its work. "
+        return ("CPU lanes replay measured epochs: the build host's, and those in the committed files. No GPU was "
+                "measured, so the GPU lane is an estimate, mostly of the build host's time to hand a GPU its work. "
                 "Nobody has checked it against a real GPU")
     if not lanes:
         return "No epoch times were measured in this build"
-    return "Every lane replays a measured epoch: this host's, and those in the committed files"
+    return "Every lane replays a measured epoch: the build host's, and those in the committed files"

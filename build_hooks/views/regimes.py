@@ -29,7 +29,7 @@ def classified(machine: Machine, device: str = "cpu") -> list[tuple[int, int, st
 
 @section
 def roofline(data: Dataset) -> Html:
-    """This CPU's roofline from its own measurements, with every training step placed on it."""
+    """The build host's roofline from its own measurements, with every training step placed on it."""
     machines = data.with_experiment(analysis.STEP)
     if not machines:
         return missing("No training steps measured yet.")
@@ -59,9 +59,9 @@ def roofline(data: Dataset) -> Html:
     svg = plots.line_panels([{"series": series, "xlabel": "arithmetic intensity (FLOP per byte touched)",
                               "ylabel": "achieved rate (GFLOP/s)", "subtitle": "Higher is better",
                               "xscale": "log10"}],
-                            title="Roofline of this CPU, with its training steps",
+                            title="Roofline of the build host, with its training steps",
                             alt="Log-log roofline: attainable FLOP/s against arithmetic intensity, the "
-                                "memory and compute roofs measured on this CPU, and each training step as a point.",
+                                "memory and compute roofs measured on the build host, and each training step as a point.",
                             size=(4.6, 4.0))
     return figure(svg, "Roofs from this build's own measurements: the best square-matmul rate "
                        "(gemm_rate) and copy bandwidths (memory_bandwidth). A point far below both "
@@ -78,7 +78,7 @@ def regimes_summary(data: Dataset) -> str:
     ranked = [f"{counts[r]} {REGIME_WORDS[r]}" for r, _ in counts.most_common()]
     ranked[0] = ranked[0].replace(" ", f" of its {len(steps)} steps are ", 1)
     fitted = cost_model.model(machine, "cpu").trained_on
-    which = "fitted to this CPU's measured training steps" if fitted else "unfitted (too few steps to fit it)"
+    which = "fitted to the build host's measured training steps" if fitted else "unfitted (too few steps to fit it)"
     return f"By the cost model {which}, {listing(ranked)}"
 
 
@@ -107,7 +107,7 @@ def regimes_gpu_summary(data: Dataset) -> str:
 @section
 def regimes_by_width(data: Dataset) -> Html:
     """Per width, the regimes a step passes through as the batch grows, each with its run of batches (where it
-    switches moves with noise): a table, one width per row. This CPU's, then the first measured GPU's, by the same
+    switches moves with noise): a table, one width per row. The build host's, then the first measured GPU's, by the same
     model fitted to that GPU's own steps."""
     machine = first_with(data, analysis.STEP)
     tables = [_regimes_table(machine, "cpu", f"Each CPU training step's regime on {machine.label}")]

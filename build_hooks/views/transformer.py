@@ -63,7 +63,7 @@ def curves(machine: Machine, device: str) -> dict[tuple[int, int], list[dict]]:
 
 
 def estimate_for(host: Machine, seq: int, peers: Iterable[Machine] = ()) -> gpu_estimate.Estimate | None:
-    """The H200 model driven by this host's per-operation cost (gpu_estimate.for_host), for its CPU steps."""
+    """The H200 model driven by the build host's per-operation cost (gpu_estimate.for_host), for its CPU steps."""
     work = {(b["params"]["batch"], b["params"]["d_model"]):
             {**b["extra_info"], "side": equivalent_side(b["extra_info"]["tokens"], b["params"]["d_model"])}
             for b in host.measured(STEP, device="cpu", seq=seq)}
@@ -203,7 +203,7 @@ def transformer_steps(data: Dataset) -> Html:
             title="A small transformer's training step, across batch",
             alt="Two log-scale plots against batch size: the transformer's training-step time in milliseconds "
                 "(with the labelled H200 estimate where no GPU was measured) and its achieved GFLOP/s against "
-                "this CPU's best matrix-product rate; the table below has the numbers.",
+                "the build host's best matrix-product rate; the table below has the numbers.",
             size=(4.6, 3.8))
         head = ["device", "d_model", "batch", "tokens", "FLOPs per step", "time per step", "achieved",
                 "of the matmul rate at that size", "regime (cost model)"]
@@ -215,7 +215,7 @@ def transformer_steps(data: Dataset) -> Html:
         if gpu_device is None and str(rows[0][-1]):  # a column with one value in every row is said once
             head, rows, same = fold_constant_columns(head, rows, [len(head) - 1])
             caption = html("{}. In every row, {}", caption, join(same, "; ")) if same else caption
-        roof = (f" Dotted in the right panel: this CPU's fastest matrix product, {si(best, 'FLOP/s')} "
+        roof = (f" Dotted in the right panel: the build host's fastest matrix product, {si(best, 'FLOP/s')} "
                 "(measured).") if best else ""
         lanes = ("Dashed: a GPU, measured." if gpu_device else
                  f"Dotted in the left panel: the H200 model (an estimate, with a stated band {band}).")
@@ -298,9 +298,9 @@ def transformer_lead(data: Dataset) -> str:
         raise MissingData("fewer than two CPU batches of the transformer")
     span = (f"from batch {next(iter(batches))[0]} to {next(iter(batches))[1]}" if len(batches) == 1
             else "from the smallest batch measured to the largest")
-    text = f"On this CPU, going {span} raised throughput {listing(raised)}" if raised else ""
+    text = f"On the build host, going {span} raised throughput {listing(raised)}" if raised else ""
     if level:
-        text += (". At" if text else "On this CPU, at") + (f" d_model {listing(level)} throughput did not change "
+        text += (". At" if text else "On the build host, at") + (f" d_model {listing(level)} throughput did not change "
                                                            f"beyond the spread, {span}")
     return text
 
@@ -323,7 +323,7 @@ def transformer_regimes(data: Dataset) -> str:
                   f"batch {found[0][0]} is {regime_words(path[0])}, then "
                   + ", then ".join(regime_words(r) for r in path[1:]) + " as the batch grows")
         parts.append(f"at d_model {d_model} {ladder}. It reaches {100 * min(shares):.0f}% to "
-                     f"{100 * max(shares):.0f}% of the matrix-product rate this CPU measured at the same size")
+                     f"{100 * max(shares):.0f}% of the matrix-product rate the build host measured at the same size")
     if not parts:
         raise MissingData("no CPU transformer steps")
     return _sentences(parts)
@@ -358,8 +358,8 @@ def transformer_crossover(data: Dataset) -> str:
     said = "; ".join(f"{where}, at d_model {listing(sizes)}{why}" for (where, why), sizes in same.items())
     if kind == "measured":
         return (f"the measured {untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))} is faster "
-                f"than this CPU {said}")
-    return (f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than this CPU "
+                f"than the build host {said}")
+    return (f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than the build host "
             f"{said}{_host_bound_words(machine, data.machines)}")
 
 
@@ -402,13 +402,13 @@ def _lead_from(batch: int, verdicts: dict[int, int]) -> str:
 
 def _host_bound_words(machine: Machine, peers: Iterable[Machine]) -> str:
     """Where the estimate is bounded by its host at every size this page measured: said up front, since its
-    verdicts then come from this host's issuing, not from the GPU."""
+    verdicts then come from the build host's issuing, not from the GPU."""
     shapes = curves(machine, "cpu")
     estimates = {seq: estimate_for(machine, seq, peers) for _, seq in shapes}  # one model per sequence length
     bounded = [estimates[seq].bounded_by(b["params"]["batch"], d_model) == "the host"
                for (d_model, seq), points in shapes.items() if estimates[seq] for b in points]
     if bounded and all(bounded):
-        return (". At every size here, the estimate's step is this host's time to issue the work, whatever the "
+        return (". At every size here, the estimate's step is the build host's time to issue the work, whatever the "
                 "GPU's speed")
     return ""
 
