@@ -149,18 +149,28 @@ def test_a_measured_gpu_meets_its_own_machines_cpu_not_a_faster_one_elsewhere():
 
 
 
-def test_the_grid_says_when_its_verdicts_rest_on_too_few_samples():
-    """A verdict read from an epoch with fewer than MIN_SAMPLES samples gets one note under the grid; none otherwise."""
+def test_the_grid_marks_each_verdict_that_rests_on_too_few_samples():
+    """A verdict read from an epoch with fewer than MIN_SAMPLES samples is marked rough in its cell, with a note;
+    when every verdict is, one note says so and no cell repeats it; with enough samples, neither."""
     from build_hooks import page
 
-    def grid(samples: dict[str, int]) -> str:
+    def grid(samples: dict[str, int], only_batch: int | None = None) -> str:
         data = dataset(gpu="Fixture GPU")
         for bench in data.machines[0].doc["benchmarks"]:
             if bench["group"] == "epoch_time":
-                bench["stats"]["data"] = [bench["stats"]["median"]] * samples[bench["params"]["device"]]
+                n = samples[bench["params"]["device"]] if only_batch in (None, bench["params"]["batch"]) else 8
+                bench["stats"]["data"] = [bench["stats"]["median"]] * n
         return str(page.render_section("verdict_grid", data))
-    assert "fewer than" not in grid({"cpu": 8, "cuda": 8})
-    assert "Rough: some epochs have fewer than" in grid({"cpu": 8, "cuda": 2})
+
+    def rough_cells(html: str) -> int:
+        return sum("rough" in cell.split("</a>")[0] for cell in html.split('class="verdict ')[1:])
+
+    plenty = grid({"cpu": 8, "cuda": 8})
+    assert "fewer than" not in plenty and rough_cells(plenty) == 0
+    every = grid({"cpu": 8, "cuda": 2})
+    assert "Rough: every epoch in the grid has fewer than" in every and rough_cells(every) == 0
+    some = grid({"cpu": 2, "cuda": 2}, only_batch=1)
+    assert "Rough: an epoch it compares has fewer than" in some and 0 < rough_cells(some) < some.count('class="verdict ')
 
 
 def test_a_lead_over_an_epoch_slower_than_at_half_the_batch_is_out_of_line():

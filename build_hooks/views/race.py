@@ -85,7 +85,10 @@ def _grid(data: Dataset, paired: bool) -> Html:
     if not found:
         return missing("No CPU and GPU pair has epoch times at the same setting yet, so there is no verdict.")
     widths = [w for w in race_data["widths"] if any((w, b) in found for b in race_data["batches"])]
-    rows = [[html("{}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch) for w in widths]
+    rough = {key for key, pairing in found.items() if _few_samples(key, pairing)}
+    marked = rough if rough != set(found) else set()  # when every cell is rough, one note says so
+    rows = [[html("{}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch, (w, batch) in marked)
+                                   for w in widths]
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
     caption = "Who finishes one epoch first, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
@@ -94,8 +97,11 @@ def _grid(data: Dataset, paired: bool) -> Html:
         notes.append(note(f"Narrow: {NARROW_WORDS}."))
     if any(p["out_of_line"] for p in found.values()):
         notes.append(note(OUT_OF_LINE_WORDS))
-    if _few_samples(found):  # the spread a verdict leans on is itself rough: said once, under the grid
-        notes.append(note(f"Rough: some epochs have fewer than {stats.MIN_SAMPLES} samples."))
+    if rough and rough == set(found):  # the spread every verdict leans on is itself rough: said once, marked nowhere
+        notes.append(note(f"Rough: every epoch in the grid has fewer than {stats.MIN_SAMPLES} samples, "
+                          "so each spread is a rough guide."))
+    elif rough:
+        notes.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
         notes.append(note(html("Paired: {}.", listing(pairings))))
@@ -109,10 +115,10 @@ OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
 
 
-def _few_samples(found: dict) -> bool:
-    """Whether any epoch a verdict reads was marked as resting on too few samples (stats.caveats' "few")."""
-    return any("few" in pairing[kind]["epochs"][str(width)][str(batch)].get("caveats", [])
-               for (width, batch), pairing in found.items() for kind in ("gpu", "cpu"))
+def _few_samples(key: tuple[int, int], pairing: dict) -> bool:
+    """Whether an epoch this verdict reads was marked as resting on too few samples (stats.caveats' "few")."""
+    width, batch = key
+    return any("few" in pairing[kind]["epochs"][str(width)][str(batch)].get("caveats", []) for kind in ("gpu", "cpu"))
 
 
 def _level_words(found: dict) -> str:
@@ -134,15 +140,17 @@ def _pairings(found: dict) -> list[str]:
     return [f"{gpu} against its {cpu}" for gpu, cpu in pairs]  # cpu labels begin "CPU: "
 
 
-def _verdict_cell(pairing: dict | None, width: int, batch: int) -> Html:
+def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = False) -> Html:
     if pairing is None:
         return html("not raced")
     leader = pairing["leader"]
     # An estimated GPU is named so in its own cell, not only in the sentence above the grid.
     shown = f"{leader} (est.)" if leader == "GPU" and pairing["estimate"] else leader
-    marks = [word for word, flag in (("narrow", pairing["narrow"]), ("out of line", pairing["out_of_line"])) if flag]
+    marks = [word for word, flag in (("narrow", pairing["narrow"]), ("out of line", pairing["out_of_line"]),
+                                     ("rough", rough)) if flag]
     ratio = ", ".join([multiple(pairing["ratio"])] + marks)
-    text = html("{}<br><small>{}</small>", shown, ratio) if leader != "level" else html("level")
+    text = (html("{}<br><small>{}</small>", shown, ratio) if leader != "level"
+            else html("level<br><small>rough</small>") if rough else html("level"))
     label = (f"{leader} first at width {width}, batch {batch}{''.join(', ' + m for m in marks)}"
              if leader != "level"
              else f"level at width {width}, batch {batch}")
