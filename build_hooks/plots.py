@@ -153,7 +153,8 @@ def _draw_panel(panel: dict, size: tuple[float, float], colours: dict[str, str],
         ax.xaxis.set_major_formatter(EngFormatter(unit=panel["xunit"], sep=" ") if panel.get("xunit")
                                      else _plain_numbers())
         if panel.get("yunit") is not None or panel.get("eng"):
-            ax.yaxis.set_major_formatter(EngFormatter(unit=panel.get("yunit", ""), sep=" " if panel.get("yunit") else ""))
+            unit = panel.get("yunit", "")
+            ax.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" " if unit else ""))
         else:
             ax.yaxis.set_major_formatter(_plain_numbers())
         if panel.get("yscale", "log") == "log" and not panel.get("eng"):

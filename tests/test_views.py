@@ -567,7 +567,8 @@ def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():
     ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
     ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
     ("precision_gpu_summary", "This build has no 16-bit timing from a GPU", "On the Fixture GPU, "),
-    ("break_even_answer", "On the build host, an operation's arithmetic alone outlasts", "Fitted to measured steps, Fixture GPU"),
+    ("break_even_answer", "On the build host, an operation's arithmetic alone outlasts",
+     "On the measured Fixture GPU, the step gets shorter once an operation carries"),
     ("sync_summary", "No measurement here ran on a GPU", "On the Fixture GPU, reading the loss every step"),
 ])
 def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(name, without, with_gpu):
@@ -598,10 +599,23 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
     assert page.render_fact("home_one_number", cpu_only).startswith("By the labelled estimate against the build host's CPU")
     with_gpu = Dataset(committed)
     said = page.render_fact("home_one_number", with_gpu)
-    assert said.startswith("In one number: an operation must carry about ")
-    work = said.split("about ")[1].split(" before")[0]
+    assert said.startswith("In one number: each PyTorch operation must carry ")
+    low, high = said.split("carry ")[1].split(" of arithmetic")[0].split(" to ")  # the committed H200: a span
     table = page.render_section("break_even_table", with_gpu)
-    assert f"<td>{work}</td>" in table.split("break-even: the GPU")[1].split("</tr>")[0]
+    assert f"<td>{high}</td>" in table.split("break-even: the GPU")[1].split("</tr>")[0]
+    assert f"<td>{low} {high.split(' ')[1]}</td>" in table.split("break-even, bare operation")[1].split("</tr>")[0]
+
+
+@pytest.mark.parametrize("bare, said", [(None, "about 20.0 MFLOP"), (10.5e-6, "about 20.0 MFLOP"),
+                                        (0.5e-6, "1.00 to 20.0 MFLOP"), (30e-6, "20.0 to 60.0 MFLOP")])
+def test_the_break_even_is_a_span_only_where_a_bare_operation_disagrees_with_the_fit(monkeypatch, bare, said):
+    """The fitted extra (10 µs × 2 TFLOP/s = 20 MFLOP) stands alone unless a bare operation's extra gives a break-even
+    beyond the spread rule; then both ends are given, low first, the unit once."""
+    from build_hooks.views import cost_model as views
+
+    monkeypatch.setattr(views, "first_measured_break_even", lambda data: ("m", ((5e-6, 2e12, ""), (15e-6, 1e14, ""))))
+    monkeypatch.setattr(views, "bare_extra", lambda machine: bare)
+    assert views.break_even_span(Dataset([])) == said
 
 
 def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():

@@ -6,7 +6,7 @@ from build_hooks import analysis, cost_model
 from build_hooks.dataset import Dataset
 from build_hooks.page import section
 from build_hooks.render import SITE_ROOT, Html, MissingData, html, si, table
-from build_hooks.views.cost_model import break_even, first_measured_break_even
+from build_hooks.views.cost_model import break_even, break_even_span, first_measured_break_even
 from build_hooks.views.intensity import SHEET, _cpu_ridge, _ridge, published_ridges
 from build_hooks.views.precision import bf16_against_fp32
 
@@ -63,5 +63,5 @@ def _measured_gpu_rows(data: Dataset, why_batch: Html) -> list[list]:
     rows = [[f"the same on the measured {gpu}", si(gpu_op * gpu_rate, "FLOP"), why_batch]]
     if gpu_op > cpu_op:
         rows.append([f"break-even: work per operation from which the measured {gpu}'s step beats its own CPU's",
-                     si((gpu_op - cpu_op) * cpu_rate, "FLOP"), why_batch])
+                     break_even_span(data), why_batch])
     return rows

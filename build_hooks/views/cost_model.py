@@ -251,7 +251,8 @@ def gpu_estimate_op_check(data: Dataset) -> str:
     fastest, batch, width = min(steps)
     relation = "above" if op > fastest else "below"
     return (f"the cost per operation the estimate charges, {si(op, 's')}, is {relation} the time per operation of "
-            f"the build host's fastest whole CPU step. That step takes {si(fastest, 's')} per operation, at batch {batch}, "
+            f"the build host's fastest whole CPU step. That step takes {si(fastest, 's')} per operation, "
+            f"at batch {batch}, "
             f"width {width}, arithmetic included. A GPU host also makes a launch call for every kernel, which a "
             f"CPU step never makes. The estimate charges each launch a published {si(gpu_model.LAUNCH_HOST_S, 's')} "
             "on the host. So issuing a small step for a GPU can take longer than the CPU's whole step")
@@ -287,12 +288,18 @@ def gpu_extra_cost(data: Dataset) -> Html:
 def _bare_extra(data: Dataset) -> tuple[str, float] | None:
     """(machine, a tiny GPU operation's time minus the same on its CPU) for the first machine that timed both."""
     for machine in data.machines:
-        gpu = machine.gpu_device("call_overhead")
-        gpu_s = analysis.tiny_op_seconds(machine, gpu) if gpu else None
-        cpu_s = analysis.tiny_op_seconds(machine, "cpu")
-        if gpu_s and cpu_s:
-            return untrusted.placeholder(machine.label), gpu_s - cpu_s
+        extra = bare_extra(machine)
+        if extra is not None:
+            return untrusted.placeholder(machine.label), extra
     return None
+
+
+def bare_extra(machine: Machine) -> float | None:
+    """A tiny GPU operation's time minus the same operation's on the machine's own CPU; None without both."""
+    gpu = machine.gpu_device("call_overhead")
+    gpu_s = analysis.tiny_op_seconds(machine, gpu) if gpu else None
+    cpu_s = analysis.tiny_op_seconds(machine, "cpu")
+    return gpu_s - cpu_s if gpu_s and cpu_s else None
 
 
 def _estimate_steps(data: Dataset) -> tuple[gpu_model.Estimate, dict, list]:
@@ -307,7 +314,8 @@ def _estimate_steps(data: Dataset) -> tuple[gpu_model.Estimate, dict, list]:
 
 @fact
 def gpu_estimate_lead(data: Dataset) -> str:
-    """The cost model page's first-screen answer about the GPU estimate: at how many of its sizes the build host's issuing,
+    """The cost model page's first-screen answer about the GPU estimate: at how many of its sizes the build host's
+    issuing,
     not the GPU, sets its step (gpu_estimate_host_bound gives the detail)."""
     _, steps, bound_sizes = _estimate_steps(data)
     bound = len(bound_sizes)
@@ -328,7 +336,8 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
     share = steps[busiest]["device"] / steps[busiest]["host"]
     if len(bound) == len(steps):
         return (f"at every one of the {len(steps)} sizes it covers the estimate is bounded by the host. Its step is "
-                "the host's issuing time: the step's operations at the build host's cost each, plus a launch per kernel. "
+                "the host's issuing time: the step's operations at the build host's cost each, plus a launch per "
+                "kernel. "
                 "The "
                 f"{gpu.name}'s datasheet figures change none of its numbers: the modelled GPU work is at most "
                 f"{100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}. For this "
@@ -361,7 +370,8 @@ def gpu_estimate_reading(data: Dataset) -> str:
 
     ends = shown[:1] + shown[-1:] if len(shown) > 1 else shown
     said = [f"at batch {batch}, {si(step['seconds'], 's')}" + (" estimated against " if i == 0 else " against ")
-            + si(cpu, "s") + (" measured on the build host" if i == 0 else "") for i, (batch, cpu, step) in enumerate(ends)]
+            + si(cpu, "s") + (" measured on the build host" if i == 0 else "")
+            for i, (batch, cpu, step) in enumerate(ends)]
     # Band and bound once when both rows share them (a host-bound estimate is one value at every size).
     notes = list(dict.fromkeys(f"its stated band is {within(step)}, and it is bounded by "
                                f"{gpu.bounded_by(batch, widest)}" for batch, _, step in ends))
@@ -419,13 +429,12 @@ def break_even_answer(data: Dataset) -> str:
     own CPU's (the measured break-even); without one, the estimate's (its launch × the build host's rate)."""
     measured = _measured_extra(data)
     if measured is not None:
-        gpu, extra, work = measured
+        gpu, extra, _ = measured
         # "Fitted": each cost per operation is fitted to that device's measured steps, not timed directly.
         if extra <= 0:
             return (f"Fitted to measured steps, {gpu} pays no more per operation than its own CPU, so its step is "
                     "never longer")
-        return (f"Fitted to measured steps, {gpu} pays {si(extra, 's')} more per operation than its own "
-                f"CPU. Its step gets shorter once an operation carries about {si(work, 'FLOP')}")
+        return f"On the measured {gpu}, the step gets shorter once an operation carries {break_even_span(data)}"
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
@@ -438,10 +447,11 @@ def home_one_number(data: Dataset) -> str:
     measured = _measured_extra(data)
     if measured is None:
         return home_estimate_lines(data)
-    gpu, extra, work = measured
+    gpu, extra, _ = measured
     if extra <= 0:
         return f"In one number: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
-    return f"In one number: an operation must carry about {si(work, 'FLOP')} before {gpu}'s step gets shorter"
+    return (f"In one number: each PyTorch operation must carry {break_even_span(data)} of arithmetic before "
+            f"{gpu}'s step gets shorter")
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float, float] | None:
@@ -453,6 +463,23 @@ def _measured_extra(data: Dataset) -> tuple[str, float, float] | None:
     machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
     gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
     return gpu, gpu_op - cpu_op, (gpu_op - cpu_op) * cpu_rate
+
+
+def break_even_span(data: Dataset) -> str | None:
+    """The measured break-even as the work per operation, from the first machine with a measured GPU: "5.43 MFLOP to
+    18.6 MFLOP" where a bare operation's extra and the fitted extra differ beyond the spread rule (the fit cannot
+    split a cost per operation from one per step, so the truth lies between), else one figure. None without one."""
+    first = first_measured_break_even(data)
+    if first is None:
+        return None
+    machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
+    fitted = (gpu_op - cpu_op) * cpu_rate
+    bare = bare_extra(machine)
+    if bare is None or bare <= 0 or stats.compare(bare * cpu_rate, fitted) == 0:
+        return f"about {si(fitted, 'FLOP')}"
+    low, high = (si(work, "FLOP") for work in sorted((bare * cpu_rate, fitted)))
+    number, unit = low.split(" ")
+    return f"{number} to {high}" if high.endswith(" " + unit) else f"{low} to {high}"
 
 
 def home_estimate_lines(data: Dataset) -> str:
@@ -527,9 +554,12 @@ def break_even_table(data: Dataset) -> Html:
     if measured:  # the model a build without a GPU falls back on, folded: the measured table is the answer
         estimated = html('<details class="crossover-estimate"><summary>{}</summary>{}</details>',
                          "The estimate's break-even (a model, for builds with no GPU)", estimated)
+    spans = [note("Two break-evens: a whole step's operations cost more than a bare one. The fit cannot split a "
+                  "cost per operation from a cost per step, so the truth lies between them.")
+             if any(row[0] == "break-even, bare operation" for _, rows in measured for row in rows) else Html("")]
     return join([table(head, measured_rows, caption=html("Fixed cost × rate, measured: {} against the CPU in its own "
                                                          "machine", gpu_name)) for gpu_name, measured_rows in measured]
-                + [estimated])
+                + spans + [estimated])
 
 
 FITTED = "fitted: its steps' fixed time ÷ their operations"
@@ -576,6 +606,10 @@ def _measured_break_even_rows(data: Dataset) -> list[tuple[str, list[list[str]]]
                 ["break-even: the GPU's step gets shorter",
                  f"{si(extra, 's')} (the GPU's extra cost)" if extra > 0 else "none: the GPU pays no more",
                  f"{si(cpu_rate, 'FLOP/s')} (the CPU's rate)", si(extra * cpu_rate, "FLOP") if extra > 0 else "any"]]
+        bare = bare_extra(machine)
+        if bare is not None and bare > 0:  # the low end: the fit cannot split a cost per operation from one per step
+            rows.append(["break-even, bare operation", f"{si(bare, 's')} (a tiny operation, GPU minus CPU)",
+                         f"{si(cpu_rate, 'FLOP/s')} (the CPU's rate)", si(bare * cpu_rate, "FLOP")])
         tables.append((gpu_name, rows))
     return tables
 

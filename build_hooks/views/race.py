@@ -350,11 +350,13 @@ def estimated_crossover_table(data: Dataset) -> Html:
     head = ["hidden width", "the estimated GPU leads", "also alone at batch"]
     if all(not lone for _, lone in found.values()):  # a column of "none" says nothing
         head, rows = head[:2], [row[:2] for row in rows]
-    return table(head, rows, caption="Where the labelled GPU estimate overtakes the build host's CPU at every larger batch")
+    return table(head, rows,
+                 caption="Where the labelled GPU estimate overtakes the build host's CPU at every larger batch")
 
 
 def home_estimate_pace(data: Dataset) -> str:
-    """Home's short warning above the grid: whether the GPU in it is a model whose time the build host's issuing sets."""
+    """Home's short warning above the grid: whether the GPU in it is a model whose time the build host's issuing
+    sets."""
     estimate = next((lane for lane in race.race_data(data)["lanes"] if lane["estimate"]), None)
     if estimate is None:
         return "Every GPU in the grid was measured"
@@ -399,7 +401,8 @@ def race_estimate_flat(data: Dataset) -> str:
     if bound == raced:
         return ("This build's GPU lane cannot show that point. Its step time is flat by construction: at every size, "
                 "the build host sends the work more slowly than the modelled GPU runs it. So its epoch keeps halving")
-    return (f"This build's GPU lane shows that point only in part. At {bound} of the {raced} sizes, the build host sends "
+    return (f"This build's GPU lane shows that point only in part. At {bound} of the {raced} sizes, "
+            "the build host sends "
             "the work more slowly than the modelled GPU runs it, so its step time is flat there by construction")
 
 

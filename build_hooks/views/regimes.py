@@ -61,7 +61,8 @@ def roofline(data: Dataset) -> Html:
                               "xscale": "log10"}],
                             title="Roofline of the build host, with its training steps",
                             alt="Log-log roofline: attainable FLOP/s against arithmetic intensity, the "
-                                "memory and compute roofs measured on the build host, and each training step as a point.",
+                                "memory and compute roofs measured on the build host, and each training step as a "
+                                "point.",
                             size=(4.6, 4.0))
     return figure(svg, "Roofs from this build's own measurements: the best square-matmul rate "
                        "(gemm_rate) and copy bandwidths (memory_bandwidth). A point far below both "
