@@ -722,3 +722,22 @@ def test_accumulation_gpu_says_the_gpus_own_slowdown_or_that_none_was_measured()
     assert "Fixture GPU" in said and "8.0× slower" in said and "fixed costs again" in said
     cpu_only = add_points(synthetic_doc(), "grad_accumulation", split("cpu", 2e-3, 4e-3))
     assert page.render_fact("accumulation_gpu", Dataset([Machine(cpu_only, "f", "t")])).startswith("No GPU measured")
+
+
+@pytest.mark.parametrize("memory_factor, physical", [(1.2, True), (0.0, False), (0.2, False)])
+def test_a_gpu_fit_that_moves_bytes_for_free_or_faster_than_a_copy_is_called_a_fit(monkeypatch, memory_factor,
+                                                                                      physical):
+    """cost_model_gpu_parameters reads a GPU's fitted factors in words; where its bytes cost nothing or move faster
+    than a plain copy (m of 0, or well under 1), it says the numbers describe the fit, not the GPU."""
+    from types import SimpleNamespace
+
+    from conftest import complete_doc
+
+    from build_hooks import cost_model
+
+    fitted = SimpleNamespace(compute_factor=4.0, memory_factor=memory_factor, params=SimpleNamespace(op_seconds=2e-5))
+    monkeypatch.setattr(cost_model, "fit", lambda machine, device: fitted if device != "cpu" else None)
+    gpu = Machine(complete_doc(gpu="Fixture GPU", machine_id="gpu-box"), "g", "t")
+    said = page.render_fact("cost_model_gpu_parameters", Dataset([gpu]))
+    assert "20.0 µs per operation" in said and "0.25× the square rate" in said
+    assert ("describe the fit, not the GPU" not in said) == physical

@@ -183,6 +183,29 @@ def cost_model_parameters_reading(data: Dataset) -> str:
 
 
 @fact
+def cost_model_gpu_parameters(data: Dataset) -> str:
+    """The first measured GPU's fitted parameters in words, and, where they are physically impossible (bytes moved
+    for free, or faster than a plain copy moves them), that they describe the fit rather than the GPU."""
+    for machine in data.shown(analysis.STEP):
+        device = machine.gpu_device(analysis.STEP)
+        fitted = cost_model.fit(machine, device) if device else None
+        if fitted is None or fitted.compute_factor <= 0:
+            continue
+        gpu = untrusted.placeholder(machine.device_label(device))
+        text = (f"On {gpu}, the fit charges {si(fitted.params.op_seconds, 's')} per operation. It runs products at "
+                f"{1 / fitted.compute_factor:.2g}× the square rate")
+        if fitted.memory_factor <= 0:
+            text += ", and charges nothing for moving bytes"
+        else:
+            text += f", and moves bytes at {1 / fitted.memory_factor:.2g}× a copy's bandwidth"
+        if fitted.memory_factor <= 0 or 1 / fitted.memory_factor > stats.MEANINGFUL_RATIO:
+            text += (". Moving bytes is never free, nor faster than a copy. So these numbers describe the fit, not "
+                     "the GPU: its terms share out a cost that every step pays")
+        return text
+    return "No GPU step was fitted in this build"
+
+
+@fact
 def gpu_estimate_model(data: Dataset) -> str:
     """The estimate's assumptions and stated uncertainty, from the code that uses them."""
     sheet = gpu_model.SHEET
