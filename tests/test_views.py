@@ -741,3 +741,17 @@ def test_a_gpu_fit_that_moves_bytes_for_free_or_faster_than_a_copy_is_called_a_f
     said = page.render_fact("cost_model_gpu_parameters", Dataset([gpu]))
     assert "20.0 µs per operation" in said and "0.25× the square rate" in said
     assert ("describe the fit, not the GPU" not in said) == physical
+
+
+def test_the_gallery_names_a_machine_that_began_most_of_its_rounds_slow(monkeypatch):
+    """A machine whose rounds mostly began slow is named in a sentence under the gallery and flagged in its cell;
+    one that rarely did is not."""
+    from conftest import complete_doc
+
+    from build_hooks import gate
+
+    slow, quick = complete_doc(machine_id="slow-box"), complete_doc(machine_id="quick-box")
+    share = {"slow-box": 0.61, "quick-box": 0.05}
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc: share[doc["machine_id"]])
+    said = str(page.render_section("gallery", Dataset([Machine(slow, "s", "t"), Machine(quick, "q", "t")])))
+    assert said.count("Most rounds began slow on") == 1 and "61%: most rounds" in said and "5%: most" not in said
