@@ -38,9 +38,9 @@ except ImportError:  # run as a script: python snippets/transformer_block.py
     from training_step import count_work, cuda_work
 
 NAME = "transformer_block"
-# In a GPU machine's slot, last among its experiments: the H200's run took 337 s of its 450 s
-# limit without it, and the limit stops what does not fit, so the rest is never put at risk.
-# Until a GPU has run it, the transformer page shows the labelled H200 estimate.
+# In a GPU machine's slot, after the headline experiments (measure.FIRST): the H200's run took
+# 337 s of its 450 s limit without it, and the limit stops what does not fit, so the headlines are
+# never put at risk. Until a GPU has run it, the transformer page shows the labelled H200 estimate.
 DEVICES = ["cpu", "cuda", "mps"]  # like the race's step: every device torch offers
 BENCH_VERSION = 2  # 2: what a CUDA step issues (foreach AdamW) counted too
 PARAMS = {"batch": "positive", "d_model": "positive", "seq": "positive"}
