@@ -105,8 +105,41 @@ def test_a_measured_gpu_replaces_the_estimate_and_its_crossover_is_read_from_it(
     """With a measured GPU the crossover is the measured one: here from batch 8, and no estimate is named."""
     points = steps({1: 1e-3, 8: 8e-3, 64: 64e-3}) + steps({1: 5e-3, 8: 2e-3, 64: 3e-3}, device="cuda")
     text = page.render_fact("transformer_crossover", dataset(gpu="Fixture GPU", transformer_block=points))
-    assert "is faster than the build host from batch 8, at d_model 128" in text
+    assert "is faster than its own CPU from batch 8, at d_model 128" in text
     assert "ESTIMATE" not in text
+
+
+def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only_build_host():
+    """A committed GPU machine that ran the transformer (the GPU slot's file) gives the page's GPU verdict and its
+    first line, against its own CPU; the build host without a GPU no longer falls back on the estimate."""
+    host = complete_doc()
+    host["benchmarks"] = [b for b in host["benchmarks"] if b["group"] != "transformer_block"]
+    add_points(host, "transformer_block", steps({1: 1e-3, 8: 8e-3, 64: 64e-3}))
+    box = complete_doc("Fixture GPU", machine_id="gpu-box")
+    box["benchmarks"] = [b for b in box["benchmarks"] if b["group"] != "transformer_block"]
+    add_points(box, "transformer_block", steps({1: 1e-3, 8: 8e-3, 64: 64e-3})
+               + steps({1: 5e-3, 8: 2e-3, 64: 3e-3}, device="cuda"))
+    data = Dataset([Machine(host, "h", "this build host"), Machine(box, "g", "committed reference")])
+    answer = untrusted.restore(page.render_fact("transformer_gpu_answer", data)).replace("<bdi>", "").replace(
+        "</bdi>", "")
+    assert answer.startswith("Measured: the measured Fixture GPU is faster than its own CPU from batch 8")
+    assert page.render_fact("transformer_checked_crossover", data).startswith("A GPU ran this transformer")
+
+
+@pytest.mark.parametrize("worst, answer", [(1.0, "No GPU has run this transformer yet. A labelled model"),
+                                           (1.5, "Probably yes."), (1e4, "Unclear.")])
+def test_without_a_gpu_the_first_line_leans_on_the_model_only_as_far_as_its_worst_miss_allows(monkeypatch, worst,
+                                                                                               answer):
+    """With no GPU run, the first line says "probably" only where the model, slowed by its worst miss on the MLP,
+    still leads; "unclear" where that loses the lead; and names an unchecked model as such."""
+    from types import SimpleNamespace
+
+    from build_hooks import gpu_estimate
+
+    check = SimpleNamespace(highest=worst, machine=SimpleNamespace(gpu={"name": "Checker"}))
+    monkeypatch.setattr(gpu_estimate, "checks", lambda machines: [check])
+    data = dataset(transformer_block=steps({1: 1e-1, 8: 8e-1, 64: 6.4}))  # a slow CPU: the model leads
+    assert page.render_fact("transformer_gpu_answer", data).startswith(answer)
 
 
 def test_the_regime_follows_what_dominates_the_cost_model():

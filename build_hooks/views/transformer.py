@@ -16,6 +16,7 @@ from build_hooks.render import (
     figure,
     first_with,
     fold_constant_columns,
+    gpu_with,
     html,
     join,
     listing,
@@ -331,14 +332,31 @@ def transformer_regimes(data: Dataset) -> str:
 
 @fact
 def transformer_crossover(data: Dataset) -> str:
-    """Per d_model, from which batch a GPU is faster beyond the spread: the measured GPU where there is one,
-    else the labelled H200 model with its stated uncertainty as its spread."""
+    """Where a GPU would be faster than a CPU at this transformer, per d_model: a measured GPU against its own
+    machine's CPU where one ran it (gpu_with), else the labelled H200 model against the build host, with its band
+    as its spread."""
     if unmeasured(data, STEP):
         return NOT_MEASURED
-    machine = first_with(data, STEP)
-    parts, kind = [], "estimate"
+    machine, said = _gpu_verdicts(data)
+    if machine.gpu_device(STEP):
+        gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))
+        return f"the measured {gpu} is faster than its own CPU {said}"
+    return (f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than the build "
+            f"host {said}{_host_bound_words(machine, data.machines)}")
+
+
+def _gpu_machine(data: Dataset) -> Machine:
+    """The machine whose GPU verdict this page gives: the first that ran the transformer on a GPU, else the build
+    host (against the labelled estimate)."""
+    return gpu_with(data, STEP) or first_with(data, STEP)
+
+
+def _gpu_verdicts(data: Dataset) -> tuple[Machine, str]:
+    """(the machine, where its GPU leads in words, d_models with one outcome sharing a clause)."""
+    machine = _gpu_machine(data)
+    parts = []
     for (d_model, seq), _points in curves(machine, "cpu").items():
-        batch, kind, verdicts = crossover(machine, d_model, seq, data.machines)
+        batch, _, verdicts = crossover(machine, d_model, seq, data.machines)
         if not verdicts:
             continue
         largest = max(verdicts)
@@ -355,25 +373,38 @@ def transformer_crossover(data: Dataset) -> str:
     same: dict[tuple[str, str], list[str]] = {}
     for d_model, where, why in parts:
         same.setdefault((where, why), []).append(str(d_model))
-    said = "; ".join(f"{where}, at d_model {listing(sizes)}{why}" for (where, why), sizes in same.items())
-    if kind == "measured":
-        return (f"the measured {untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))} is faster "
-                f"than the build host {said}")
-    return (f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than the build host "
-            f"{said}{_host_bound_words(machine, data.machines)}")
+    return machine, "; ".join(f"{where}, at d_model {listing(sizes)}{why}" for (where, why), sizes in same.items())
 
 
 @fact
-def transformer_checked_crossover(data: Dataset) -> str:
-    """Where the estimate was checked against a measured GPU of its datasheet and came out too fast: the crossover
-    again, with every estimated step scaled by the largest measured ÷ estimated ratio of that check (a rough
-    correction from the MLP, said as such); or that no check applies (a measured GPU here, or no check)."""
+def transformer_gpu_answer(data: Dataset) -> str:
+    """The page's first line: does a GPU help this transformer? Measured where a GPU ran it; else what the labelled
+    model says once every estimated step is scaled by its worst miss on the MLP (the rough correction), said as
+    likely only where that corrected model still leads at every d_model."""
+    if unmeasured(data, STEP):
+        return NOT_MEASURED
+    machine = _gpu_machine(data)
+    if machine.gpu_device(STEP):
+        return f"Measured: {transformer_crossover(data)}"
+    corrected = _corrected_leads(data)
+    if corrected is None:
+        return ("No GPU has run this transformer yet. A labelled model of one answers below, unchecked against a "
+                "measured GPU")
+    _, _, leads = corrected
+    if leads and all(where != "at no batch measured" for where in leads):
+        return ("Probably yes. No GPU has run this transformer yet, but a model of one still leads after its worst "
+                "miss on the MLP")
+    return ("Unclear. No GPU has run this transformer yet, and a model of one loses its lead somewhere after its "
+            "worst miss on the MLP")
+
+
+def _corrected_leads(data: Dataset) -> tuple[str, float, dict[str, list[str]]] | None:
+    """(the checking GPU's name, its worst measured ÷ estimated step on the MLP, {where the GPU leads: d_models})
+    with every estimated step scaled by that factor; None where no measured GPU found the estimate too fast."""
     machine = first_with(data, STEP)
     found = gpu_estimate.checks(data.machines)
-    if machine.gpu_device(STEP):
-        return "A GPU was measured here, so no estimate needs correcting"
     if not found or found[0].highest <= 1:
-        return "No measured GPU has found this estimate too fast, so it stands as stated"
+        return None
     factor = found[0].highest
     same: dict[str, list[str]] = {}
     for (d_model, seq), points in curves(machine, "cpu").items():
@@ -389,7 +420,20 @@ def transformer_checked_crossover(data: Dataset) -> str:
         same.setdefault(where, []).append(str(d_model))
     if not same:
         raise MissingData("no CPU transformer steps to compare")
-    gpu = untrusted.placeholder(found[0].machine.gpu["name"])
+    return untrusted.placeholder(found[0].machine.gpu["name"]), factor, same
+
+
+@fact
+def transformer_checked_crossover(data: Dataset) -> str:
+    """Where the estimate was checked against a measured GPU of its datasheet and came out too fast: the crossover
+    again, with every estimated step scaled by the largest measured ÷ estimated ratio of that check (a rough
+    correction from the MLP, said as such); or that no check applies (a measured GPU here, or no check)."""
+    if _gpu_machine(data).gpu_device(STEP):
+        return "A GPU ran this transformer, so no estimate needs correcting"
+    corrected = _corrected_leads(data)
+    if corrected is None:
+        return "No measured GPU has found this estimate too fast, so it stands as stated"
+    gpu, factor, same = corrected
     said = listing([f"{where} at d_model {listing(sizes)}" for where, sizes in same.items()])
     return (f"On the MLP, a measured {gpu} step took up to {factor:.2g}× the estimate. Even with every estimated step "
             f"{factor:.2g}× longer, the GPU would lead {said}. That is a rough correction, not a measurement")
