@@ -475,6 +475,8 @@
     var initialWidth = widthSelect.value;
     fromLink();
     root.hidden = false;
+    // Opened from a grid cell: the lanes that cell compares are what the reader came for, not the page's top.
+    if (/[?&](batch|width)=/.test(location.search) && !location.hash) root.scrollIntoView({ block: "start" });
     // The chart sits under the grid (#39: controls, lanes, then the verdict grid), outside the widget's box.
     document.getElementById("race-chart-box").hidden = false;
     update();
