@@ -135,10 +135,11 @@ def step_answer(data: Dataset) -> Html:
             curves = {d: {p.batch: p for p in analysis.step_curve(machine, d, width)}
                       for d in ("cpu", machine.gpu_device(STEP))}
             batch = analysis.crossover_batch(machine, width)
-            rows.append([width, *_step_pair(curves, small, kinds), *_step_pair(curves, large, kinds),
-                         f"from batch {batch}" if batch else f"never, up to batch {large}"])
-        head = ["hidden width", f"CPU, batch {small}", f"GPU, batch {small}", f"CPU, batch {large}",
-                f"GPU, batch {large}", "GPU step shorter"]
+            # The answer beside the width: a phone shows the first columns, the times scroll in after them.
+            rows.append([width, f"from batch {batch}" if batch else f"never, up to batch {large}",
+                         *_step_pair(curves, small, kinds), *_step_pair(curves, large, kinds)])
+        head = ["hidden width", "GPU step shorter", f"CPU, batch {small}", f"GPU, batch {small}",
+                f"CPU, batch {large}", f"GPU, batch {large}"]
         parts.append(table(head, rows, caption=f"One training step, measured on {machine.label}"))
     if not parts:
         from build_hooks.views import race as race_views  # imported late, as views import each other
