@@ -371,3 +371,22 @@ def test_the_step_profile_table_leaves_out_a_kind_the_step_never_ran():
                                   {"calls_per_step": 6, "ops": "mm"})])
     table = str(page.render_section("step_profile", data))
     assert "matrix products" in table and "everything else" not in table and "1.00 ns" not in table
+
+
+def test_a_gpu_read_slower_in_every_round_but_under_the_rule_is_called_consistent_not_the_same():
+    """A GPU whose every-step read is slower in every paired round, by less than the meaningful ratio, is said to be
+    slower in all its rounds (small, but consistent); rounds that disagree stay "about the same"."""
+    def said(every_rounds: list[float]) -> str:
+        doc = synthetic_doc(machine_id="gpu-box", brand="Box", gpu="Fixture GPU")
+        add_points(doc, "sync_cost", [({"device": "cuda", "read_loss": "every_step"}, 1.05e-3, {}),
+                                      ({"device": "cuda", "read_loss": "on_device"}, 1e-3, {})])
+        for bench in doc["benchmarks"]:
+            if bench["group"] == "sync_cost":
+                every = bench["params"]["read_loss"] == "every_step"
+                bench["stats"]["round_medians"] = every_rounds if every else [1e-3, 1e-3, 1e-3]
+        return page.render_fact("sync_summary", Dataset([Machine(doc, "g", "t")]))
+
+    consistent = said([1.04e-3, 1.05e-3, 1.06e-3])
+    assert "was slower in all 3 rounds: 1.05× overall" in consistent and "but consistent" in consistent
+    mixed = said([0.97e-3, 1.05e-3, 1.12e-3])
+    assert "about the same time" in mixed and "consistent" not in mixed

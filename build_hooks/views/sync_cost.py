@@ -49,9 +49,17 @@ def _device_parts(machine, device: str, where: str) -> list[str]:
     control = ([] if is_gpu(device) else
                ["the CPU's operations finish before the next one starts, so there is no queue for a read to drain"])
     both = f"{si(every['median'], 's')} against {si(once['median'], 's')} per step"
+    queue = ([] if not is_gpu(device) else
+             ["a read waits only for work already queued, and a host too slow to run ahead queues little"])
+    if ratio.verdict == 0 and ratio.paired and (ratio.low > 1 or ratio.high < 1):  # small, but every round agrees
+        way = "slower" if ratio.low > 1 else "faster"
+        rounds = f"all {ratio.rounds} rounds" if ratio.kept == ratio.rounds else "nearly every round"
+        return ([f"{where} reading the loss every step was {way} in {rounds}: {ratio.value:.2f}× "
+                 f"overall ({both}). That is under this site's {stats.MEANINGFUL_RATIO:g}× rule for a difference, "
+                 "but consistent"] + control + queue)
     if ratio.verdict == 0:
         return ([f"{where} reading the loss every step took about the same time as keeping it on the device ({both})"]
-                + control + [stats.SAME_MEANS])
+                + control + [stats.SAME_MEANS] + queue)
     parts = [f"{where} reading the loss every step {'cost' if diff > 0 else 'saved'} {si(abs(diff), 's')} per step "
              f"({both}, {times_with_interval(ratio)} the time of keeping it on the device)"] + control
     if not is_gpu(device):
