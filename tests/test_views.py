@@ -755,3 +755,16 @@ def test_the_gallery_names_a_machine_that_began_most_of_its_rounds_slow(monkeypa
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: share[doc["machine_id"]])
     said = str(page.render_section("gallery", Dataset([Machine(slow, "s", "t"), Machine(quick, "q", "t")])))
     assert said.count("Most rounds began slow on") == 1 and "61%: most rounds" in said and "5%: most" not in said
+
+
+def test_a_loader_gain_beyond_one_core_per_process_is_flagged_as_superlinear():
+    """Workers that beat the main process alone by more than one core per process (N workers + 1) get a note saying
+    the lone process was held back; a gain within that gets none."""
+    def table(gain: float) -> str:
+        doc = synthetic_doc()
+        add_points(doc, "data_loader", [({"workers": 0, "pin_memory": False}, 1e-3, {}),
+                                        ({"workers": 4, "pin_memory": False}, 1e-3 / gain, {})])
+        return str(page.render_section("data_loader", Dataset([Machine(doc, "f", "t")])))
+
+    assert "Superlinear: 4 workers delivered 8× the main process alone" in table(8.0)
+    assert "Superlinear" not in table(4.5)

@@ -14,6 +14,7 @@ from build_hooks.render import (
     mark,
     marks_note_for,
     multiple,
+    note,
     per_machine,
     si,
     table,
@@ -60,8 +61,27 @@ def data_loader(data: Dataset) -> Html:
                                 alt="Samples per second versus number of DataLoader workers; "
                                     "the table below has the numbers.")
         return (figure(svg, "Worker start-up excluded.")
-                + table(["num_workers", "host memory", "throughput"], rows) + marks_note_for(shown))
+                + table(["num_workers", "host memory", "throughput"], rows) + marks_note_for(shown)
+                + _beyond_the_workers(m))
     return per_machine(data, GROUP, one)
+
+
+def _beyond_the_workers(machine: Machine) -> Html:
+    """A note where N workers delivered more than N + 1 times the main process alone (beyond the meaningful ratio):
+    N workers and the main process, one core each, cannot do more than N + 1 times one core's work, so the main
+    process alone was held back by something else. Said, not explained away."""
+    found = []
+    for pin in sorted({b["params"]["pin_memory"] for b in machine.benchmarks(GROUP)}):
+        by_workers = rates(machine, pin)
+        alone = by_workers.get(0)
+        found += [(w, r / alone) for w, r in by_workers.items()
+                  if alone and w > 0 and stats.compare(r / alone, w + 1) > 0]
+    if not found:
+        return Html("")
+    workers, gain = max(found, key=lambda pair: pair[1] / pair[0])
+    return note(f"Superlinear: {workers} workers delivered {gain:.3g}× the main process alone. That is more than "
+                f"{workers + 1} processes on a core each can give. So the main process alone was slowed by something "
+                "else: read that row with care.")
 
 
 def _workers(counts: list[int]) -> str:
