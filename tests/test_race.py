@@ -168,7 +168,7 @@ def test_the_grid_marks_each_verdict_that_rests_on_too_few_samples():
     plenty = grid({"cpu": 8, "cuda": 8})
     assert "fewer than" not in plenty and rough_cells(plenty) == 0
     every = grid({"cpu": 8, "cuda": 2})
-    assert "Rough: every epoch in the grid has fewer than" in every and rough_cells(every) == 0
+    assert "Rough: every epoch here has under" in every and rough_cells(every) == 0
     some = grid({"cpu": 2, "cuda": 2}, only_batch=1)
     assert "Rough: an epoch it compares has fewer than" in some and 0 < rough_cells(some) < some.count('class="verdict ')
 

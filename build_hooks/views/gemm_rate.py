@@ -154,12 +154,13 @@ def workload_headline(data: Dataset) -> str:
     if cpu_rates and "fp32" in cpu_rates and "fp32" in gpu_rates:
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))
         cpu = f"{untrusted.placeholder(machine.cpu['brand'])} on {machine.cpu['threads_used']} threads"
-        return (f"{run} is about {_duration(flops / cpu_rates['fp32'])} of arithmetic for {cpu} in fp32"
-                f"{_or_bf16(flops, cpu_rates)}, at its measured rates. The {gpu} beside it needs "
+        return (f"At measured rates, {run} is about {_duration(flops / cpu_rates['fp32'])} of arithmetic for {cpu} "
+                f"in fp32{_or_bf16(flops, cpu_rates)}. The {gpu} beside it needs "
                 f"{_duration(flops / gpu_rates['fp32'])} in fp32{_or_bf16(flops, gpu_rates)}")
     rate = analysis.best_matmul_rate(first_with(data, GROUP))
     sheet = datasheets.by_name("NVIDIA H200 SXM")
-    return (f"{run} is about {_duration(flops / rate)} of arithmetic on the build host. At an {sheet.name}'s "
+    return (f"{run[:1].upper() + run[1:]} is about {_duration(flops / rate)} of arithmetic on the build host. "
+            f"At an {sheet.name}'s "
             f"datasheet peak it is {_duration(flops / sheet.fp32_flops)} in FP32, or "
             f"{_duration(flops / sheet.bf16_flops)} in bf16 (published)")
 

@@ -98,8 +98,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
     if any(p["out_of_line"] for p in found.values()):
         notes.append(note(OUT_OF_LINE_WORDS))
     if rough and rough == set(found):  # the spread every verdict leans on is itself rough: said once, marked nowhere
-        notes.append(note(f"Rough: every epoch in the grid has fewer than {stats.MIN_SAMPLES} samples, "
-                          "so each spread is a rough guide."))
+        notes.append(note(f"Rough: every epoch here has under {stats.MIN_SAMPLES} samples."))
     elif rough:
         notes.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
     pairings = _pairings(found)
