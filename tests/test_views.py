@@ -566,7 +566,6 @@ def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():
 @pytest.mark.parametrize("name, without, with_gpu", [
     ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
     ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
-    ("precision_gpu_summary", "This build has no 16-bit timing from a GPU", "On the Fixture GPU, "),
     ("break_even_answer", "On the build host, an operation's arithmetic alone outlasts",
      "On the measured Fixture GPU, the step gets shorter once an operation carries"),
     ("sync_summary", "No measurement here ran on a GPU", "On the Fixture GPU, reading the loss every step"),
@@ -768,3 +767,17 @@ def test_a_loader_gain_beyond_one_core_per_process_is_flagged_as_superlinear():
 
     assert "Superlinear: 4 workers delivered 8× the main process alone" in table(8.0)
     assert "Superlinear" not in table(4.5)
+
+
+def test_mixed_precision_opens_with_a_table_of_the_gpus_bf16_against_fp32_and_its_rounds():
+    """precision_gpu_answer: the measured GPU's product and step, each with both times, a verdict with its interval
+    and its rounds; without a GPU anywhere in the data, a line that none was timed."""
+    from conftest import complete_doc
+
+    host = Machine(complete_doc(), "h", "this build host")
+    gpu = Machine(complete_doc(gpu="Fixture GPU", machine_id="gpu-box"), "g", "committed reference")
+    said = str(page.render_section("precision_gpu_answer", Dataset([host, gpu])))
+    assert "measured on the Fixture GPU" in said and said.count("<tr>") == 3  # a head, the product and the step
+    assert "matrix product" in said and "training step" in said
+    assert "This build has no 16-bit timing from a GPU" in str(page.render_section("precision_gpu_answer",
+                                                                                    Dataset([host])))

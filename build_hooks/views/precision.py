@@ -116,24 +116,33 @@ def precision_cpu_summary(data: Dataset) -> str:
             f"{_bf16_versus_fp32(step, 'The mixed-precision training step' + _step_size(machine))}.")
 
 
-@fact
-def precision_gpu_summary(data: Dataset) -> str:
-    """bf16 against fp32 on the first measured GPU, for its matrix product and its mixed-precision training step; or
-    that no GPU measured it."""
+@section
+def precision_gpu_answer(data: Dataset) -> Html:
+    """Mixed precision's answer first, as a table: bf16 against fp32 on the first measured GPU, for its matrix product
+    and its mixed-precision training step, each with both times, the verdict with its interval, and the rounds it
+    rests on; or a line that no GPU measured it."""
     machine = gpu_with(data, GROUP)
     if machine is None:
-        return "This build has no 16-bit timing from a GPU"
+        return missing("This build has no 16-bit timing from a GPU.")
     device = machine.gpu_device(GROUP)
-    parts = []
-    for op, what in (("matmul", product_words(machine, device)),
-                     ("train_step", "the mixed-precision training step" + _step_size(machine, device))):
+    rows, points = [], []
+    for op, what in (("matmul", product_words(machine, device).removeprefix("a ").removeprefix("an ")),
+                     ("train_step", "training step" + _step_size(machine, device))):
         took = precision_stats(machine, device, op)
-        if {"fp32", "bf16"} <= set(took):
-            parts.append(_bf16_versus_fp32(took, what))
-    if not parts:
-        return "This build has no GPU timing in both fp32 and bf16"
-    gpu = untrusted.placeholder(machine.device_label(device))
-    return f"On the {gpu}, " + ". ".join([parts[0]] + [p[:1].upper() + p[1:] for p in parts[1:]])
+        if not {"fp32", "bf16"} <= set(took):
+            continue
+        ratio = stats.paired_ratio(took["fp32"], took["bf16"])
+        verdict = ratio_sentence(ratio, "{} faster", "{} slower", f"the same ({stats.LEVEL_WORDS})")
+        rounds = len(took["fp32"].get("round_medians", [])) or "not recorded"
+        bench = {b["params"]["dtype"]: b for b in machine.measured(GROUP, device=device, op=op)}
+        times = [measured_value(bench[dt]["stats"], bench[dt]["extra_info"], "s") for dt in ("fp32", "bf16")]
+        rows.append([what, *times, verdict, rounds])
+        points += [bench["fp32"], bench["bf16"]]
+    if not rows:
+        return missing("This build has no GPU timing in both fp32 and bf16.")
+    gpu = machine.device_label(device)
+    return table(["operation", "fp32", "bf16", "bf16 against fp32", "rounds"], rows,
+                 caption=f"bf16 against fp32, measured on the {gpu}") + marks_note_for(points)
 
 
 def _step_size(machine: Machine, device: str = "cpu") -> str:
