@@ -730,9 +730,8 @@ def test_a_gpu_fit_that_moves_bytes_for_free_or_faster_than_a_copy_is_called_a_f
     than a plain copy (m of 0, or well under 1), it says the numbers describe the fit, not the GPU."""
     from types import SimpleNamespace
 
-    from conftest import complete_doc
-
     from build_hooks import cost_model
+    from conftest import complete_doc
 
     fitted = SimpleNamespace(compute_factor=4.0, memory_factor=memory_factor, params=SimpleNamespace(op_seconds=2e-5))
     monkeypatch.setattr(cost_model, "fit", lambda machine, device: fitted if device != "cpu" else None)
@@ -745,9 +744,8 @@ def test_a_gpu_fit_that_moves_bytes_for_free_or_faster_than_a_copy_is_called_a_f
 def test_the_gallery_names_a_machine_that_began_most_of_its_rounds_slow(monkeypatch):
     """A machine whose rounds mostly began slow is named in a sentence under the gallery and flagged in its cell;
     one that rarely did is not."""
-    from conftest import complete_doc
-
     from build_hooks import gate
+    from conftest import complete_doc
 
     slow, quick = complete_doc(machine_id="slow-box"), complete_doc(machine_id="quick-box")
     share = {"slow-box": 0.61, "quick-box": 0.05}
