@@ -138,6 +138,9 @@ def what_moved(point: dict, measured_under: dict) -> str:
     return "; ".join(moved)
 
 
+MOSTLY_SLOW = 0.5  # a machine that began more than half its rounds slow is named where its results are read
+
+
 def slow_start_share(doc: dict) -> float | None:
     """The share of a results document's rounds that began with the all-thread canary in a slow
     state (above SLOW_STATE_RATIO x its experiment's fastest reading), or None where the readings

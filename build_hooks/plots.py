@@ -102,8 +102,8 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
     ("B", "s") that writes the axis in engineering steps, 10 kB or 100 ms (with xunit a log axis steps by tens).
     `size` is one panel's size in inches; a series styled "o" is dots only, and one without `markers` is a bare line
     (a roof, a limit). Each panel is an SVG of its own, side by side where the page is wide and stacked on a phone,
-    under a title in HTML (it wraps) and over the first panel's legend, drawn at its own size: on a narrow screen the
-    text keeps its size.
+    under a title in HTML (it wraps) and the first panel's legend, drawn at its own size above them: on a narrow
+    screen the text keeps its size.
     """
     salt = _salt(panels, title, alt, size)
     if salt in _drawn:
@@ -116,11 +116,12 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
 
 
 def _titled(svgs: list[Html], title: str, alt: str, legend: Html) -> Html:
-    """SVGs under a title that is page text (it wraps on a phone) and over their legend, in one group named by `alt`.
-    The title ends in a full stop: it is a sentence of its own, not the start of the caption's."""
+    """SVGs under a title that is page text (it wraps on a phone) and their legend, in one group named by `alt`.
+    The legend comes before the panels: on a phone they stack, and a key under the last one is a screen away from the
+    first. The title ends in a full stop: it is a sentence of its own, not the start of the caption's."""
     return Html('<div class="crossover-panels" role="group" aria-label="{}"><p class="crossover-panels__title">{}.</p>'
-                '<div class="crossover-panels__row">{}</div>{}</div>').format(
-        untrusted.escape(alt), untrusted.html_text(title), Html("").join(svgs), legend)
+                '{}<div class="crossover-panels__row">{}</div></div>').format(
+        untrusted.escape(alt), untrusted.html_text(title), legend, Html("").join(svgs))
 
 
 def _draw_panel(panel: dict, size: tuple[float, float], colours: dict[str, str], salt: str) -> str:

@@ -390,3 +390,18 @@ def test_a_gpu_read_slower_in_every_round_but_under_the_rule_is_called_consisten
     assert "was slower in all 3 rounds: 1.05× overall" in consistent and "but consistent" in consistent
     mixed = said([0.97e-3, 1.05e-3, 1.12e-3])
     assert "about the same time" in mixed and "consistent" not in mixed
+
+
+def test_a_cpu_control_whose_medians_differ_but_whose_rounds_disagree_is_named_as_unsteady():
+    """Another machine's CPU control with medians 2× apart but a round that disagrees is named: its table shows a gap
+    the rule does not call a difference, and the sentence puts it down to the machine's state."""
+    def machine(machine_id, every, rounds):
+        doc = synthetic_doc(machine_id=machine_id, brand=machine_id)
+        add_points(doc, "sync_cost", [({"read_loss": "every_step"}, every, {}), ({"read_loss": "on_device"}, 1e-3, {})])
+        for bench in doc["benchmarks"]:
+            if bench["group"] == "sync_cost":
+                bench["stats"]["round_medians"] = rounds if bench["params"]["read_loss"] == "every_step" else [1e-3] * 3
+        return Machine(doc, machine_id, "t")
+    said = page.render_fact("sync_summary", Dataset([machine("Host", 1e-3, [1e-3] * 3),
+                                                    machine("Wobbly", 2e-3, [0.9e-3, 2e-3, 3e-3])]))
+    assert "Wobbly" in untrusted_restored(said) and "its rounds disagree" in said

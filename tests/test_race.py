@@ -182,3 +182,16 @@ def test_a_lead_over_an_epoch_slower_than_at_half_the_batch_is_out_of_line():
     assert not race.out_of_line(slowed, "8", "16", rival=0.5)  # 2× clear of even the faster time: it stands
     assert not race.out_of_line(lane({8: 1.0, 16: 1.05}), "8", "16", rival=1.0)  # within the meaningful ratio
     assert not race.out_of_line(lane({16: 2.0}), "8", "16", rival=1.5)  # no half batch to compare with
+
+
+def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
+    """A raced GPU machine that began more than half its rounds slow gets one short note under the grid, linking to
+    the gallery; one that rarely did gets none."""
+    from build_hooks import gate, page
+
+    data = dataset(gpu="Fixture GPU")
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.61)
+    slow = str(page.render_section("verdict_grid", data))
+    assert 'gallery/">Slow</a>: the GPU machine began 61% of rounds slow.' in slow
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
+    assert "began slow" not in str(page.render_section("verdict_grid", data))

@@ -598,7 +598,7 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
     assert page.render_fact("home_one_number", cpu_only).startswith("By the labelled estimate against the build host's CPU")
     with_gpu = Dataset(committed)
     said = page.render_fact("home_one_number", with_gpu)
-    assert said.startswith("In one number: each PyTorch operation must carry ")
+    assert said.startswith("In one number: a step must carry ")
     low, high = said.split("carry ")[1].split(" of arithmetic")[0].split(" to ")  # the committed H200: a span
     table = page.render_section("break_even_table", with_gpu)
     assert f"<td>{high}</td>" in table.split("break-even: the GPU")[1].split("</tr>")[0]
@@ -628,7 +628,7 @@ def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
     said = page.render_fact("workload_headline", Dataset(committed))
-    assert said.startswith("At measured rates, ") and said.count("in fp32") == said.count("in bf16") == 2
+    assert said.startswith("At its fastest measured matrix product, ") and said.count("in fp32") == said.count("in bf16") == 2
     assert "published" not in said
     cpu_only = page.render_fact("workload_headline", Dataset([m for m in committed if m.gpu is None]))
     assert cpu_only.endswith("(published)")

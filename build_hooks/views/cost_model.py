@@ -473,8 +473,8 @@ def home_one_number(data: Dataset) -> str:
     gpu, extra, _ = measured
     if extra <= 0:
         return f"In one number: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
-    return (f"In one number: each PyTorch operation must carry {break_even_span(data)} of arithmetic before "
-            f"{gpu}'s step gets shorter")
+    return (f"In one number: a step must carry {break_even_span(data)} of arithmetic per operation it issues "
+            f"before {gpu}'s step gets shorter")
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float, float] | None:

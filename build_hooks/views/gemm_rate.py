@@ -154,8 +154,8 @@ def workload_headline(data: Dataset) -> str:
     if cpu_rates and "fp32" in cpu_rates and "fp32" in gpu_rates:
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))
         cpu = f"{untrusted.placeholder(machine.cpu['brand'])} on {machine.cpu['threads_used']} threads"
-        return (f"At measured rates, {run} is about {_duration(flops / cpu_rates['fp32'])} of arithmetic for {cpu} "
-                f"in fp32{_or_bf16(flops, cpu_rates)}. The {gpu} beside it needs "
+        return (f"At its fastest measured matrix product, {run} is at least {_duration(flops / cpu_rates['fp32'])} "
+                f"of arithmetic for {cpu} in fp32{_or_bf16(flops, cpu_rates)}. The {gpu} beside it needs at least "
                 f"{_duration(flops / gpu_rates['fp32'])} in fp32{_or_bf16(flops, gpu_rates)}")
     rate = analysis.best_matmul_rate(first_with(data, GROUP))
     sheet = datasheets.by_name("NVIDIA H200 SXM")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import urllib.parse
 
-from build_hooks import analysis, gpu_estimate, plots, race, stats, untrusted
+from build_hooks import analysis, gate, gpu_estimate, plots, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import SITE_ROOT, Html, figure, html, join, listing, missing, multiple, note, si, table
@@ -101,6 +101,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
         notes.append(note(f"Rough: every epoch here has under {stats.MIN_SAMPLES} samples."))
     elif rough:
         notes.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
+    notes += _slow_machines(data, found)
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
         notes.append(note(html("Paired: {}.", listing(pairings))))
@@ -112,6 +113,20 @@ NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
+
+
+def _slow_machines(data: Dataset, found: dict) -> list[Html]:
+    """A note per raced machine that began most of its rounds slow (the gallery's column), short: the grid is on two
+    pages."""
+    ids = {pairing["gpu"]["machine_id"] for pairing in found.values() if not pairing["estimate"]}
+    notes = []
+    for machine in (m for m in data.machines if m.id in ids):
+        share = gate.slow_start_share(machine.doc)
+        if share is not None and share > gate.MOSTLY_SLOW:
+            who = "the GPU machine" if len(ids) == 1 else machine.label
+            notes.append(note(html('<a href="{}gallery/">Slow</a>: {} began {:.0f}% of rounds slow.',
+                                   Html(SITE_ROOT), who, 100 * share)))
+    return notes
 
 
 def _few_samples(key: tuple[int, int], pairing: dict) -> bool:

@@ -49,21 +49,19 @@ def _state_note(data: Dataset) -> Html:
     said = note(html("Rounds begun slow: the all-thread canary read above {}× its run's fastest as the round began "
                      "(About the data). A machine often slow measured below its best, so part of a gap between "
                      "rows can be its state, not its hardware.", f"{gate.SLOW_STATE_RATIO:g}"))
-    often = [m for m in data.machines if (gate.slow_start_share(m.doc) or 0) > MOSTLY_SLOW]
+    often = [m for m in data.machines if (gate.slow_start_share(m.doc) or 0) > gate.MOSTLY_SLOW]
     if often:  # a caveat that large belongs in a sentence, not only in a column
         said += note(html("Most rounds began slow on {}. Its timings, on every page, may sit below what that "
                           "hardware can do.", listing([m.label for m in often])))
     return said
 
 
-MOSTLY_SLOW = 0.5  # a machine that began more than half its rounds slow is named under the gallery
-
 
 def _slow_starts(m: Machine) -> str:
     share = gate.slow_start_share(m.doc)
     if share is None:
         return "not recorded"
-    return f"{100 * share:.0f}%" + (": most rounds" if share > MOSTLY_SLOW else "")
+    return f"{100 * share:.0f}%" + (": most rounds" if share > gate.MOSTLY_SLOW else "")
 
 
 def _gallery_row(m: Machine) -> list[Html]:

@@ -6,7 +6,7 @@ from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import DEVICE_NAME, Html, first_with, gpu_with, listing, medians_table, si
-from build_hooks.wording import times_with_interval
+from build_hooks.wording import interval_words, times_with_interval
 
 GROUP = "sync_cost"
 
@@ -71,16 +71,20 @@ def _device_parts(machine, device: str, where: str) -> list[str]:
 def _controls_elsewhere(data: Dataset, host) -> str:
     """Other machines whose CPU control differed beyond the spread: on a CPU nothing is queued, so
     such a difference is the machine changing state between the two, and the sentence says so."""
-    off = []
+    off, unsteady = [], []
     for m in data.with_experiment(GROUP):
         points = {b["params"]["read_loss"]: b["stats"] for b in m.measured(GROUP, device="cpu")}
         if m is host or not {"every_step", "on_device"} <= set(points):
             continue
         ratio = stats.paired_ratio(points["every_step"], points["on_device"])
+        both = f"{si(points['every_step']['median'], 's')} against {si(points['on_device']['median'], 's')}"
         if ratio.verdict != 0:
-            off.append(f"{untrusted.placeholder(m.label)} ({si(points['every_step']['median'], 's')} against "
-                       f"{si(points['on_device']['median'], 's')}, {times_with_interval(ratio)})")
-    if not off:
-        return ""
-    return (" On " + listing(off) + " the CPU's two ways differed beyond the spread. With no queue to drain, that "
-            "can only be the machine changing state between them. So it says nothing about synchronisation.")
+            off.append(f"{untrusted.placeholder(m.label)} ({both}, {times_with_interval(ratio)})")
+        elif stats.compare(ratio.value, 1) != 0:  # medians apart, rounds not agreeing: the table shows the gap
+            unsteady.append(f" On {untrusted.placeholder(m.label)}, the CPU's two medians differ: {both}. But its "
+                            f"rounds disagree ({interval_words(ratio)}): the machine's state moved, not a wait.")
+    said = ""
+    if off:
+        said += (" On " + listing(off) + " the CPU's two ways differed beyond the spread. With no queue to drain, "
+                 "that can only be the machine changing state between them. So it says nothing about synchronisation.")
+    return said + "".join(unsteady)

@@ -378,24 +378,28 @@ def _gpu_verdicts(data: Dataset) -> tuple[Machine, str]:
 
 @fact
 def transformer_gpu_answer(data: Dataset) -> str:
-    """The page's first line: does a GPU help this transformer? Measured where a GPU ran it; else what the labelled
-    model says once every estimated step is scaled by its worst miss on the MLP (the rough correction), said as
-    likely only where that corrected model still leads at every d_model."""
+    """The page's first line: does a GPU help this transformer? Measured where a GPU ran it; else "not measured yet",
+    then what the labelled model says, and whether it still leads at every d_model once every estimated step is
+    scaled by its worst miss on the MLP (the rough correction)."""
     if unmeasured(data, STEP):
         return NOT_MEASURED
     machine = _gpu_machine(data)
     if machine.gpu_device(STEP):
         return f"Measured: {transformer_crossover(data)}"
+    sizes = curves(machine, "cpu")
+    if not any(crossover(machine, d_model, seq, data.machines)[0] is not None for d_model, seq in sizes):
+        return (f"Not by a model: a model of the {gpu_estimate.SHEET.name} is not ahead at any batch measured. No GPU "
+                "has run this transformer yet")
     corrected = _corrected_leads(data)
     if corrected is None:
-        return ("No GPU has run this transformer yet. A labelled model of one answers below, unchecked against a "
-                "measured GPU")
+        return (f"No GPU has run this transformer yet. A labelled model of the {gpu_estimate.SHEET.name} answers "
+                "below, unchecked against a measured GPU")
     _, _, leads = corrected
     if leads and all(where != "at no batch measured" for where in leads):
-        return ("Probably yes. No GPU has run this transformer yet, but a model of one still leads after its worst "
-                "miss on the MLP")
-    return ("Unclear. No GPU has run this transformer yet, and a model of one loses its lead somewhere after its "
-            "worst miss on the MLP")
+        return (f"Not measured yet. A model of the {gpu_estimate.SHEET.name}, fed by the build host, puts the GPU "
+                "ahead. It stays ahead even when slowed by its largest error on the MLP")
+    return (f"Not measured yet. A model of the {gpu_estimate.SHEET.name}, fed by the build host, puts the GPU "
+            "ahead, but not everywhere once slowed by its largest error on the MLP")
 
 
 def _corrected_leads(data: Dataset) -> tuple[str, float, dict[str, list[str]]] | None:
@@ -436,7 +440,8 @@ def transformer_checked_crossover(data: Dataset) -> str:
     gpu, factor, same = corrected
     said = listing([f"{where} at d_model {listing(sizes)}" for where, sizes in same.items()])
     return (f"On the MLP, a measured {gpu} step took up to {factor:.2g}× the estimate. Even with every estimated step "
-            f"{factor:.2g}× longer, the GPU would lead {said}. That is a rough correction, not a measurement")
+            f"{factor:.2g}× longer, the GPU would lead {said}. That is a rough correction from another model, not a "
+            "measurement")
 
 
 def _lead_from(batch: int, verdicts: dict[int, int]) -> str:

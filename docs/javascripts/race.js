@@ -74,6 +74,10 @@
       machineSelect.parentElement.hidden = data.machines.length < 2;
     }
     fillMachines();
+    // With a measured GPU, the race opens on its machine: that GPU against its own CPU, the grid's pairing.
+    // "All machines" stays one choice away; a link or a reader's own lanes change it.
+    var measuredGpu = data.lanes.filter(function (lane) { return lane.kind === "GPU" && !lane.estimate; })[0];
+    if (measuredGpu && !machineSelect.parentElement.hidden) machineSelect.value = measuredGpu.machine_id;
 
     // A link such as race/?batch=64&width=512 (the verdict grid's cells) opens the race at that setting;
     // a value the race does not have is ignored.
@@ -494,6 +498,7 @@
         data.machines = data.machines.filter(function (m) { return !(m.yours && (m.slot === slot || replaced.indexOf(m.id) >= 0)); })
           .concat([].concat(machine || []).map(function (m) { return Object.assign({ slot: slot }, m); }));
         fillMachines();
+        if (lanes.length) machineSelect.value = "";  // the reader's lanes race beside every machine's
         update();
         // Said here too, under the lanes: the file box that also says it sits far below them.
         if (lanes.length) {
