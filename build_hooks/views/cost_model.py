@@ -338,8 +338,7 @@ def _estimate_steps(data: Dataset) -> tuple[gpu_model.Estimate, dict, list]:
 @fact
 def gpu_estimate_lead(data: Dataset) -> str:
     """The cost model page's first-screen answer about the GPU estimate: at how many of its sizes the build host's
-    issuing,
-    not the GPU, sets its step (gpu_estimate_host_bound gives the detail)."""
+    issuing, not the GPU, sets its step (gpu_estimate_host_bound gives the detail)."""
     _, steps, bound_sizes = _estimate_steps(data)
     bound = len(bound_sizes)
     if bound == len(steps):
@@ -360,15 +359,13 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
     if len(bound) == len(steps):
         return (f"at every one of the {len(steps)} sizes it covers the estimate is bounded by the host. Its step is "
                 "the host's issuing time: the step's operations at the build host's cost each, plus a launch per "
-                "kernel. "
-                "The "
-                f"{gpu.name}'s datasheet figures change none of its numbers: the modelled GPU work is at most "
-                f"{100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}. For this "
+                f"kernel. The {gpu.name}'s datasheet figures change none of its numbers: the modelled GPU work is at "
+                f"most {100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}. For this "
                 "small network the estimate says what the build host's issuing costs. Any GPU fast enough to keep "
                 "up would get the same lane")
     return (f"at {len(bound)} of the {len(steps)} sizes it covers the estimate is bounded by the host (its "
-            "operations at the build host's cost each, plus a launch per kernel: no datasheet figure changes that). At "
-            "the others, "
+            "operations at the build host's cost each, plus a launch per kernel: no datasheet figure changes that). "
+            "At the others, "
             f"the modelled GPU work, from the {gpu.name}'s datasheet, is longer")
 
 

@@ -54,8 +54,7 @@ def ridges(data: Dataset) -> dict[str, tuple[float, int, str]]:
 
 def _cpu_ridge(machine: Machine, params: cost_model.DeviceParams) -> float:
     """The build host's ridge point: its fastest matrix product (analysis.best_matmul_rate, the one every page quotes)
-    over
-    its largest copy's bandwidth."""
+    over its largest copy's bandwidth."""
     return (analysis.best_matmul_rate(machine) or max(params.gemm_rates.values())) / params.bandwidth
 
 
@@ -99,8 +98,7 @@ def ridge_points(data: Dataset) -> str:
         best = analysis.best_matmul_rate(machine) or max(params.gemm_rates.values())
         footprint = max(params.bandwidths)  # source and destination together
         parts.append(f"the build host's fastest matrix product, {si(best, 'FLOP/s')}, over the bandwidth of its "
-                     "largest "
-                     f"measured copy, {si(params.bandwidth, 'B/s')}, puts its ridge "
+                     f"largest measured copy, {si(params.bandwidth, 'B/s')}, puts its ridge "
                      f"at {_ridge(_cpu_ridge(machine, params))} FLOP per byte (measured)")
         parts.append(f"that copy is a {si(footprint / 2, 'B')} buffer into another, {si(footprint, 'B')} in all")
     parts.append(f"the {SHEET.name}'s {si(SHEET.fp32_flops, 'FLOP/s')} fp32 over {si(SHEET.memory_bytes_s, 'B/s')} "
