@@ -239,5 +239,8 @@ def on_post_page(output, page, config):
 
 
 def on_post_build(config):
-    """Drop rendered views no recent build used (view_cache), so the cache does not grow forever."""
+    """Publish the site's own stylesheets without their comments (post_html.slim_css); drop rendered views no
+    recent build used (view_cache), so the cache does not grow forever."""
+    for sheet in (Path(config["site_dir"]) / "stylesheets").glob("*.css"):
+        sheet.write_text(post_html.slim_css(sheet.read_text(encoding="utf-8")), encoding="utf-8")
     view_cache.prune()

@@ -43,3 +43,12 @@ def test_blank_lines_collapse_outside_verbatim_blocks_only():
     page = "<ul>\n\n    <li>a</li>\n   \n\n  <li>b</li></ul><pre>x\n\n    y</pre><script>if (a)\n\n  b()</script>"
     out = post_html.collapse_blank_lines(page)
     assert out == "<ul>\n<li>a</li>\n<li>b</li></ul><pre>x\n\n    y</pre><script>if (a)\n\n  b()</script>"
+
+
+def test_a_published_stylesheet_keeps_its_rules_and_drops_its_comments():
+    """slim_css removes comments (one line or several) and blank lines; every rule and value stays as written."""
+    css = ("/* The race */\n#race { scroll-margin-top: 3.2rem; } /* why */\n\n"
+           "/* two\n   lines */\n.a::after { content: \"x\"; }\n")
+    slim = post_html.slim_css(css)
+    assert slim == '#race { scroll-margin-top: 3.2rem; }\n.a::after { content: "x"; }\n'
+    assert post_html.slim_css(slim) == slim

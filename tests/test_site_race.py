@@ -29,6 +29,24 @@ def open_race(browser, url, **options):
     return page, errors
 
 
+def all_machines(page):
+    """Race every machine's lanes (the race opens on the measured GPU's machine where there is one)."""
+    if page.locator("#race-machine").is_visible():
+        page.locator("#race-machine").select_option("")
+
+
+def test_the_race_opens_on_the_measured_gpus_machine(browser, site_url):
+    """Where a GPU was measured, the race opens on its machine: that GPU and its own CPU, the grid's pairing."""
+    page, errors = open_race(browser, site_url, reduced_motion="reduce")
+    lanes = json.loads(page.locator("#race-data").text_content())["lanes"]
+    measured_gpu = next((lane for lane in lanes if lane["kind"] == "GPU" and not lane.get("estimate")), None)
+    if measured_gpu is not None and page.locator("#race-machine").is_visible():
+        assert page.locator("#race-machine").input_value() == measured_gpu["machine_id"]
+        assert page.locator(".race-lane[data-lane]").count() == 2
+    assert errors == []
+    page.close()
+
+
 def set_batch(page, batch):
     batches = json.loads(page.locator("#race-data").text_content())["batches"]
     page.locator("#race-batch").fill(str(batches.index(batch)))
@@ -38,6 +56,7 @@ def set_batch(page, batch):
 def test_displayed_times_equal_measured_values(browser, site_url, built_site, batch):
     """After a race the CPU lane shows exactly the measured median for that batch and width."""
     page, errors = open_race(browser, site_url, reduced_motion="reduce")
+    all_machines(page)  # the first lane is then the build host's CPU
     set_batch(page, batch)
     width = int(page.locator("#race-width").input_value())
     page.get_by_role("button", name="Start").click()
@@ -63,6 +82,7 @@ def test_displayed_times_equal_measured_values(browser, site_url, built_site, ba
 def test_animated_race_finishes_on_the_measured_value(browser, site_url, built_site):
     """With motion allowed the lane animates and ends on the measured time; a badge only for a real win."""
     page, errors = open_race(browser, site_url)
+    all_machines(page)
     set_batch(page, 16)
     width = int(page.locator("#race-width").input_value())
     page.get_by_role("button", name="Start").click()
