@@ -449,7 +449,7 @@ def break_even_answer(data: Dataset) -> str:
     own CPU's (the measured break-even); without one, the estimate's (its launch × the build host's rate)."""
     measured = _measured_extra(data)
     if measured is not None:
-        gpu, extra, _ = measured
+        gpu, extra = measured
         # "Fitted": each cost per operation is fitted to that device's measured steps, not timed directly.
         if extra <= 0:
             return (f"Fitted to measured steps, {gpu} pays no more per operation than its own CPU, so its step is "
@@ -467,22 +467,21 @@ def home_one_number(data: Dataset) -> str:
     measured = _measured_extra(data)
     if measured is None:
         return home_estimate_lines(data)
-    gpu, extra, _ = measured
+    gpu, extra = measured
     if extra <= 0:
         return f"In one number: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
     return (f"In one number: a step must carry {break_even_span(data)} of arithmetic per operation it issues "
             f"before {gpu}'s step gets shorter")
 
 
-def _measured_extra(data: Dataset) -> tuple[str, float, float] | None:
-    """From the first measured break-even: (the GPU's name, its extra cost per operation over its own CPU, and the
-    work per operation that pays it off at that CPU's rate); None without a measured GPU."""
+def _measured_extra(data: Dataset) -> tuple[str, float] | None:
+    """From the first measured break-even: (the GPU's name, its extra cost per operation over its own CPU); None
+    without a measured GPU (break_even_span gives the work that pays it off)."""
     first = first_measured_break_even(data)
     if first is None:
         return None
-    machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
-    gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
-    return gpu, gpu_op - cpu_op, (gpu_op - cpu_op) * cpu_rate
+    machine, ((cpu_op, _, _), (gpu_op, _, _)) = first
+    return untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP))), gpu_op - cpu_op
 
 
 def break_even_span(data: Dataset) -> str | None:

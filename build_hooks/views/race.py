@@ -86,7 +86,8 @@ def _grid(data: Dataset, paired: bool) -> Html:
         return missing("No CPU and GPU pair has epoch times at the same setting yet, so there is no verdict.")
     widths = [w for w in race_data["widths"] if any((w, b) in found for b in race_data["batches"])]
     rough = {key for key, pairing in found.items() if _few_samples(key, pairing)}
-    marked = rough if rough != set(found) else set()  # when every cell is rough, one note says so
+    every_rough = rough == set(found)
+    marked = set() if every_rough else rough  # when every cell is rough, one note says so
     rows = [[html("{}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch, (w, batch) in marked)
                                    for w in widths]
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
@@ -97,7 +98,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
         notes.append(note(f"Narrow: {NARROW_WORDS}."))
     if any(p["out_of_line"] for p in found.values()):
         notes.append(note(OUT_OF_LINE_WORDS))
-    if rough and rough == set(found):  # the spread every verdict leans on is itself rough: said once, marked nowhere
+    if every_rough:  # the spread every verdict leans on is itself rough: said once, marked nowhere
         notes.append(note(f"Rough: every epoch here has under {stats.MIN_SAMPLES} samples."))
     elif rough:
         notes.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
