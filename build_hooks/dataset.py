@@ -20,9 +20,9 @@ from build_hooks import store
 
 MERGED_FORMAT = "crossover-merged-v1"
 # A lesson page draws an experiment for this many machines at most: the build host (or, where it has no
-# such data, the newest machine that has), then machines with a GPU, newest first. Other CPU-only machines
-# are left to the gallery and data/results.json: three near-identical CPU tables per section made every
-# page long without teaching more (#39); the sentences that compare machines still read them all.
+# such data, the newest machine that has) and machines with a GPU, newest first; drawn GPU machines first.
+# Other CPU-only machines are left to the gallery and data/results.json: three near-identical CPU tables per
+# section made every page long without teaching more (#39); the sentences that compare machines still read them all.
 SHOWN_MACHINES = 3
 # A CPU's widest vector or matrix extension, widest first: (isa flag, the name a label shows).
 # The race page gets this table too (race.race_data), so a reader's file is named the same way.
@@ -167,12 +167,14 @@ class Dataset:
         return [m for m in self.machines if m.experiment(group)]
 
     def shown(self, group: str | None = None) -> list[Machine]:
-        """The machines a lesson page draws (for `group`, or any): the first in order, then those with a GPU;
-        at most SHOWN_MACHINES."""
+        """The machines a lesson page draws (for `group`, or any): the first in order and those with a GPU, at most
+        SHOWN_MACHINES, the GPU machines first."""
         machines = self.with_experiment(group) if group else self.machines
         # One order for every section, so a page draws the same machines throughout.
         ordered = sorted(machines, key=lambda m: (m.origin != "this build host", m.gpu is None, -_timestamp(m)))
-        return (ordered[:1] + [m for m in ordered[1:] if m.gpu is not None])[:SHOWN_MACHINES]
+        chosen = (ordered[:1] + [m for m in ordered[1:] if m.gpu is not None])[:SHOWN_MACHINES]
+        # Drawn GPU machines first: a lesson asks what a GPU changes, so its numbers lead and the build host follows.
+        return sorted(chosen, key=lambda m: m.gpu is None)
 
     def not_shown(self, group: str | None = None) -> int:
         """How many machines measured `group` (or anything) but are left off a lesson page."""

@@ -76,7 +76,18 @@ def matchup(race: dict, width: str, batch: str) -> dict | None:
     loser, winner = (cpu, gpu) if ahead < 0 else (gpu, cpu)
     return {"leader": "GPU" if ahead < 0 else "CPU" if ahead > 0 else "level", "ratio": ratio, "narrow": narrow,
             "out_of_line": ahead != 0 and out_of_line(loser[1], width, batch, winner[0]["seconds"]),
+            "against_half": against_half(loser[1], width, batch, winner[0]["seconds"]) if ahead else None,
             "gpu": gpu[1], "cpu": cpu[1], "estimate": gpu[1]["estimate"]}
+
+
+def against_half(lane: dict, width: str, batch: str, rival: float) -> float | None:
+    """The lead against the loser's own epoch at half the batch, where that epoch was meaningfully faster: the lead
+    the loser would have faced had it not slowed. A sentence that quotes the lead says both (the grid's
+    out_of_line marks those where even the direction would change)."""
+    half = lane["epochs"][width].get(str(int(batch) // 2))
+    if half is None or lane["epochs"][width][batch]["seconds"] <= stats.MEANINGFUL_RATIO * half["seconds"]:
+        return None
+    return half["seconds"] / rival
 
 
 def out_of_line(lane: dict, width: str, batch: str, rival: float) -> bool:

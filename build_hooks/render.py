@@ -236,8 +236,9 @@ def measured_value(point_stats: dict, extra: dict, unit: str, per: str = "") -> 
     return esc(si(point_stats["median"], unit, digits) + per) + mark(point_stats, extra, timing)
 
 
-def provenance(machine: Machine, host: Machine | None = None) -> Html:
-    """One line saying where, when and with what a machine's numbers were measured."""
+def provenance(machine: Machine, host: Machine | None = None, headed: bool = False) -> Html:
+    """One line saying where, when and with what a machine's numbers were measured; `headed` when a heading right
+    above names the machine, so a repeat of the line adds nothing (provenance_once drops it)."""
     cpu, sw, commit = machine.cpu, machine.doc["software"], machine.doc["commit_info"]
     clock = si(cpu["clock_hz"], "Hz") if cpu["clock_hz"] else "clock unknown"
     gpu = machine.gpu
@@ -248,9 +249,9 @@ def provenance(machine: Machine, host: Machine | None = None) -> Html:
     return html(
         # Where, when and with what; no derived figure (the peak and what beat it live on why-gpu, where they
         # are explained: said under every table they were a caveat a reader met a dozen times).
-        '<p class="crossover-provenance">Measured on <strong>{}</strong>, {} threads at {}; {}. '
+        '<p class="crossover-provenance{}">Measured on <strong>{}</strong>, {} threads at {}; {}. '
         "Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}</p>",
-        cpu["brand"], cpu["threads_used"], clock, gpu_text,
+        Html(" crossover-provenance--headed" if headed else ""), cpu["brand"], cpu["threads_used"], clock, gpu_text,
         sw["python"], sw["torch"],
         sw["blas"], sw["numpy"], sw["float32_matmul_precision"], machine.doc["datetime"][:10], commit_text,
         machine.origin, machine.source, version_note(machine, host))
@@ -279,7 +280,7 @@ def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) ->
             drawn = render(machine)
         finally:
             _table_owner.reset(owner)
-        parts.append(heading + drawn + provenance(machine, data.host))
+        parts.append(heading + drawn + provenance(machine, data.host, headed=len(machines) > 1))
     return join(parts, "\n") + more_machines(data, group)
 
 
@@ -287,19 +288,23 @@ def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) ->
 _table_owner: contextvars.ContextVar[str] = contextvars.ContextVar("table_owner", default="")
 
 
-_PROVENANCE = re.compile(r'<p class="crossover-provenance">(Measured on <strong>.*?</strong>).*?</p>', re.S)
+_PROVENANCE = re.compile(r'<p class="crossover-provenance( crossover-provenance--headed)?">'
+                         r'((Measured on <strong>.*?</strong>).*?)</p>', re.S)
 
 
 def provenance_once(page_html: str) -> str:
-    """A machine's provenance line in full the first time a page shows it; after that, its name and "as above".
-    Every section states where its numbers come from, so a page of four sections over three machines said the
-    same dozen lines again (#39: caveats stated once per page). Runs on the finished page, after its sections."""
+    """A machine's provenance line in full the first time a page shows it; after that, its name and "as above", or
+    nothing under a heading that names the machine. Every section states where its numbers come from, so a page of
+    four sections over three machines said the same dozen lines again (#39: caveats stated once per page). Runs on
+    the finished page, after its sections."""
     seen: set[str] = set()
 
     def once(match: re.Match) -> str:
-        if match.group(0) in seen:
-            return f'<p class="crossover-provenance crossover-provenance--again">{match.group(1)} (as above).</p>'
-        seen.add(match.group(0))
+        headed, line, name = match.groups()
+        if line in seen:
+            again = f'<p class="crossover-provenance crossover-provenance--again">{name} (as above).</p>'
+            return "" if headed else again
+        seen.add(line)
         return match.group(0)
 
     return _MORE_MACHINES.sub(first_only(), _PROVENANCE.sub(once, page_html))

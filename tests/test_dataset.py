@@ -112,3 +112,14 @@ def test_the_digest_is_of_the_documents_loaded_not_of_the_files_read_again(tmp_p
     assert swapped.digest == dataset.load(tmp_path, None, tmp_path).digest
     path.write_text(store.dumps(second))
     assert swapped.digest != dataset.load(tmp_path, None, tmp_path).digest
+
+
+def test_a_lesson_page_draws_its_gpu_machines_before_the_build_host():
+    """shown() keeps the build host among the machines drawn but puts those with a GPU first: a lesson asks what a
+    GPU changes; CPU-only guests beyond the host are left to the gallery."""
+    host = dataset.Machine(synthetic_doc("host", brand="Host CPU"), "h", "this build host")
+    guest = dataset.Machine(synthetic_doc("guest", brand="Guest CPU"), "g", "committed reference")
+    gpu = dataset.Machine(synthetic_doc("gpu-box", brand="Box CPU", gpu="Fixture GPU"), "b", "committed reference")
+    data = dataset.Dataset([host, guest, gpu])
+    assert [m.id for m in data.shown()] == ["gpu-box", "host"]
+    assert data.not_shown() == 1

@@ -184,6 +184,40 @@ def test_a_lead_over_an_epoch_slower_than_at_half_the_batch_is_out_of_line():
     assert not race.out_of_line(lane({16: 2.0}), "8", "16", rival=1.5)  # no half batch to compare with
 
 
+def test_a_lead_over_a_slowed_loser_is_also_given_against_its_half_batch_epoch():
+    """against_half is the lead over the loser's faster epoch at half the batch, only where that epoch was
+    meaningfully faster; the race's corner sentence then gives both leads."""
+    from build_hooks.views.race import _corner
+
+    def lane(seconds_by_batch: dict[int, float]) -> dict:
+        return {"epochs": {"8": {str(b): {"seconds": s} for b, s in seconds_by_batch.items()}}}
+    assert race.against_half(lane({8: 1.0, 16: 1.3}), "8", "16", rival=0.2) == 5.0
+    assert race.against_half(lane({8: 1.0, 16: 1.05}), "8", "16", rival=0.2) is None  # within the meaningful ratio
+    assert race.against_half(lane({16: 1.3}), "8", "16", rival=0.2) is None
+    pairing = {"leader": "GPU", "ratio": 6.5, "narrow": False, "out_of_line": False, "estimate": False,
+               "against_half": 5.0}
+    said = _corner(pairing, 2048, 16)
+    assert "6.5× ahead" in said and "or 5.0× against the CPU's faster epoch at half the batch" in said
+    assert "half the batch" not in _corner({**pairing, "against_half": None}, 2048, 16)
+
+
+def test_a_grid_cell_carries_the_marks_of_the_epochs_it_compares():
+    """A verdict read from a noisy epoch shows the noisy mark in its cell and names it in the link, with the key
+    under the grid; a grid of steady epochs shows neither."""
+    from build_hooks import page
+
+    def grid(noisy: bool) -> str:
+        data = dataset(gpu="Fixture GPU")
+        for bench in data.machines[0].doc["benchmarks"]:
+            if bench["group"] == "epoch_time" and bench["params"]["batch"] == 64:
+                bench["extra_info"]["noisy"] = noisy
+        return str(page.render_section("verdict_grid", data))
+
+    marked, steady = grid(True), grid(False)
+    assert '<sup title="noisy">†</sup>' in marked and "Noisy (†)" in marked and ", noisy" in marked
+    assert "†" not in steady and "Noisy" not in steady
+
+
 def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     """A raced GPU machine that began more than half its rounds slow gets one short note under the grid, linking to
     the gallery; one that rarely did gets none."""

@@ -103,7 +103,8 @@ def test_links_to_other_pages_are_made_relative_to_each_page():
 
 
 def test_a_machines_provenance_is_stated_once_per_page():
-    """The second identical provenance line on a page shrinks to the machine's name and 'as above'; others stay."""
+    """The second identical provenance line on a page shrinks to the machine's name and 'as above' (under a heading
+    naming the machine, to nothing); others stay."""
     from build_hooks import render
 
     line = '<p class="crossover-provenance">Measured on <strong>CPU A</strong>, 2 threads; torch 2.13.</p>'
@@ -112,6 +113,9 @@ def test_a_machines_provenance_is_stated_once_per_page():
     assert page.count("2 threads") == 1 and page.count("4 threads") == 1
     assert page.count("Measured on <strong>CPU A</strong> (as above).") == 1
     assert page.count("Measured on <strong>CPU B</strong> (as above).") == 1
+    headed = line.replace('provenance"', 'provenance crossover-provenance--headed"')
+    twice = render.provenance_once(headed + "<p>table</p>" + headed)
+    assert twice.count("2 threads") == 1 and "as above" not in twice, "a heading already names the machine"
 
 
 def test_agreement_is_stated_against_the_consistency_checks_tolerance():
@@ -163,7 +167,7 @@ def test_each_machines_table_region_has_a_name_of_its_own():
                     Machine(synthetic_doc("b", brand="Fixture B <i>", gpu="Fixture GPU"), "g", "committed reference")])
     drawn = str(render.per_machine(data, "training_step", lambda m: render.table(["batch"], [[1]])))
     labels = re.findall(r'role="region" tabindex="0" aria-label="([^"]*)"', drawn)
-    assert len(labels) == 2 and len(set(labels)) == 2 and "&lt;i&gt;" in labels[1], labels
+    assert len(labels) == 2 and len(set(labels)) == 2 and "&lt;i&gt;" in labels[0], labels
     assert 'aria-label="Table: batch"' in str(render.table(["batch"], [[1]]))  # alone, as before
 
 

@@ -61,9 +61,9 @@ def cache_versus_memory(data: Dataset) -> str:
     largest = max(curve)
     fastest = max(curve, key=curve.get)
     if fastest == largest or stats.compare(curve[fastest], curve[largest]) <= 0:
-        return (f"on this build the largest copy ({si(largest, 'B')}) moved {si(curve[largest], 'B/s')}, "
+        return (f"On the build host, the largest copy ({si(largest, 'B')}) moved {si(curve[largest], 'B/s')}, "
                 f"about as fast as the fastest smaller one: no cache made a difference here")
-    return (f"on this build copies occupying {si(fastest, 'B')} moved {si(curve[fastest], 'B/s')}"
+    return (f"On the build host, copies occupying {si(fastest, 'B')} moved {si(curve[fastest], 'B/s')}"
             f"{caveat(point[fastest])}. "
             f"The largest, {si(largest, 'B')}, moved {si(curve[largest], 'B/s')}: "
             f"{curve[fastest] / curve[largest]:.1f}× slower once the data no longer fits in a cache")

@@ -7,7 +7,23 @@ import urllib.parse
 from build_hooks import analysis, gate, gpu_estimate, plots, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
-from build_hooks.render import SITE_ROOT, Html, figure, html, join, listing, missing, multiple, note, si, table
+from build_hooks.render import (
+    MARK_TITLES,
+    MARKS,
+    SITE_ROOT,
+    Html,
+    figure,
+    html,
+    join,
+    listing,
+    marks,
+    marks_note,
+    missing,
+    multiple,
+    note,
+    si,
+    table,
+)
 
 PREFERRED_WIDTH = 32  # the small network the lessons use, when it was measured
 
@@ -88,12 +104,14 @@ def _grid(data: Dataset, paired: bool) -> Html:
     rough = {key for key, pairing in found.items() if _few_samples(key, pairing)}
     every_rough = rough == set(found)
     marked = set() if every_rough else rough  # when every cell is rough, one note says so
-    rows = [[html("{}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch, (w, batch) in marked)
+    rows = [[html("{}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch, (w, batch) in marked,
+                                                 _point_marks(found.get((w, batch)), w, batch))
                                    for w in widths]
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
     caption = "Who finishes one epoch first, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
-    notes = [note(_level_words(found))]
+    shown_marks = {kind for key, pairing in found.items() for kind in _point_marks(pairing, *key)}
+    notes = [note(_level_words(found)), marks_note(shown_marks)]
     if any(p["narrow"] for p in found.values()):
         notes.append(note(f"Narrow: {NARROW_WORDS}."))
     if any(p["out_of_line"] for p in found.values()):
@@ -130,6 +148,16 @@ def _slow_machines(data: Dataset, found: dict) -> list[Html]:
     return notes
 
 
+def _point_marks(pairing: dict | None, width: int, batch: int) -> list[str]:
+    """The caveats of the two epochs a verdict reads (noisy, under load, changed state), as a table marks a point;
+    too few samples is said in words instead ("rough"), as the spread itself is what it doubts."""
+    if pairing is None:
+        return []
+    kinds = {kind for side in ("gpu", "cpu")
+             for kind in pairing[side]["epochs"][str(width)][str(batch)].get("caveats", [])}
+    return [kind for kind in MARKS if kind in kinds and kind != "few"]
+
+
 def _few_samples(key: tuple[int, int], pairing: dict) -> bool:
     """Whether an epoch this verdict reads was marked as resting on too few samples (stats.caveats' "few")."""
     width, batch = key
@@ -155,20 +183,24 @@ def _pairings(found: dict) -> list[str]:
     return [f"{gpu} against its {cpu}" for gpu, cpu in pairs]  # cpu labels begin "CPU: "
 
 
-def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = False) -> Html:
+def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = False,
+                  point_marks: list[str] = ()) -> Html:
     if pairing is None:
         return html("not raced")
+    symbols = marks(list(point_marks))
     leader = pairing["leader"]
     # An estimated GPU is named so in its own cell, not only in the sentence above the grid.
     shown = f"{leader} (est.)" if leader == "GPU" and pairing["estimate"] else leader
-    marks = [word for word, flag in (("narrow", pairing["narrow"]), ("out of line", pairing["out_of_line"]),
+    words = [word for word, flag in (("narrow", pairing["narrow"]), ("out of line", pairing["out_of_line"]),
                                      ("rough", rough)) if flag]
-    ratio = ", ".join([multiple(pairing["ratio"])] + marks)
-    text = (html("{}<br><small>{}</small>", shown, ratio) if leader != "level"
-            else html("level<br><small>rough</small>") if rough else html("level"))
-    label = (f"{leader} first at width {width}, batch {batch}{''.join(', ' + m for m in marks)}"
+    ratio = ", ".join([multiple(pairing["ratio"])] + words)
+    text = (html("{}{}<br><small>{}</small>", shown, symbols, ratio) if leader != "level"
+            else html("level{}<br><small>rough</small>", symbols) if rough else html("level{}", symbols))
+    # The marks' names are read aloud too: a screen reader gets the link's label, not its superscripts.
+    said = words + [MARK_TITLES[kind] for kind in point_marks]
+    label = (f"{leader} first at width {width}, batch {batch}{''.join(', ' + m for m in said)}"
              if leader != "level"
-             else f"level at width {width}, batch {batch}")
+             else f"level at width {width}, batch {batch}{''.join(', ' + m for m in said)}")
     # The link names the pairing's machine too, so the race opens on the two lanes this cell compares.
     machine = urllib.parse.quote(pairing["gpu"]["machine_id"], safe="")
     return html('<a class="verdict verdict--{}" href="{}race/?batch={}&amp;width={}&amp;machine={}" aria-label="{}">'
@@ -238,7 +270,12 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     who = gpu if pairing["leader"] == "GPU" else "the CPU"
     narrow = f" ({NARROW_WORDS})" if pairing["narrow"] else ""
     doubt = ", though the grid marks it out of line" if pairing["out_of_line"] else ""
-    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}{doubt}"
+    loser = "the CPU" if who != "the CPU" else gpu
+    half = pairing.get("against_half")
+    # A loser slower than at half the batch inflates the lead: the lead against that faster epoch is said too.
+    slowed = (f", or {multiple(half)} against {loser}'s faster epoch at half the batch"
+              if half and not pairing["out_of_line"] else "")
+    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}{doubt}{slowed}"
 
 
 def _lane_name(lane: dict) -> str:

@@ -8,6 +8,7 @@ from build_hooks import analysis, cost_model, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import Html, MissingData, figure, first_with, gpu_with, join, listing, missing, si, table
+from build_hooks.views import step_profile
 
 REGIME_WORDS = {"overhead": "overhead-bound", "compute": "compute-bound", "memory": "memory-bound"}
 
@@ -97,21 +98,34 @@ def regimes_gpu_summary(data: Dataset) -> str:
                 "CPU's regimes are shown")
     name = untrusted.placeholder(machine.device_label(device))
     if set(counts) == {"overhead"}:  # the lesson of the page in one measured line
-        return (f"On {name}, every one of its {counts.total()} steps is overhead-bound. For a network this small, "
-                "the host's work to issue each operation outlasts its arithmetic")
+        said = f"On {name}, the cost model calls every one of its {counts.total()} steps overhead-bound"
+        return said + (_profile_agrees(machine) or
+                       ". For a network this small, issuing each operation outlasts its arithmetic")
     if len(counts) == 1:
         return f"On {name}, every one of its {counts.total()} steps is {REGIME_WORDS[next(iter(counts))]}"
     ranked = [f"{counts[r]} {REGIME_WORDS[r]}" for r, _ in counts.most_common()]
     return f"On {name}, of its {counts.total()} steps, {listing(ranked)}"
 
 
+def _profile_agrees(machine: Machine) -> str:
+    """The profiler's evidence for an all-overhead GPU, where it was taken and says so: the fit alone cannot tell a
+    cost per operation from one per step (cost_model.break_even_span), a profile times the two parts."""
+    split = step_profile.gpu_host_and_kernels(machine)
+    if split is None or split[1] >= split[0] / 2:
+        return ""
+    host, kernels = split
+    batch, width = step_profile.profiled_setting(machine)
+    return (f". The profiler agrees: at batch {batch} and width {width}, the host spent {si(host, 's')} issuing a "
+            f"step whose kernels ran for {si(kernels, 's')}")
+
+
 @section
 def regimes_by_width(data: Dataset) -> Html:
     """Per width, the regimes a step passes through as the batch grows, each with its run of batches (where it
-    switches moves with noise): a table, one width per row. The build host's, then the first measured GPU's, by the same
-    model fitted to that GPU's own steps."""
+    switches moves with noise): a table, one width per row. The first measured GPU's (the page's question), by the
+    same model fitted to that GPU's own steps, then the build host's."""
     machine = first_with(data, analysis.STEP)
-    tables = [_regimes_table(machine, "cpu", f"Each CPU training step's regime on {machine.label}")]
+    tables = []
     gpu_machine = gpu_with(data, analysis.STEP)
     if gpu_machine is not None:
         device = gpu_machine.gpu_device(analysis.STEP)
@@ -120,6 +134,7 @@ def regimes_by_width(data: Dataset) -> Html:
                                          f"Each GPU training step's regime on {gpu_machine.device_label(device)}"))
         except MissingData:  # a GPU without the cost model's inputs has no regimes to show; the CPU's stand
             pass
+    tables.append(_regimes_table(machine, "cpu", f"Each CPU training step's regime on {machine.label}"))
     return join(tables)
 
 

@@ -69,7 +69,8 @@ def profile_summary(data: Dataset) -> str:
     top = max(points, key=lambda b: b["stats"]["median"])
     busiest = max(points, key=lambda b: b["extra_info"]["calls_per_step"])
     # The profiler counts an operation's nested calls too: more than the cost model's operations per step.
-    text = f"the profiled step spent {si(total, 's')} in {calls} ATen operations (nested calls included)"
+    where = "On the build host" if machine is data.host else f"On {untrusted.placeholder(machine.label)}"
+    text = f"{where}, the profiled step spent {si(total, 's')} in {calls} ATen operations (nested calls included)"
     step = machine.measured("training_step", device="cpu", batch=points[0]["params"]["batch"],
                             width=points[0]["params"]["width"])
     # The profile and the step were timed by two experiments at different moments: a gap is
@@ -96,14 +97,30 @@ def gpu_profile_summary(data: Dataset) -> str:
     if machine is None:
         return "No GPU was profiled in this build"
     device = machine.gpu_device(PROFILE)
-    points = machine.measured(PROFILE, device=device)
-    host = sum(b["stats"]["median"] for b in points)
-    kernels = [b["extra_info"]["device_s"] for b in points if "device_s" in b["extra_info"]]
     gpu = untrusted.placeholder(machine.device_label(device))
-    if not kernels:
+    split = gpu_host_and_kernels(machine)
+    if split is None:
         return f"On the {gpu}, the profiler could not read the kernels' own time"
+    host, kernels = split
     said = (f"On the {gpu}, the host spent {si(host, 's')} issuing one profiled step, while its kernels ran for "
-            f"{si(sum(kernels), 's')}")
-    if sum(kernels) < host / 2:
+            f"{si(kernels, 's')}")
+    if kernels < host / 2:
         return said + ". So the GPU sat idle for most of the step, waiting for work"
-    return said + (". So the kernels, not the host, set the step's pace" if sum(kernels) > host else "")
+    return said + (". So the kernels, not the host, set the step's pace" if kernels > host else "")
+
+
+def gpu_host_and_kernels(machine: Machine) -> tuple[float, float] | None:
+    """A machine's profiled GPU step: the host's time issuing it and its kernels' own time (each kind summed), or
+    None where the GPU was not profiled or the profiler could not read the kernels."""
+    device = machine.gpu_device(PROFILE)
+    points = machine.measured(PROFILE, device=device) if device else []
+    kernels = [b["extra_info"]["device_s"] for b in points if "device_s" in b["extra_info"]]
+    if not kernels:
+        return None
+    return sum(b["stats"]["median"] for b in points), sum(kernels)
+
+
+def profiled_setting(machine: Machine) -> tuple[int, int]:
+    """The batch and width a machine's GPU profile timed."""
+    params = machine.measured(PROFILE, device=machine.gpu_device(PROFILE))[0]["params"]
+    return params["batch"], params["width"]
