@@ -111,11 +111,22 @@ def plain(value: object) -> str:
     return value.striptags() if isinstance(value, Html) else str(value)
 
 
+# A table this short but this wide is drawn as cards on a phone (crossover.css): one block per row, each value
+# under its heading's name, so no column of an answer hides off-screen. Longer tables scroll, first column fixed.
+CARD_MAX_ROWS, CARD_MIN_COLUMNS = 8, 4
+
+
 def table(head: list, rows: list[list], caption: object = "", table_id: str = "") -> Html:
     """An HTML table in the site's scrolling wrapper; every head, cell and caption is text
     (escaped here) unless it is Html."""
     th = join(html("<th>{}</th>", h) for h in head)
-    body = join(html("<tr>{}</tr>", join(html("<td>{}</td>", c) for c in row)) for row in rows)
+    cards = len(rows) <= CARD_MAX_ROWS and len(head) >= CARD_MIN_COLUMNS
+    # Only a card needs its heading beside each value: a long table's cells stay bare (the race page has a budget).
+    cell = (lambda label, c: html('<td data-label="{}">{}</td>', label, c)) if cards else (lambda _, c: html(
+        "<td>{}</td>", c))
+    labels = [plain(h) for h in head]
+    body = join(html("<tr>{}</tr>", join(cell(labels[i] if i < len(labels) else "", c) for i, c in enumerate(row)))
+                for row in rows)
     ident = html(' id="{}"', table_id) if table_id else ""
     cap = html("<caption>{}</caption>", caption) if caption else ""
     # A wide table scrolls sideways inside its wrapper; keyboard users reach that scroll
@@ -124,9 +135,9 @@ def table(head: list, rows: list[list], caption: object = "", table_id: str = ""
     name = plain(caption) or "Table: " + ", ".join(plain(h) for h in head)
     if _table_owner.get():  # per_machine draws one table per machine: each region gets a name of its own
         name += f" ({_table_owner.get()})"
-    return html('<div class="crossover-table" role="region" tabindex="0" aria-label="{}" data-search-exclude>'
+    return html('<div class="crossover-table{}" role="region" tabindex="0" aria-label="{}" data-search-exclude>'
                 "<table{}>{}<thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>",
-                name, ident, cap, th, body)
+                Html(" crossover-table--cards" if cards else ""), name, ident, cap, th, body)
 
 
 TABLE_MACHINES = 6  # rows of a one-row-per-machine table on a lesson page; the gallery lists every machine

@@ -506,3 +506,9 @@ def _complete_doc(gpu: str | None, machine_id: str, gpu_device: str) -> dict:
             "rounds": 2, "canary_s": [1e-4, 1.1e-4, 1.05e-4], "load_before": [0.1, 0.2, 0.3],
             "load_after": [0.2, 0.2, 0.3], "foreign_cpu": 0.02, "steal": 0.0}
     return doc
+
+
+def bare_cells(html: object) -> str:
+    """A rendered table without the column names a card table gives each cell (render.table's data-label), so a test
+    can look for "<td>value</td>"."""
+    return re.sub(r' data-label="[^"]*"', "", str(html))

@@ -4,7 +4,7 @@ import pytest
 
 from build_hooks import cost_model
 from build_hooks.dataset import Machine
-from conftest import add_points, synthetic_doc
+from conftest import add_points, bare_cells, synthetic_doc
 
 
 def params(**overrides):
@@ -97,7 +97,7 @@ def test_accuracy_table_gives_each_forms_errors_from_the_data():
 
     machine = machine_from_model(true_op=5e-6)
     raw = cost_model.validate(machine, "cpu")
-    html = str(page.render_section("cost_model_accuracy", Dataset([machine])))
+    html = bare_cells(page.render_section("cost_model_accuracy", Dataset([machine])))
     rows = re.findall(r"<tr>(.*?)</tr>", html)[1:]
     assert [re.findall(r"<td>(.*?)</td>", r)[:2] for r in rows] == [["raw", "6 measured steps"],
                                                                     ["fitted", "3 steps the fit never saw"]]

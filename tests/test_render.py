@@ -203,3 +203,15 @@ def test_a_gpus_memory_is_given_in_gib_as_its_driver_reports_it():
     doc["machine_info"]["gpu"]["memory_bytes"] = 150_109_880_320
     line = str(render.provenance(Machine(doc, "f", "t")))
     assert "139.8 GiB usable" in line and "150 GB" not in line
+
+
+def test_a_short_wide_table_names_each_cells_column_for_its_phone_cards():
+    """A table of at most CARD_MAX_ROWS rows and at least CARD_MIN_COLUMNS columns is marked for cards, each cell
+    carrying its column's name as text; a longer or narrower table stays a bare, scrolling table."""
+    head = ["machine", "fp32", render.html("bf16 <small>{}</small>", "AMX"), QUOTE_BREAKER]
+    short = str(render.table(head, [["A", "1 ms", "2 ms", "x"]] * render.CARD_MAX_ROWS))
+    assert "crossover-table--cards" in short and 'data-label="bf16 AMX"' in short and 'data-label="fp32"' in short
+    assert not any(name in e.attrib for e in elements(short) for name in ("autofocus", "onfocus", "x"))
+    long = str(render.table(head, [["A", "1 ms", "2 ms", "x"]] * (render.CARD_MAX_ROWS + 1)))
+    narrow = str(render.table(head[:3], [["A", "1 ms", "2 ms"]]))
+    assert not any("cards" in t or "data-label" in t for t in (long, narrow))

@@ -8,7 +8,7 @@ from build_hooks import page, untrusted, wording
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.views import race as race_views
 from build_hooks.views import training_step
-from conftest import add_points, synthetic_doc
+from conftest import add_points, bare_cells, synthetic_doc
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
@@ -38,7 +38,7 @@ def test_step_answer_tables_both_ends_and_the_crossover_per_width():
     base = {("cpu", w, b): b * 1e-4 for w in (8, 32) for b in (1, 8, 64)}
     times = base | {("cuda", 32, 1): 1.0, ("cuda", 32, 8): 1e-5, ("cuda", 32, 64): 1e-5} | {
         ("cuda", 8, b): 1.0 for b in (1, 8, 64)}
-    html = str(page.render_section("step_answer", data(times, "G")))
+    html = bare_cells(page.render_section("step_answer", data(times, "G")))
     rows = re.findall(r"<tr>(.*?)</tr>", html)
     assert "CPU, batch 1" in rows[0] and "GPU, batch 64" in rows[0]
     assert "<td>8</td>" in rows[1] and "never, up to batch 64" in rows[1] and "1.0 s" in rows[1]
@@ -168,7 +168,7 @@ def test_a_split_product_above_the_peak_makes_the_sweeps_share_an_overstatement(
         doc = add_points(synthetic_doc(), "gemm_rate", [({"n": 1024}, 1e-2, {"flops": 2 * 1024**3})])
         doc = add_points(doc, "matmul_shapes", [({"side": 64, "calls": 4096}, split_seconds, {"flops": 2 * 1024**3})])
         data = Dataset([Machine(doc, "f", "t")])
-        return page.render_fact("cpu_gemm_best", data), str(page.render_section("cpus_above_peak_table", data))
+        return page.render_fact("cpu_gemm_best", data), bare_cells(page.render_section("cpus_above_peak_table", data))
     best, faq = facts(split_seconds=2e-2)
     assert "at most this" in best and "overstates" not in best and "no machine had" in faq
     best, faq = facts(split_seconds=4e-3)
@@ -191,7 +191,7 @@ def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
     text = page.render_fact("bf16_answer", Dataset([host, fast, slow, same]))
     assert text.startswith("On ") and ", the two were level. Of the 3 other machines, " in text  # the host, by name
     assert text.endswith("bf16 was faster on 1, slower on 1 and level on 1")
-    rows = page.render_section("precision_cpu_table", Dataset([host, fast, slow, same])).split("<tbody>")[1]
+    rows = bare_cells(page.render_section("precision_cpu_table", Dataset([host, fast, slow, same]))).split("<tbody>")[1]
     assert rows.count("<tr>") == 4 and "<td>3.0× faster</td>" in rows and "<td>92× slower</td>" in rows
 
 
@@ -298,7 +298,7 @@ def test_the_gallery_says_how_often_each_machine_began_a_round_slow():
     for bench in recorded["benchmarks"]:
         bench["options"] = {"canary_s": [1.0, 2 * gate.SLOW_STATE_RATIO]}
     older = synthetic_doc(machine_id="older", brand="Old CPU")
-    text = page.render_section("gallery", Dataset([Machine(recorded, "r", "t"), Machine(older, "o", "t")]))
+    text = bare_cells(page.render_section("gallery", Dataset([Machine(recorded, "r", "t"), Machine(older, "o", "t")])))
     rows = {row.split("</td>")[0]: row for row in text.split("<tr>")[1:]}
     kept, old = (next(row for name, row in rows.items() if brand in name) for brand in ("Kept CPU", "Old CPU"))
     assert kept.rstrip().removesuffix("</tr>").rstrip().endswith("<td>50%</td>")
@@ -600,7 +600,7 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
     said = page.render_fact("home_one_number", with_gpu)
     assert said.startswith("In one number: a step must carry ")
     low, high = said.split("carry ")[1].split(" of arithmetic")[0].split(" to ")  # the committed H200: a span
-    table = page.render_section("break_even_table", with_gpu)
+    table = bare_cells(page.render_section("break_even_table", with_gpu))
     assert f"<td>{high}</td>" in table.split("break-even: the GPU")[1].split("</tr>")[0]
     assert f"<td>{low} {high.split(' ')[1]}</td>" in table.split("break-even, bare operation")[1].split("</tr>")[0]
 
