@@ -58,7 +58,34 @@ import torch.utils.benchmark as benchmark
 from matplotlib.ticker import FuncFormatter, LogFormatter
 from torch import nn
 
+# %% [markdown]
+# ## What it times
+#
+# The race's own sizes, on every device torch finds here. Change `SIZES` to time fewer.
 
+# %%
+QUICK = os.environ.get("CROSSOVER_QUICK") == "1"  # tiny sizes, for the project's tests
+# Exactly the race's epochs: the same rows, widths and batches as the site's epoch_time experiment.
+SIZES = {
+    "full": {"rows": 2048, "widths": [8, 32, 512, 2048], "batches": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]},
+    "quick": {"rows": 512, "widths": [32], "batches": [1, 16]},
+}
+ROWS, WIDTHS, BATCHES = (SIZES["quick" if QUICK else "full"][k] for k in ("rows", "widths", "batches"))
+ROUNDS = 2 if QUICK else 3  # timed epochs per point, one per round, rounds interleaved
+THREADS = torch.get_num_threads()  # set explicitly: torch.utils.benchmark's Timer defaults to ONE thread
+mps = getattr(torch.backends, "mps", None)
+DEVICES = (["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+           + (["mps"] if mps is not None and mps.is_available() else []))
+GPU = next((d for d in DEVICES if d != "cpu"), None)
+print(f"devices: {DEVICES}, CPU threads: {THREADS}, torch {torch.__version__}, Python {platform.python_version()}")
+
+# %% [markdown]
+# ## A progress line
+#
+# Timing every point takes minutes. One line, redrawn in place, says how far the run is
+# and about how long is left.
+
+# %%
 def in_jupyter() -> bool:
     """True in a Jupyter kernel (JupyterLab, Colab, VS Code, the site's build), False in a terminal."""
     try:
@@ -102,21 +129,6 @@ class Progress:
             end = "\n" if self.done == self.total else ""
             print(f"\r{self.line()}", end=end, file=sys.stderr, flush=True)
 
-
-QUICK = os.environ.get("CROSSOVER_QUICK") == "1"  # tiny sizes, for the project's tests
-# Exactly the race's epochs: the same rows, widths and batches as the site's epoch_time experiment.
-SIZES = {
-    "full": {"rows": 2048, "widths": [8, 32, 512, 2048], "batches": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]},
-    "quick": {"rows": 512, "widths": [32], "batches": [1, 16]},
-}
-ROWS, WIDTHS, BATCHES = (SIZES["quick" if QUICK else "full"][k] for k in ("rows", "widths", "batches"))
-ROUNDS = 2 if QUICK else 3  # timed epochs per point, one per round, rounds interleaved
-THREADS = torch.get_num_threads()  # set explicitly: torch.utils.benchmark's Timer defaults to ONE thread
-mps = getattr(torch.backends, "mps", None)
-DEVICES = (["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-           + (["mps"] if mps is not None and mps.is_available() else []))
-GPU = next((d for d in DEVICES if d != "cpu"), None)
-print(f"devices: {DEVICES}, CPU threads: {THREADS}, torch {torch.__version__}, Python {platform.python_version()}")
 
 # %% [markdown]
 # ## Timing one epoch
