@@ -196,11 +196,10 @@ def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
 
 
 def test_the_cpu_choice_rule_names_the_scale_of_a_batch():
-    """A crossover is named by its scale (a few, tens, hundreds of samples), which moves less than the batch."""
+    """A crossover's batch is given with its scale (a few, tens, hundreds), which moves less than the batch."""
     from build_hooks.views.cpu_choice import scale_of
 
-    assert [scale_of(b) for b in (2, 4, 8, 16, 64, 128)] == ["a few samples"] * 3 + ["tens of samples"] * 2 + [
-        "hundreds of samples"]
+    assert [scale_of(b) for b in (2, 4, 8, 16, 64, 128)] == ["a few"] * 3 + ["tens"] * 2 + ["hundreds"]
 
 
 def test_gallery_flags_a_computed_peak_that_a_measurement_beats():
@@ -526,29 +525,34 @@ def test_the_cheat_sheets_key_numbers_are_the_lessons_own():
     root = Path(__file__).resolve().parent.parent
     committed = Dataset([m for m in dataset.load_committed(root / "results", root)
                          if m.gpu_device("training_step") is None])
-    shown = str(page.render_section("key_numbers", committed))
+    shown = bare_cells(page.render_section("key_numbers", committed))
     even = break_even(committed)
     params = cost_model.measured_params(committed.with_experiment("training_step")[0], "cpu")
     for value in (si(even.op_s, "s"), si(even.cpu_flop, "FLOP"), si(even.gpu_flop, "FLOP"),
                   f"<td>{_ridge(_cpu_ridge(committed.with_experiment('training_step')[0], params))} FLOP/B</td>"):
         assert value in shown
-    assert "(a model)" in shown and shown.count("<tr>") == shown.count('<a href="') + 1  # a link per row
+    assert "(estimated: a model)" in shown and shown.count("<tr>") == shown.count('<a href="') + 1  # a link per row
 
 
 def test_the_cheat_sheet_gives_a_measured_gpus_own_numbers_beside_the_estimates():
-    """With a measured GPU, the key numbers give its work per operation and its break-even against its own CPU, as
-    the batch-size table computes them (measured_break_even), in place of the estimate's rows."""
+    """With a measured GPU, the key numbers give its machine's CPU and GPU a column each: the GPU's work per operation
+    and its break-even against its own CPU, as the batch-size table computes them (measured_break_even), in place of
+    the estimate's column."""
+    import re
+
     from build_hooks.render import si
     from build_hooks.views.cost_model import measured_break_even
     from conftest import complete_doc
 
     machine = Machine(complete_doc(gpu="Fixture GPU"), "f", "this build host")
     (cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _) = measured_break_even(machine)
-    shown = str(page.render_section("key_numbers", Dataset([machine])))
-    assert f"<td>the same on the measured Fixture GPU</td><td>{si(gpu_op * gpu_rate, 'FLOP')}</td>" in shown
+    shown = bare_cells(page.render_section("key_numbers", Dataset([machine])))
+    assert "<th>Fixture GPU (measured)</th>" in shown
+    work = re.search(r"<td>work per operation before its speed shows.*?</tr>", shown).group(0)
+    assert work.count("<td>") == 5 and f"<td>{si(gpu_op * gpu_rate, 'FLOP')}</td>" in work
     assert (si((gpu_op - cpu_op) * cpu_rate, "FLOP") in shown) == (gpu_op > cpu_op)
     assert "estimated" not in shown and "(a model)" not in shown
-    assert "the measured" not in str(page.render_section("key_numbers", Dataset([Machine(complete_doc(), "f", "t")])))
+    assert "(measured)" not in str(page.render_section("key_numbers", Dataset([Machine(complete_doc(), "f", "t")])))
 
 
 def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from build_hooks import analysis, cost_model
-from build_hooks.dataset import Dataset
+from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
 from build_hooks.render import SITE_ROOT, Html, MissingData, html, si, table
 from build_hooks.views.cost_model import break_even, break_even_span, first_measured_break_even
-from build_hooks.views.intensity import SHEET, _cpu_ridge, _ridge, published_ridges
+from build_hooks.views.intensity import _ridge, published_ridges
 from build_hooks.views.precision import bf16_against_fp32
 
 
@@ -15,53 +15,73 @@ def _lesson(path: str, words: str) -> Html:
     return html('<a href="{}{}">{}</a>', Html(SITE_ROOT), path, words)
 
 
+# The rows of the key numbers, in order: what each device column gives (render: "—" where a device has none).
+ROWS = {
+    "op": "fixed cost per operation (a step's fixed time ÷ its operations)",
+    "rate": "fastest fp32 matrix product (median)",
+    "work": "work per operation before its speed shows (fixed cost × rate)",
+    "break_even": "break-even: work per operation from which the GPU's step is shorter",
+    "bandwidth": "copy bandwidth, largest copy (bytes read plus written)",
+    "ridge": "ridge point: FLOPs per byte to be compute-bound",
+    "bf16": "bf16 against fp32, one matrix product",
+}
+LESSONS = {"op": ("cost-model/", "Predicting a step"), "rate": ("why-gpu/", "Why a GPU is faster"),
+           "work": ("batch-size/#why-the-batch-decides", "Why batch size matters"),
+           "break_even": ("batch-size/#why-the-batch-decides", "Why batch size matters"),
+           "bandwidth": ("regimes/", "Three regimes"), "ridge": ("regimes/#arithmetic-intensity-worked-out",
+                                                                 "Three regimes"),
+           "bf16": ("mixed-precision/", "Mixed precision")}
+
+
 @section
 def key_numbers(data: Dataset) -> Html:
-    """The build host in a few numbers (measured, or fitted to what was measured), and a GPU's break-even work:
-    a measured GPU's where there is one, else the estimate's (a model: datasheet figures and the build host's issuing),
-    each linked to the lesson that explains it."""
+    """The crossover's numbers side by side, a column per device: the build host's CPU, then a measured GPU's machine
+    (its CPU and its GPU) where there is one, else the estimated GPU (a model: datasheet figures and the build host's
+    issuing). Each row is computed as its lesson computes it and links to that lesson."""
     even = break_even(data)
     host = even.host
-    params = cost_model.measured_params(host, "cpu")
-    if params is None:
+    if cost_model.measured_params(host, "cpu") is None:
         raise MissingData("no copy bandwidth or matrix-product rate to sum up")
-    why_batch = _lesson("batch-size/#why-the-batch-decides", "Why batch size matters")
-    why_regimes = _lesson("regimes/#arithmetic-intensity-worked-out", "Three regimes")
-    rows = [
-        ["fixed cost per operation (a step's fixed time ÷ its operations)", si(even.op_s, "s"),
-         _lesson("cost-model/", "Predicting a step")],
-        ["fastest fp32 matrix product measured (median)", si(even.rate, "FLOP/s"),
-         _lesson("why-gpu/", "Why a GPU is faster")],
-        ["work per operation before the CPU's speed shows (fixed cost × rate)", si(even.cpu_flop, "FLOP"), why_batch],
-        [f"the same on the estimated {even.gpu.name} (a model)", si(even.gpu_flop, "FLOP"), why_batch],
-        ["break-even: work per operation from which the estimated GPU's step is shorter",
-         si(even.crossover_flop, "FLOP"),
-         why_batch],
-        ["copy bandwidth, largest copy (bytes read plus written)", si(params.bandwidth, "B/s"),
-         _lesson("regimes/", "Three regimes")],
-        ["ridge point: FLOPs per byte to be compute-bound", f"{_ridge(_cpu_ridge(host, params))} FLOP/B", why_regimes],
-    ] + [[f"the same on the {SHEET.name}, {name.removeprefix('H200 ')} ({how})", f"{_ridge(ridge)} FLOP/B", why_regimes]
-         for name, (ridge, _, how) in published_ridges().items()]
-    measured = _measured_gpu_rows(data, why_batch)
-    if measured:  # a measured GPU replaces the estimate's rows (cost-model shows how far off the estimate ran)
-        rows[3:5] = measured
-    bf16 = bf16_against_fp32(host)
-    if bf16:
-        rows.append(["bf16 against fp32, one matrix product", bf16, _lesson("mixed-precision/", "Mixed precision")])
-    return table(["quantity", "value", "explained in"], rows,
-                 caption=f"Measured on {host.label}, or fitted to its measurements, except the rows that name a GPU.")
-
-
-def _measured_gpu_rows(data: Dataset, why_batch: Html) -> list[list]:
-    """The first shown machine with a measured GPU: its GPU's work per operation before its speed shows, and the
-    break-even against its own CPU (measured_break_even), each row naming the GPU."""
+    columns = [("the build host's CPU" if host is data.host else host.device_label("cpu"),
+                _device_numbers(host, "cpu", even.op_s, even.rate))]
     first = first_measured_break_even(data)
-    if first is None:
-        return []
-    machine, ((cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _)) = first
-    gpu = machine.device_label(machine.gpu_device(analysis.STEP))
-    rows = [[f"the same on the measured {gpu}", si(gpu_op * gpu_rate, "FLOP"), why_batch]]
-    if gpu_op > cpu_op:
-        rows.append([f"break-even: work per operation from which the measured {gpu}'s step beats its own CPU's",
-                     break_even_span(data), why_batch])
-    return rows
+    if first is not None:
+        machine, ((cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _)) = first
+        gpu = machine.gpu_device(analysis.STEP)
+        columns += [(machine.device_label("cpu"), _device_numbers(machine, "cpu", cpu_op, cpu_rate)),
+                    (f"{machine.device_label(gpu)} (measured)", _device_numbers(machine, gpu, gpu_op, gpu_rate)
+                     | {"break_even": break_even_span(data) if gpu_op > cpu_op else "any"})]
+    else:
+        columns.append(_estimate_numbers(even))
+    rows = [[words] + [numbers.get(key, "—") for _, numbers in columns] + [_lesson(*LESSONS[key])]
+            for key, words in ROWS.items() if any(key in numbers for _, numbers in columns)]
+    return table(["quantity"] + [name for name, _ in columns] + ["explained in"], rows,
+                 caption="The crossover in a few numbers, measured on each device or fitted to its measurements")
+
+
+def _device_numbers(machine: Machine, device: str, op_s: float, rate: float) -> dict[str, str]:
+    """One device's column: its cost per operation and best rate (as the break-even is computed), its largest copy's
+    bandwidth and the ridge point those give, and its bf16 product against fp32, where measured."""
+    numbers = {"op": si(op_s, "s"), "rate": si(rate, "FLOP/s"), "work": si(op_s * rate, "FLOP")}
+    params = cost_model.measured_params(machine, device)
+    if params is not None:
+        numbers |= {"bandwidth": si(params.bandwidth, "B/s"),
+                    "ridge": f"{_ridge(rate / params.bandwidth)} FLOP/B"}
+    bf16 = bf16_against_fp32(machine, device)
+    if bf16:
+        numbers["bf16"] = bf16
+    return numbers
+
+
+def _estimate_numbers(even) -> tuple[str, dict[str, str]]:
+    """The estimated GPU's column: what the model charges per operation, the datasheet's peak and ridge points, and
+    the break-even against the build host (a model, labelled so)."""
+    ridges = published_ridges()
+    fp32, bf16 = (_ridge(ridges[name][0]) for name in ("H200 fp32", "H200 bf16 tensor cores"))
+    return (f"{even.gpu.name} (estimated: a model)", {
+        "op": f"{si(even.issue_s, 's')} (the build host's, plus a launch)",
+        "rate": f"{si(even.gpu.sheet.fp32_flops, 'FLOP/s')} (published peak)",
+        "work": si(even.gpu_flop, "FLOP"),
+        "break_even": si(even.crossover_flop, "FLOP"),
+        "ridge": f"{fp32} FLOP/B; bf16 {bf16} (published)",
+    })

@@ -8,9 +8,9 @@ from build_hooks.page import fact, section
 from build_hooks.render import Html, MissingData, table
 
 # Where two close curves part moves by a doubling between runs of the same machine, so
-# the rule names the scale of the batch, not the batch itself (batch 1 is exact). The
+# the rule names the scale of the batch beside the batch itself (batch 1 is exact). The
 # scales are decimal, as a reader hears them: under ten is a few, under a hundred is tens.
-SCALES = ((9, "a few samples"), (99, "tens of samples"), (float("inf"), "hundreds of samples"))
+SCALES = ((9, "a few"), (99, "tens"), (float("inf"), "hundreds"))
 
 
 def scale_of(batch: int) -> str:
@@ -33,7 +33,7 @@ def cpu_choice_rule(data: Dataset) -> str:
     """What the rule's table compares: the race's GPU lane, measured or estimated (with the
     estimate's caveats), against each CPU lane, leads counted only beyond the spread."""
     gpu, cpus = _lanes(data)
-    text = (f"the table gives the scale of batch from which "
+    text = (f"the table gives the batch from which "
             f"the {untrusted.placeholder(gpu['label'])}{' (estimated)' if gpu['estimate'] else ''} finishes an "
             f"epoch first beyond the spread and stays ahead. It gives one for each of {len(cpus)} "
             f"CPU{'s' if len(cpus) != 1 else ''}, comparing epochs as the race does")
@@ -71,4 +71,4 @@ def _crossover_words(cpu: dict, gpu: dict, width: int) -> str:
         return f"not ahead by batch {max(batches)}"
     if batch == min(batches):
         return f"from batch {batch}, the smallest"
-    return scale_of(batch)
+    return f"from batch {batch} ({scale_of(batch)})"

@@ -75,10 +75,10 @@ def precision_stats(machine: Machine, device: str, op: str) -> dict[str, dict]:
     return analysis.point_stats(machine, GROUP, "dtype", device=device, op=op)
 
 
-def bf16_against_fp32(machine: Machine) -> str | None:
-    """The build host's bf16 matrix product against its fp32 one: "2.7× faster", "92× slower" or "level" (beyond the
+def bf16_against_fp32(machine: Machine, device: str = "cpu") -> str | None:
+    """A device's bf16 matrix product against its fp32 one: "2.7× faster", "92× slower" or "level" (beyond the
     spread only), or None where one of the two was not measured."""
-    took = precision_stats(machine, "cpu", "matmul")
+    took = precision_stats(machine, device, "matmul")
     if not {"fp32", "bf16"} <= set(took):
         return None
     verdict = stats.compare_points(took["fp32"], took["bf16"])
