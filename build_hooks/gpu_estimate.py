@@ -34,8 +34,8 @@ LAUNCH_S = 3e-6      # assumed: a kernel's minimum time on the device (launch an
 # Published: PETSc's launch benchmark (src/sys/tests/ex1cu.cu), run on Summit (OLCF, V100 GPUs): an empty
 # kernel launched asynchronously, back to back, cost 4.86 µs per launch. The host pays it on top of its own work.
 LAUNCH_HOST_S = 4.86e-6
-LAUNCH_SOURCE = ("PETSc, src/sys/tests/ex1cu.cu, its recorded run on Summit (OLCF): "
-                 "4.86 µs per empty kernel launched asynchronously")
+LAUNCH_SOURCE = ("PETSc, src/sys/tests/ex1cu.cu, its recorded run on Summit (OLCF: V100 GPUs, POWER9 hosts): "
+                 "4.86 µs per empty kernel launched asynchronously; another GPU and host, the nearest published figure")
 TILE = 128           # assumed: a GEMM kernel's output tile side (cuBLAS uses 64 to 256)
 # Published: NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), "H100 SXM5": 132 SMs; the
 # H200 SXM is the same GH100 configuration with more and faster memory.

@@ -119,7 +119,7 @@ def test_gpu_extra_cost_gives_each_way_found_and_compares_the_fitted_one_with_th
     with_gpu = Dataset([Machine(complete_doc(gpu="Fixture GPU"), "f", "t")])
     html = untrusted.restore(str(page.render_section("gpu_extra_cost", with_gpu)))
     rows = [re.findall(r"<td>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", html)[1:]]
-    assert [r[0] for r in rows] == ["published: one kernel launch (PETSc)", "measured: one bare tiny operation",
+    assert [r[0] for r in rows] == ["published: one kernel launch (PETSc, on a V100)", "measured: one bare tiny operation",
                                     "fitted: an operation of a whole step"]
     extra = views._measured_extra(with_gpu)[1]
     assert f"the extra was {extra / gpu_estimate.LAUNCH_HOST_S:.2g}× the published launch" in html

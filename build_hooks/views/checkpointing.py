@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import stats
+from build_hooks import stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -40,13 +40,16 @@ def checkpointing(data: Dataset) -> Html:
 def checkpointing_summary(data: Dataset) -> str:
     """A sentence: the CPU activations kept with checkpointing against without, and how
     the step time changed."""
-    points = {b["params"]["checkpoint"]: b for b in first_with(data, CHECKPOINT).measured(CHECKPOINT, device="cpu")}
+    machine = first_with(data, CHECKPOINT)
+    points = {b["params"]["checkpoint"]: b for b in machine.measured(CHECKPOINT, device="cpu")}
     off, on = points["off"], points["on"]
     saved = 1 - on["extra_info"]["activation_bytes"] / off["extra_info"]["activation_bytes"]
     ratio = stats.paired_ratio(on["stats"], off["stats"])
     time = {1: f"a step took {multiple(ratio.value)} as long ({interval_words(ratio)})",
             -1: f"a step took {multiple(ratio.value)} as long, faster rather than slower ({interval_words(ratio)})",
             0: "the step time did not change beyond the measurements' spread"}[ratio.verdict]
-    return bracketed(f"checkpointing kept {si(on['extra_info']['activation_bytes'], 'B')} of activations instead of "
-                     f"{si(off['extra_info']['activation_bytes'], 'B')} ({100 * saved:.0f}% less), and {time}",
+    where = "On the build host" if machine is data.host else f"On {untrusted.placeholder(machine.label)}"
+    kept, before = (si(point["extra_info"]["activation_bytes"], "B") for point in (on, off))
+    return bracketed(f"{where}, checkpointing kept {kept} of activations instead of {before} "
+                     f"({100 * saved:.0f}% less), and {time}",
                      marked_timings([off, on]) if ratio.verdict else "")

@@ -285,7 +285,8 @@ def gpu_estimate_op_check(data: Dataset) -> str:
 def gpu_extra_cost(data: Dataset) -> Html:
     """One GPU cost three ways: the published launch the estimate adds per operation, a bare tiny operation's measured
     extra over its own CPU, and the extra fitted to whole measured steps; each row only where it exists."""
-    rows = [["published: one kernel launch (PETSc)", si(gpu_model.LAUNCH_HOST_S, "s"), "what the estimate adds"]]
+    rows = [["published: one kernel launch (PETSc, on a V100)", si(gpu_model.LAUNCH_HOST_S, "s"),
+             "what the estimate adds"]]
     bare = _bare_extra(data)
     if bare is not None:
         rows.append(["measured: one bare tiny operation", si(bare[1], "s"), html("GPU minus CPU, on {}", bare[0])])

@@ -166,7 +166,7 @@ def crossover_table(data: Dataset) -> Html:
     caption = "Where a measured GPU overtook the CPU in its own machine"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
-            + note("Steps, not epochs: the home grid's GPU can win sooner.")
+            + note("Steps, not epochs: the home grid races whole epochs, so its verdicts can differ.")
             + more_machines(data, STEP))
 
 
