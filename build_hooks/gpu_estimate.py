@@ -182,13 +182,14 @@ def band(seconds: float, floor: float = 0.0, faster: float = FASTER) -> tuple[fl
     return max(seconds * faster, floor), seconds * SLOWER
 
 
-def _measured_pairs(machine: Machine) -> list[tuple[float, float]] | None:
+def _measured_pairs(machine: Machine, feeder: Machine | None = None) -> list[tuple[float, float]] | None:
     """(estimated, measured) seconds of every CUDA step this machine measured that the estimate covers, the estimate
-    fed by this machine's own host; None unless its GPU is the one the estimate describes (its datasheet)."""
+    fed by `feeder`'s host costs (by default this machine's own); None unless its GPU is the one the estimate
+    describes (its datasheet)."""
     gpu = machine.gpu
     if not gpu or datasheets.for_gpu(gpu["name"]) is not SHEET or "cuda" not in machine.devices(analysis.STEP):
         return None
-    estimate = for_host(machine)
+    estimate = for_host(machine) if feeder is None else for_host(feeder, work=cost_model.step_work(machine))
     if estimate is None:
         return None
     return [(estimate.step(p.batch, w)["seconds"], p.seconds)
@@ -208,10 +209,11 @@ class Check:
     sizes: int
 
 
-def check(machine: Machine) -> Check | None:
+def check(machine: Machine, feeder: Machine | None = None) -> Check | None:
     """The estimate against this machine's measured GPU steps, or None where it cannot be checked (no GPU, another
-    datasheet's GPU, or no host costs to feed it)."""
-    pairs = _measured_pairs(machine)
+    datasheet's GPU, or no host costs to feed it). `feeder`: the machine whose host costs drive the estimate checked
+    (by default this machine's own), so a page that feeds it from the build host checks that estimate, not another."""
+    pairs = _measured_pairs(machine, feeder)
     if not pairs:
         return None
     ratios = sorted(seen / est for est, seen in pairs)
@@ -219,6 +221,6 @@ def check(machine: Machine) -> Check | None:
     return Check(machine, ratios[len(ratios) // 2], ratios[0], ratios[-1], outside, len(ratios))
 
 
-def checks(machines: Iterable[Machine]) -> list[Check]:
-    """Every machine's check, where one can be made."""
-    return [found for found in map(check, machines) if found is not None]
+def checks(machines: Iterable[Machine], feeder: Machine | None = None) -> list[Check]:
+    """Every machine's check, where one can be made (check: `feeder` drives every estimate, else each its own)."""
+    return [found for found in (check(m, feeder) for m in machines) if found is not None]

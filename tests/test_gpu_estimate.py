@@ -132,6 +132,24 @@ def test_the_pages_say_how_the_estimate_fared_and_which_way_it_errs():
     assert found.outside == 2 and found.median > gpu_estimate.SLOWER
     said = untrusted.restore(page.render_fact("estimate_check", data))
     assert f"took {found.median:.2g}× the estimate" in said and "outside the stated band at 2 of 2 sizes" in said
-    assert page.render_fact("estimate_check_note", data).endswith("a lead it gives a GPU is likely overstated")
     cpu_only = Dataset([Machine(synthetic_doc(step_times={("cpu", 32, 1): 1e-4}), "f", "t")])
     assert page.render_fact("estimate_check", cpu_only).startswith("Nothing has checked it")
+
+
+def test_a_check_can_be_fed_by_another_host_and_then_checks_that_estimate():
+    """check(machine, feeder) sets the GPU's measured steps against the estimate fed by `feeder`'s costs per
+    operation, the one a page feeding it from the build host draws; by default each GPU's own host feeds it."""
+    from pathlib import Path
+
+    from build_hooks import analysis, cost_model, dataset
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    gpu_box = next(m for m in committed if m.gpu_device("training_step"))
+    feeder = next(m for m in committed if m.gpu is None and gpu_estimate.host_op_seconds(m))
+    estimate = gpu_estimate.for_host(feeder, work=cost_model.step_work(gpu_box))
+    ratios = [p.seconds / estimate.step(p.batch, w)["seconds"] for w in analysis.widths(gpu_box)
+              for p in analysis.step_curve(gpu_box, "cuda", w) if (p.batch, w) in estimate.work]
+    fed = gpu_estimate.check(gpu_box, feeder)
+    assert fed.highest == max(ratios) and fed.sizes == len(ratios)
+    assert gpu_estimate.check(gpu_box).highest != fed.highest  # the two hosts issue at different costs

@@ -127,18 +127,18 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
 
 
 @pytest.mark.parametrize("worst, answer", [(1.0, "No GPU has run this transformer yet. A labelled model"),
-                                           (1.5, "It stays ahead even"), (1e4, "but not everywhere")])
+                                           (1.5, "it still leads at the same batches"), (1e4, "but not everywhere")])
 def test_without_a_gpu_the_first_line_leans_on_the_model_only_as_far_as_its_worst_miss_allows(monkeypatch, worst,
                                                                                                answer):
-    """With no GPU run, the first line says the model stays ahead only where, slowed by its worst miss on the MLP, it
-    still leads everywhere; "not everywhere" where that loses a lead; it names an unchecked model as such, and says
+    """With no GPU run, the first line says the model still leads at the same batches only where, slowed by its worst
+    miss on the MLP, every lead holds; "not everywhere" where that loses a lead; it names an unchecked model as such, and says
     "not by a model" where even the model never leads."""
     from types import SimpleNamespace
 
     from build_hooks import gpu_estimate
 
     check = SimpleNamespace(highest=worst, machine=SimpleNamespace(gpu={"name": "Checker"}))
-    monkeypatch.setattr(gpu_estimate, "checks", lambda machines: [check])
+    monkeypatch.setattr(gpu_estimate, "checks", lambda machines, feeder=None: [check])
     data = dataset(transformer_block=steps({1: 1e-1, 8: 8e-1, 64: 6.4}))  # a slow CPU: the model leads
     assert answer in page.render_fact("transformer_gpu_answer", data)
     fast = dataset(transformer_block=steps({1: 1e-6, 8: 2e-6, 64: 4e-6}))  # a CPU no model of a GPU catches

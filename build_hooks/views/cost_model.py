@@ -509,21 +509,6 @@ def home_estimate_lines(data: Dataset) -> str:
     return f"{race_views.estimated_crossovers(data)}. {race_views.home_estimate_pace(data)}"
 
 
-@fact
-def estimate_check_note(data: Dataset) -> str:
-    """A short pointer for pages that lean on the estimate: how a measured GPU of its datasheet compared on the MLP
-    (estimate_check has the detail), or that none has checked it."""
-    found = gpu_model.checks(data.machines)
-    if not found:
-        return "No measured GPU has checked this estimate yet"
-    gpu = untrusted.placeholder(found[0].machine.gpu["name"])
-    said = f"On the race's MLP, the measured {gpu}'s steps took {found[0].median:.2g}× this estimate"
-    if found[0].outside * 2 <= found[0].sizes:  # mostly inside its band: no direction to warn of
-        return said
-    return said + (", so a lead it gives a GPU is likely overstated" if found[0].median > 1 else
-                   ", so a lead it gives a CPU is likely overstated")
-
-
 WORKED_STEP = (64, 512)  # (batch, width): the step the cost model's page works through, when measured
 
 

@@ -395,21 +395,31 @@ def transformer_gpu_answer(data: Dataset) -> str:
         return (f"No GPU has run this transformer yet. A labelled model of the {gpu_estimate.SHEET.name} answers "
                 "below, unchecked against a measured GPU")
     _, _, leads = corrected
+    said = f"Not measured yet. A model of the {gpu_estimate.SHEET.name}, fed by the build host, puts the GPU ahead"
+    slowed = "Slowed by its largest error on the MLP, it still leads"
+    if leads == _leads(data):
+        return f"{said}. {slowed} at the same batches"
     if leads and all(where != "at no batch measured" for where in leads):
-        return (f"Not measured yet. A model of the {gpu_estimate.SHEET.name}, fed by the build host, puts the GPU "
-                "ahead. It stays ahead even when slowed by its largest error on the MLP")
-    return (f"Not measured yet. A model of the {gpu_estimate.SHEET.name}, fed by the build host, puts the GPU "
-            "ahead, but not everywhere once slowed by its largest error on the MLP")
+        return f"{said}. {slowed} at every d_model, at some from a larger batch"
+    return said + ", but not everywhere once slowed by its largest error on the MLP"
 
 
 def _corrected_leads(data: Dataset) -> tuple[str, float, dict[str, list[str]]] | None:
     """(the checking GPU's name, its worst measured ÷ estimated step on the MLP, {where the GPU leads: d_models})
     with every estimated step scaled by that factor; None where no measured GPU found the estimate too fast."""
     machine = first_with(data, STEP)
-    found = gpu_estimate.checks(data.machines)
+    # Checked against the estimate this page draws, fed by the same host: another feed has another cost per operation.
+    found = gpu_estimate.checks(data.machines, feeder=machine)
     if not found or found[0].highest <= 1:
         return None
     factor = found[0].highest
+    return untrusted.placeholder(found[0].machine.gpu["name"]), factor, _leads(data, factor)
+
+
+def _leads(data: Dataset, factor: float = 1.0) -> dict[str, list[str]]:
+    """{where the estimated GPU leads the build host's CPU: the d_models}, with every estimated step scaled by
+    `factor` (1: the estimate as stated)."""
+    machine = first_with(data, STEP)
     same: dict[str, list[str]] = {}
     for (d_model, seq), points in curves(machine, "cpu").items():
         estimate = estimate_for(machine, seq, data.machines)
@@ -424,7 +434,7 @@ def _corrected_leads(data: Dataset) -> tuple[str, float, dict[str, list[str]]] |
         same.setdefault(where, []).append(str(d_model))
     if not same:
         raise MissingData("no CPU transformer steps to compare")
-    return untrusted.placeholder(found[0].machine.gpu["name"]), factor, same
+    return same
 
 
 @fact
