@@ -692,10 +692,10 @@ def test_the_transformer_page_corrects_its_estimate_by_the_worst_measured_ratio(
     monkeypatch.setattr(transformer, "estimate_for", lambda *a: Estimate())
     monkeypatch.setattr(transformer, "first_with", lambda data, group: machine)
     gpu_machine = Machine(synthetic_doc(gpu="NVIDIA H200"), "g", "t")
-    monkeypatch.setattr(gpu_estimate, "checks", lambda machines: [gpu_estimate.Check(gpu_machine, 3.0, 2.0, 4.0, 9, 9)])
+    monkeypatch.setattr(gpu_estimate, "checks", lambda machines, feeder=None: [gpu_estimate.Check(gpu_machine, 3.0, 2.0, 4.0, 9, 9)])
     said = page.render_fact("transformer_checked_crossover", Dataset([machine]))
     assert "took up to 4× the estimate" in said and "4× longer, the GPU would lead from batch 4 at d_model 128" in said
-    monkeypatch.setattr(gpu_estimate, "checks", lambda machines: [gpu_estimate.Check(gpu_machine, 0.9, 0.8, 0.95, 0, 9)])
+    monkeypatch.setattr(gpu_estimate, "checks", lambda machines, feeder=None: [gpu_estimate.Check(gpu_machine, 0.9, 0.8, 0.95, 0, 9)])
     assert "stands as stated" in page.render_fact("transformer_checked_crossover", Dataset([machine]))
 
 
