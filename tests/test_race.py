@@ -168,7 +168,7 @@ def test_the_grid_marks_each_verdict_that_rests_on_too_few_samples():
     plenty = grid({"cpu": 8, "cuda": 8})
     assert "fewer than" not in plenty and rough_cells(plenty) == 0
     every = grid({"cpu": 8, "cuda": 2})
-    assert "Rough: every epoch here has under" in every and rough_cells(every) == 0
+    assert "Every verdict is rough: each epoch rests on under" in every and rough_cells(every) == 0
     some = grid({"cpu": 2, "cuda": 2}, only_batch=1)
     assert "Rough: an epoch it compares has fewer than" in some and 0 < rough_cells(some) < some.count('class="verdict ')
 
@@ -226,6 +226,9 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     data = dataset(gpu="Fixture GPU")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.61)
     slow = str(page.render_section("verdict_grid", data))
-    assert 'gallery/">Slow</a>: the GPU machine began 61% of rounds slow.' in slow
+    assert 'The GPU machine began 61% of its rounds slow (<a href="crossover-site-root:/gallery/">gallery</a>).' in slow
+    said = page.render_fact("race_verdict_summary", data)  # on home, the sentence above the grid says it instead
+    assert said.endswith(". The GPU machine began 61% of its rounds slow")
+    assert "began" not in str(page.render_section("verdict_grid_home", data))
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
     assert "began slow" not in str(page.render_section("verdict_grid", data))

@@ -116,11 +116,10 @@ def _grid(data: Dataset, paired: bool) -> Html:
         notes.append(note(f"Narrow: {NARROW_WORDS}."))
     if any(p["out_of_line"] for p in found.values()):
         notes.append(note(OUT_OF_LINE_WORDS))
-    if every_rough:  # the spread every verdict leans on is itself rough: said once, marked nowhere
-        notes.append(note(f"Rough: every epoch here has under {stats.MIN_SAMPLES} samples."))
-    elif rough:
+    if rough and not every_rough:
         notes.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
-    notes += _slow_machines(data, found)
+    if paired:  # on home, the sentence above the grid says these (race_verdict_summary), on its first screen
+        notes += _doubt_notes(data, found)
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
         notes.append(note(html("Paired: {}.", listing(pairings))))
@@ -134,18 +133,26 @@ OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
 
 
-def _slow_machines(data: Dataset, found: dict) -> list[Html]:
-    """A note per raced machine that began most of its rounds slow (the gallery's column), short: the grid is on two
-    pages."""
+def _doubts(data: Dataset, found: dict) -> list[tuple[str, bool]]:
+    """What weakens every verdict at once, a short sentence each, and whether the gallery shows it: every epoch
+    resting on too few samples, and a raced GPU machine that began most of its rounds slow (the gallery's column).
+    Said in words, not as a mark, since no cell would differ. Labels come back as placeholders (untrusted)."""
+    doubts = []
+    if all(_few_samples(key, pairing) for key, pairing in found.items()):
+        doubts.append((f"Every verdict is rough: each epoch rests on under {stats.MIN_SAMPLES} samples", False))
     ids = {pairing["gpu"]["machine_id"] for pairing in found.values() if not pairing["estimate"]}
-    notes = []
     for machine in (m for m in data.machines if m.id in ids):
         share = gate.slow_start_share(machine.doc)
         if share is not None and share > gate.MOSTLY_SLOW:
-            who = "the GPU machine" if len(ids) == 1 else machine.label
-            notes.append(note(html('<a href="{}gallery/">Slow</a>: {} began {:.0f}% of rounds slow.',
-                                   Html(SITE_ROOT), who, 100 * share)))
-    return notes
+            who = "The GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
+            doubts.append((f"{who} began {100 * share:.0f}% of its rounds slow", True))
+    return doubts
+
+
+def _doubt_notes(data: Dataset, found: dict) -> list[Html]:
+    """_doubts as notes under the grid, the slow machine's linking to the gallery."""
+    link = html(' (<a href="{}gallery/">gallery</a>)', Html(SITE_ROOT))
+    return [note(html("{}{}.", text, link if linked else "")) for text, linked in _doubts(data, found)]
 
 
 def _point_marks(pairing: dict | None, width: int, batch: int) -> list[str]:
@@ -233,10 +240,10 @@ def race_verdict_summary(data: Dataset) -> str:
     n = len(found)
     every = "the one setting" if n == 1 else f"all {n} settings"
     if count["level"] == n:
-        return f"{intro}At {every} raced, the two are level"
+        return f"{intro}At {every} raced, the two are level{_doubts_said(data, found)}"
     for leader, who in (("GPU", gpu), ("CPU", cpu)):
         if count[leader] == n:
-            return f"{intro}{who[:1].upper()}{who[1:]} finishes first at {every} raced"
+            return f"{intro}{who[:1].upper()}{who[1:]} finishes first at {every} raced{_doubts_said(data, found)}"
     leaders = [(who, count[leader]) for leader, who in (("GPU", gpu), ("CPU", cpu)) if count[leader]]
     # "the GPU finishes first at 7, the CPU at 28": the verb once, with the first leader.
     leads = [f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders)]
@@ -244,7 +251,12 @@ def race_verdict_summary(data: Dataset) -> str:
                                                                       (doubted, "out of line")) if k]
     parts = leads + others
     said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
-    return f"{intro}Of the {n} settings raced, {said}"
+    return f"{intro}Of the {n} settings raced, {said}{_doubts_said(data, found)}"
+
+
+def _doubts_said(data: Dataset, found: dict) -> str:
+    """_doubts as the sentences that end a fact (its last one without the full stop the page adds)."""
+    return "".join(f". {text}" for text, _ in _doubts(data, found))
 
 
 @fact
