@@ -786,3 +786,20 @@ def test_mixed_precision_opens_with_a_table_of_the_gpus_bf16_against_fp32_and_it
     assert "matrix product" in said and "training step" in said
     assert "This build has no 16-bit timing from a GPU" in str(page.render_section("precision_gpu_answer",
                                                                                     Dataset([host])))
+
+
+def test_the_gpu_step_floor_is_a_range_and_is_called_flat_only_within_a_factor_of_two():
+    """gpu_step_floor gives the measured GPU's fastest and slowest step over every batch and width; it says the
+    arithmetic never outgrew the fixed cost only when the two are within FLAT; without a GPU it says so."""
+    from build_hooks.views.training_step import FLAT
+
+    def said(slowest: float) -> str:
+        times = {("cpu", 32, b): 1e-4 * b for b in (1, 64)} | {("cuda", 32, 1): 1e-3, ("cuda", 32, 64): slowest}
+        data = Dataset([Machine(synthetic_doc(gpu="G", step_times=times), "f", "t")])
+        return untrusted.restore(page.render_fact("gpu_step_floor", data)).replace("<bdi>", "").replace("</bdi>", "")
+
+    flat, steep = said(FLAT * 1e-3), said(3 * FLAT * 1e-3)
+    assert "From batch 1 to 64, at every width, the G's step stayed between 1.00 ms and 2.00 ms" in flat
+    assert flat.endswith("never outgrew its fixed cost per step") and "never outgrew" not in steep
+    assert steep.endswith("6× apart, so at its largest sizes the arithmetic shows")
+    assert page.render_fact("gpu_step_floor", Dataset([Machine(synthetic_doc(), "f", "t")])).startswith("No GPU")

@@ -12,6 +12,7 @@ from build_hooks.render import (
     figure,
     first_with,
     fold_constant_columns,
+    gpu_with,
     html,
     join,
     marks_note,
@@ -229,3 +230,27 @@ def crossover_summary(data: Dataset) -> str:
     if not sentences:
         return "No GPU has been measured for this build, so no crossover is measured here."
     return " ".join(sentences)
+
+
+FLAT = 2.0  # a GPU step whose slowest point is within this multiple of its fastest has stayed near its floor
+
+
+@fact
+def gpu_step_floor(data: Dataset) -> str:
+    """The measured GPU's step over every batch and width: the range it stayed in, and when that range is narrow
+    (FLAT), that its arithmetic never outgrew its fixed cost; or that no GPU was measured."""
+    machine = gpu_with(data, STEP)
+    if machine is None:
+        return "No GPU was measured for this build, so its step's floor is not known"
+    device = machine.gpu_device(STEP)
+    points = [p for w in analysis.widths(machine) for p in analysis.step_curve(machine, device, w)]
+    if not points:
+        raise MissingData("no GPU training steps")
+    fastest, slowest = min(p.seconds for p in points), max(p.seconds for p in points)
+    batches = sorted({p.batch for p in points})
+    gpu = untrusted.placeholder(machine.device_label(device))
+    said = (f"From batch {batches[0]} to {batches[-1]}, at every width, the {gpu}'s step stayed between "
+            f"{si(fastest, 's')} and {si(slowest, 's')}")
+    if slowest <= FLAT * fastest:
+        return said + ". Its arithmetic never outgrew its fixed cost per step"
+    return said + f": {slowest / fastest:.0f}× apart, so at its largest sizes the arithmetic shows"
