@@ -27,6 +27,9 @@ from snippets import flop_count  # plain arithmetic, no torch
 GROUP = "gemm_rate"
 
 
+LOG_SPAN = 30  # rates this far apart in one plot get a log axis
+
+
 @section
 def gemm_rate(data: Dataset) -> Html:
     """Per machine: square fp32 matmul FLOP/s by side per device against the CPU's peak, plotted
@@ -46,9 +49,12 @@ def gemm_rate(data: Dataset) -> Html:
             xs = sorted(cpu_rates)
             series.append(plots.Series("CPU peak at its reported clock", xs, [peak / 1e9] * len(xs),
                                        ":", "peak"))
+        rates = [y for s in series for y in s.y if y > 0]
+        # Linear reads best for one device; a GPU tens of times faster would flatten its CPU on a linear axis.
+        scale = "log" if rates and max(rates) > LOG_SPAN * min(rates) else "linear"
         svg = plots.line_panels([{"series": series, "xlabel": "matrix side n (n×n @ n×n)",
                                   "ylabel": "achieved rate (GFLOP/s)", "subtitle": "Higher is better",
-                                  "yscale": "linear"}],
+                                  "yscale": scale}],
                                 title="Square fp32 matrix product: achieved FLOP/s",
                                 alt="Achieved FLOP/s of square fp32 matrix products versus matrix side; "
                                     "the table below has the numbers.")

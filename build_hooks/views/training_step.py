@@ -60,16 +60,25 @@ def step_table(machine: Machine) -> Html:
     return table(head, rows) + marks_note(kinds) + (_contradicted_note() if contradicted else "")
 
 
+def every_point_few(machine: Machine) -> bool:
+    """Whether every training step of this machine rests on too few samples: a ring on every point marks nothing, so
+    the caption says it once instead."""
+    points = [p for device in machine.devices(STEP) for width in analysis.widths(machine)
+              for p in analysis.step_curve(machine, device, width)]
+    return bool(points) and all(p.stats and stats.too_few(p.stats) for p in points)
+
+
 def step_plot(machine: Machine) -> Html:
     """Step time and samples/s versus batch, one line per device and width."""
     series_time, series_rate = [], []
+    said_once = {"few"} if every_point_few(machine) else set()
     for device in machine.devices(STEP):
         for width in analysis.widths(machine):
             curve = analysis.step_curve(machine, device, width)
             label = f"{DEVICE_NAME[device]}, width {width}"
             style = "--" if is_gpu(device) else "-"
             x = [p.batch for p in curve]
-            flagged = [p.shaky for p in curve]
+            flagged = [bool(set(stats.caveats(p.stats, p.flags)) - said_once) if p.stats else p.shaky for p in curve]
             series_time.append(plots.Series(label, x, [p.seconds * 1e3 for p in curve],
                                             style, str(width), flagged))
             series_rate.append(plots.Series(label, x, [p.samples_per_s for p in curve],
@@ -101,8 +110,13 @@ def training_step(data: Dataset) -> Html:
             parts.append(missing("GPU: not measured on this machine (it has no CUDA or MPS device). "
                                  "Only the CPU is shown."))
         lines = "Solid lines: CPU; dashed: GPU. " if has_gpu else ""
-        caption = (f"{lines}A ring marks a point not to lean on: noisy ({stats.noise_rule()}), fewer than "
-                   f"{stats.MIN_SAMPLES} samples, or measured under load.")
+        if every_point_few(machine):  # a ring on every point marks nothing: said once, and rings keep their meaning
+            caption = (f"{lines}Every point here rests on fewer than {stats.MIN_SAMPLES} samples, so read the curves "
+                       f"as rough. A ring marks a point that is also noisy ({stats.noise_rule()}) or measured under "
+                       "load.")
+        else:
+            caption = (f"{lines}A ring marks a point not to lean on: noisy ({stats.noise_rule()}), fewer than "
+                       f"{stats.MIN_SAMPLES} samples, or measured under load.")
         parts += [figure(step_plot(machine), caption), step_table(machine), provenance(machine, data.host)]
     return join(parts, "\n") + more_machines(data, STEP)
 
