@@ -669,9 +669,10 @@ def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
     for regime, n in counts.items():
         assert (f"{n} steps are {REGIME_WORDS[regime]}" in said or f"{n} {REGIME_WORDS[regime]}" in said
                 or f"every one of its {n} steps is {REGIME_WORDS[regime]}" in said
-                or f"every one of its {n} steps {REGIME_WORDS[regime]}" in said)
+                or f"every one of its {n} steps {REGIME_WORDS[regime]}" in said
+                or f"Fitted to its {n} steps, the cost model calls every one of them {REGIME_WORDS[regime]}" in said)
     if set(counts) == {"overhead"}:  # the fit's reading, backed by the profile that times host and kernels apart
-        assert "The profiler agrees: at batch" in said
+        assert "whose kernels ran for" in said and "the GPU waited on overhead" in said
     assert "only the CPU" in page.render_fact("regimes_gpu_summary", Dataset([m for m in committed if not m.gpu]))
 
 
@@ -803,3 +804,21 @@ def test_the_gpu_step_floor_is_a_range_and_is_called_flat_only_within_a_factor_o
     assert flat.endswith("never outgrew its fixed cost per step") and "never outgrew" not in steep
     assert steep.endswith("6× apart, so at its largest sizes the arithmetic shows")
     assert page.render_fact("gpu_step_floor", Dataset([Machine(synthetic_doc(), "f", "t")])).startswith("No GPU")
+
+
+def test_the_memory_extrapolation_adds_a_gpus_allocator_peak_where_one_was_recorded():
+    """memory_limits_table extrapolates saved activations alone and, where a GPU recorded its allocator's peak, that
+    peak too: a line through each, batch = (memory − fixed) ÷ bytes per sample."""
+    def machine(peaks: bool) -> Machine:
+        doc = synthetic_doc(gpu="G" if peaks else None)
+        points = [({"batch": b}, 1e6 * b, {"unit": "B", "weight_bytes": 1e5}) for b in (1, 2, 4)]
+        if peaks:
+            points += [({"device": "cuda", "batch": b}, 1e6 * b, {"unit": "B", "weight_bytes": 1e5,
+                                                                   "peak_allocated_bytes": 2e6 + 2e6 * b})
+                       for b in (1, 2, 4)]
+        return Machine(add_points(doc, "activation_memory", points), "f", "t")
+
+    both = bare_cells(page.render_section("memory_limits_table", Dataset([machine(True)])))
+    assert "<td>8 GB</td><td>about 8,000</td><td>about 4,000</td>" in both and "allocator peak" in both
+    alone = bare_cells(page.render_section("memory_limits_table", Dataset([machine(False)])))
+    assert "<td>8 GB</td><td>about 8,000</td></tr>" in alone and "allocator" not in alone

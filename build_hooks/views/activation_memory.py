@@ -30,7 +30,11 @@ MEMORY_SIZES_GB = (8, 24, 80)  # common accelerator memory sizes for the extrapo
 
 def fit(machine: Machine, device: str) -> tuple[float, float] | None:
     """Least-squares line bytes = fixed + per_sample * batch through the measured points."""
-    points = analysis.medians(machine, GROUP, "batch", device=device)
+    return _line(analysis.medians(machine, GROUP, "batch", device=device))
+
+
+def _line(points: dict[int, float]) -> tuple[float, float] | None:
+    """Least-squares (fixed, per_sample) through {batch: bytes}, or None with fewer than two points."""
     if len(points) < 2:
         return None
     xs, ys = zip(*sorted(points.items()))
@@ -133,12 +137,28 @@ def _per_sample_line(data: Dataset) -> tuple[float, float]:
 def memory_limits_table(data: Dataset) -> Html:
     """The batch that would fill 8, 24 and 80 GB with saved activations, by a straight line through the measured
     points: an estimate, one row per memory size."""
-    fixed, per_sample = _per_sample_line(data)
+    lines = [("saved activations only", _per_sample_line(data))]
+    peak = _peak_line(data)
+    if peak is not None:  # what the allocator really held: activations plus backward's gradients and temporaries
+        lines.append((f"by the {peak[0]}'s allocator peak", peak[1]))
     # Two significant figures: an extrapolation is not known to the sample.
-    rows = [[f"{gb} GB", f"about {rough_count((gb * 1e9 - fixed) / per_sample)}"] for gb in MEMORY_SIZES_GB]
-    return table(["memory", "batch that fills it"], rows,
-                 caption="A straight line through the measured points, extrapolated: an estimate that leaves out "
-                         "weights, gradients, optimiser state and the framework's own memory")
+    rows = [[f"{gb} GB"] + [f"about {rough_count((gb * 1e9 - fixed) / per_sample)}" for _, (fixed, per_sample) in lines]
+            for gb in MEMORY_SIZES_GB]
+    return table(["memory"] + [f"batch that fills it, {how}" for how, _ in lines], rows,
+                 caption="Straight lines through the measured points, extrapolated: estimates that leave out the "
+                         "optimiser state and the framework's own memory")
+
+
+def _peak_line(data: Dataset) -> tuple[str, tuple[float, float]] | None:
+    """(the GPU's name, a line through its allocator's peak bytes by batch), where a GPU recorded its peaks."""
+    machine = gpu_with(data, GROUP)
+    if machine is None:
+        return None
+    device = machine.gpu_device(GROUP)
+    peaks = {b["params"]["batch"]: b["extra_info"]["peak_allocated_bytes"]
+             for b in machine.measured(GROUP, device=device) if b["extra_info"].get("peak_allocated_bytes")}
+    line = _line(peaks)
+    return (machine.device_label(device), line) if line is not None and line[1] > 0 else None
 
 
 @fact

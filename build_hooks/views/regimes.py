@@ -97,26 +97,29 @@ def regimes_gpu_summary(data: Dataset) -> str:
         return (f"{untrusted.placeholder(machine.device_label(device))} lacks the cost model's inputs, so only the "
                 "CPU's regimes are shown")
     name = untrusted.placeholder(machine.device_label(device))
-    if set(counts) == {"overhead"}:  # the lesson of the page in one measured line
-        said = f"On {name}, the cost model calls every one of its {counts.total()} steps overhead-bound"
-        return said + (_profile_agrees(machine) or
-                       ". For a network this small, issuing each operation outlasts its arithmetic")
+    if set(counts) == {"overhead"}:  # the lesson of the page in one measured line, the profile's timing first
+        profiled = _profiled_overhead(machine)
+        if profiled:
+            return (f"On {name}, {profiled}. Fitted to its {counts.total()} steps, the cost model calls every one of "
+                    "them overhead-bound")
+        return (f"On {name}, the cost model calls every one of its {counts.total()} steps overhead-bound. For a "
+                "network this small, issuing each operation outlasts its arithmetic")
     if len(counts) == 1:
         return f"On {name}, every one of its {counts.total()} steps is {REGIME_WORDS[next(iter(counts))]}"
     ranked = [f"{counts[r]} {REGIME_WORDS[r]}" for r, _ in counts.most_common()]
     return f"On {name}, of its {counts.total()} steps, {listing(ranked)}"
 
 
-def _profile_agrees(machine: Machine) -> str:
-    """The profiler's evidence for an all-overhead GPU, where it was taken and says so: the fit alone cannot tell a
-    cost per operation from one per step (cost_model.break_even_span), a profile times the two parts."""
+def _profiled_overhead(machine: Machine) -> str:
+    """The profiler's evidence for an all-overhead GPU, where it was taken and shows the GPU mostly idle: the fit
+    alone cannot tell a cost per operation from one per step (cost_model.break_even_span), a profile times the two."""
     split = step_profile.gpu_host_and_kernels(machine)
     if split is None or split[1] >= split[0] / 2:
         return ""
     host, kernels = split
     batch, width = step_profile.profiled_setting(machine)
-    return (f". The profiler agrees: at batch {batch} and width {width}, the host spent {si(host, 's')} issuing a "
-            f"step whose kernels ran for {si(kernels, 's')}")
+    return (f"the host spent {si(host, 's')} issuing a step (batch {batch}, width {width}) whose kernels ran for "
+            f"{si(kernels, 's')}: the GPU waited on overhead")
 
 
 @section

@@ -127,13 +127,14 @@
         return "one sample per step: " + point.rows + " steps, each paying the full fixed cost of a step";
       }
       var step = article(batch()) + " " + batch() + "-sample step";
+      // Said of the lane's own step, so it reads as well for a winner as for a loser.
       if (point.regime.same) {
-        return "fixed costs dominate: " + step + " costs about the same as a 1-sample step";
+        return "its step barely grows with the batch: " + step + " costs about the same as a 1-sample step";
       }
       var ratio = point.regime.ratio.toFixed(1) + "×";
       return point.regime.kind === "fixed"
-        ? "fixed costs dominate: " + step + " costs only " + ratio + " a 1-sample step"
-        : "the work dominates: " + step + " costs " + ratio + " a 1-sample step";
+        ? "its step barely grows with the batch: " + step + " costs only " + ratio + " a 1-sample step"
+        : "its step grows with the work: " + step + " costs " + ratio + " a 1-sample step";
     }
 
     function article(n) {  // "an 8-sample step", "a 16-sample step"
@@ -248,6 +249,11 @@
 
     function start() {
       reset();
+      // On a phone the lanes sit under the controls: bring them into view, or the race runs off-screen.
+      var box = lanesBox.getBoundingClientRect();
+      if (box.bottom > window.innerHeight) {
+        lanesBox.scrollIntoView({ block: "nearest", behavior: reducedMotion ? "auto" : "smooth" });
+      }
       var lanes = activeLanes();
       if (reducedMotion) { finish(lanes); return; }
       var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));
