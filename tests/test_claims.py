@@ -273,15 +273,16 @@ def test_an_estimate_bounded_by_its_host_everywhere_says_the_datasheet_changes_n
 
 
 def test_a_cpu_control_that_moved_on_another_machine_is_named_as_state_not_sync():
-    """A CPU whose two loss-reading ways differ beyond the spread is named, and the difference put down to its state."""
+    """A CPU whose two loss-reading ways differ beyond the spread gets a row, its difference put down to its state; a
+    steady one gets none."""
     def machine(machine_id, every):
         doc = synthetic_doc(machine_id=machine_id, brand=machine_id)
         add_points(doc, "sync_cost", [({"read_loss": "every_step"}, every, {}), ({"read_loss": "on_device"}, 1e-3, {})])
         return Machine(doc, machine_id, "t")
-    same = page.render_fact("sync_summary", Dataset([machine("Host", 1e-3), machine("Steady", 1e-3)]))
-    moved = page.render_fact("sync_summary", Dataset([machine("Host", 1e-3), machine("Moved", 2e-3)]))
-    assert "changing state" not in same
-    assert "Moved" in untrusted_restored(moved) and "can only be the machine changing state" in moved
+    same = str(page.render_section("sync_answer", Dataset([machine("Host", 1e-3), machine("Steady", 1e-3)])))
+    moved = str(page.render_section("sync_answer", Dataset([machine("Host", 1e-3), machine("Moved", 2e-3)])))
+    assert "Steady" not in untrusted_restored(same) and "the machine changed state, not a wait" not in same
+    assert "Moved" in untrusted_restored(moved) and "differs: the machine changed state, not a wait" in moved
 
 
 def untrusted_restored(text: str) -> str:
@@ -384,12 +385,12 @@ def test_a_gpu_read_slower_in_every_round_but_under_the_rule_is_called_consisten
             if bench["group"] == "sync_cost":
                 every = bench["params"]["read_loss"] == "every_step"
                 bench["stats"]["round_medians"] = every_rounds if every else [1e-3, 1e-3, 1e-3]
-        return page.render_fact("sync_summary", Dataset([Machine(doc, "g", "t")]))
+        return str(page.render_section("sync_answer", Dataset([Machine(doc, "g", "t")])))
 
     consistent = said([1.04e-3, 1.05e-3, 1.06e-3])
-    assert "was slower in all 3 rounds: 1.05× overall" in consistent and "but consistent" in consistent
+    assert "1.05× (" in consistent and "slower in all 3 rounds, under the 1.1× rule" in consistent
     mixed = said([0.97e-3, 1.05e-3, 1.12e-3])
-    assert "about the same time" in mixed and "consistent" not in mixed
+    assert "about the same" in mixed and "in all 3 rounds" not in mixed
 
 
 def test_a_cpu_control_whose_medians_differ_but_whose_rounds_disagree_is_named_as_unsteady():
@@ -402,6 +403,6 @@ def test_a_cpu_control_whose_medians_differ_but_whose_rounds_disagree_is_named_a
             if bench["group"] == "sync_cost":
                 bench["stats"]["round_medians"] = rounds if bench["params"]["read_loss"] == "every_step" else [1e-3] * 3
         return Machine(doc, machine_id, "t")
-    said = page.render_fact("sync_summary", Dataset([machine("Host", 1e-3, [1e-3] * 3),
-                                                    machine("Wobbly", 2e-3, [0.9e-3, 2e-3, 3e-3])]))
-    assert "Wobbly" in untrusted_restored(said) and "its rounds disagree" in said
+    said = str(page.render_section("sync_answer", Dataset([machine("Host", 1e-3, [1e-3] * 3),
+                                                           machine("Wobbly", 2e-3, [0.9e-3, 2e-3, 3e-3])])))
+    assert "Wobbly" in untrusted_restored(said) and "medians differ, rounds disagree: state, not a wait" in said

@@ -572,7 +572,6 @@ def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():
     ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
     ("break_even_answer", "On the build host, an operation's arithmetic alone outlasts",
      "On the measured Fixture GPU, the step gets shorter once an operation carries"),
-    ("sync_summary", "No measurement here ran on a GPU", "On the Fixture GPU, reading the loss every step"),
 ])
 def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(name, without, with_gpu):
     """Each lesson fact about a GPU reads a measured GPU where the data has one (even on another machine than the
@@ -822,3 +821,16 @@ def test_the_memory_extrapolation_adds_a_gpus_allocator_peak_where_one_was_recor
     assert "<td>8 GB</td><td>about 8,000</td><td>about 4,000</td>" in both and "allocator peak" in both
     alone = bare_cells(page.render_section("memory_limits_table", Dataset([machine(False)])))
     assert "<td>8 GB</td><td>about 8,000</td></tr>" in alone and "allocator" not in alone
+
+
+def test_the_sync_table_reads_a_gpu_machine_beside_a_host_without_one_and_says_when_there_is_none():
+    """sync_answer adds the first GPU machine's rows where the host has no GPU, and otherwise says the wait was not
+    measured: never a GPU claim without a GPU point."""
+    from conftest import complete_doc
+
+    host = Machine(complete_doc(), "h", "this build host")
+    gpu = Machine(complete_doc(gpu="Fixture GPU", machine_id="gpu-box"), "g", "committed reference")
+    alone = str(page.render_section("sync_answer", Dataset([host])))
+    both = untrusted.restore(str(page.render_section("sync_answer", Dataset([host, gpu]))))
+    assert "No measurement here ran on a GPU" in alone and "the build host&#x27;s CPU" in alone
+    assert "Fixture GPU</td>" in both and "No measurement here ran on a GPU" not in both

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from build_hooks import stats, untrusted
-from build_hooks.dataset import Dataset, is_gpu
-from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, Html, first_with, gpu_with, listing, medians_table, si
-from build_hooks.wording import interval_words, times_with_interval
+from build_hooks import stats
+from build_hooks.dataset import Dataset, Machine, is_gpu
+from build_hooks.page import section
+from build_hooks.render import Html, first_with, gpu_with, join, medians_table, note, si, table
+from build_hooks.wording import interval_words
 
 GROUP = "sync_cost"
 
@@ -17,74 +17,53 @@ def sync_cost(data: Dataset) -> Html:
     return medians_table(data, GROUP, [("device", "device"), ("read_loss", "loss read")])
 
 
-@fact
-def sync_summary(data: Dataset) -> str:
-    """A sentence per device: what reading the loss every step cost against keeping it on device,
-    the CPU named as the control it is (it has no queue to drain), and no GPU claim without one. A host without a
-    GPU borrows the GPU of the first machine that measured one, named."""
-    machine = first_with(data, GROUP)
-    parts = []
-    for device in machine.devices(GROUP):
-        where = f"on the {DEVICE_NAME[device]}," if is_gpu(device) else "on the CPU, the control,"
-        parts += _device_parts(machine, device, where)
-    if not machine.gpu_device(GROUP):
-        other = gpu_with(data, GROUP)
-        if other is None:
-            parts.append("no measurement here ran on a GPU, so the wait this pitfall is about was not measured")
-        else:
-            gpu = other.gpu_device(GROUP)
-            parts += _device_parts(other, gpu, f"on the {untrusted.placeholder(other.device_label(gpu))},")
-    parts = list(dict.fromkeys(parts))  # the rule for "the same" is said once
-    # One idea per sentence: the first follows the page's "Measured here:", the others start capitalised.
-    return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]]) + "." + _controls_elsewhere(
-        data, machine)
+@section
+def sync_answer(data: Dataset) -> Html:
+    """What reading the loss every step cost, as a table: a row per device of the build host, then the first GPU
+    machine's devices where the host has no GPU, then any other CPU control whose two ways differ (by the rule, or
+    by medians while its rounds disagree); each with both times, the ratio and what it means. The CPU is the
+    control: nothing is queued, so there is no wait to measure. No GPU claim without a GPU point."""
+    host = first_with(data, GROUP)
+    rows = [_row(host, device, host is data.host) for device in host.devices(GROUP)]
+    other = None if host.gpu_device(GROUP) else gpu_with(data, GROUP)
+    if other is not None:
+        rows += [_row(other, device) for device in (other.gpu_device(GROUP), "cpu") if device in other.devices(GROUP)]
+    rows += [row for m in data.with_experiment(GROUP) if m is not host and m is not other
+             if "cpu" in m.devices(GROUP) and (row := _row(m, "cpu"))[-1] in (MOVED, UNSTEADY)]
+    table_html = table(["device", "loss read every step", "kept on the device", "every step against kept",
+                        "reading"], rows, caption="Reading the loss every step against keeping it on the device")
+    notes = [note(CONTROL)] + ([note(QUEUE)] if host.gpu_device(GROUP) or other is not None else
+                               [note("No measurement here ran on a GPU, so the wait this pitfall is about was not "
+                                     "measured.")])
+    return table_html + join(notes)
 
 
-def _device_parts(machine, device: str, where: str) -> list[str]:
-    """One device's sentences: the two ways' times and their verdict, and for a CPU why it is the control."""
+CONTROL = ("A CPU is the control: each operation finishes before the next starts, so no queue is left for a read to "
+           "drain. A CPU that moved could only have changed state.")
+QUEUE = "On a GPU, a read waits only for work already queued. A host too slow to run ahead queues little."
+MOVED = "differs: the machine changed state, not a wait"
+UNSTEADY = "medians differ, rounds disagree: state, not a wait"
+
+
+def _row(machine: Machine, device: str, is_host: bool = False) -> list:
+    """One device's row: both ways' medians, every-step over kept with its interval, and what that means."""
     points = {b["params"]["read_loss"]: b["stats"] for b in machine.measured(GROUP, device=device)}
     every, once = points["every_step"], points["on_device"]
     ratio = stats.paired_ratio(every, once)
-    diff = every["median"] - once["median"]
-    control = ([] if is_gpu(device) else
-               ["the CPU's operations finish before the next one starts, so there is no queue for a read to drain"])
-    both = f"{si(every['median'], 's')} against {si(once['median'], 's')} per step"
-    queue = ([] if not is_gpu(device) else
-             ["a read waits only for work already queued, and a host too slow to run ahead queues little"])
+    name = "the build host's CPU" if is_host and not is_gpu(device) else machine.device_label(device)
+    # Two decimals: "1.1×" beside "under the 1.1× rule" would read as a contradiction.
+    return [name, si(every["median"], "s"), si(once["median"], "s"), f"{ratio.value:.2f}× ({interval_words(ratio)})",
+            _reading(ratio, every["median"] - once["median"], is_gpu(device))]
+
+
+def _reading(ratio: stats.Ratio, diff: float, gpu: bool) -> str:
+    """What a device's ratio means, in a few words."""
     if ratio.verdict == 0 and ratio.paired and (ratio.low > 1 or ratio.high < 1):  # small, but every round agrees
         way = "slower" if ratio.low > 1 else "faster"
         rounds = f"all {ratio.rounds} rounds" if ratio.kept == ratio.rounds else "nearly every round"
-        return ([f"{where} reading the loss every step was {way} in {rounds}: {ratio.value:.2f}× "
-                 f"overall ({both}). That is under this site's {stats.MEANINGFUL_RATIO:g}× rule for a difference, "
-                 "but consistent"] + control + queue)
+        return f"{way} in {rounds}, under the {stats.MEANINGFUL_RATIO:g}× rule"
     if ratio.verdict == 0:
-        return ([f"{where} reading the loss every step took about the same time as keeping it on the device ({both})"]
-                + control + [stats.SAME_MEANS] + queue)
-    parts = [f"{where} reading the loss every step {'cost' if diff > 0 else 'saved'} {si(abs(diff), 's')} per step "
-             f"({both}, {times_with_interval(ratio)} the time of keeping it on the device)"] + control
-    if not is_gpu(device):
-        parts.append("with nothing queued, that is the read's own work (a Python number made from a "
-                     "tensor) or the machine changing state between the two, not a wait")
-    return parts
-
-
-def _controls_elsewhere(data: Dataset, host) -> str:
-    """Other machines whose CPU control differed beyond the spread: on a CPU nothing is queued, so
-    such a difference is the machine changing state between the two, and the sentence says so."""
-    off, unsteady = [], []
-    for m in data.with_experiment(GROUP):
-        points = {b["params"]["read_loss"]: b["stats"] for b in m.measured(GROUP, device="cpu")}
-        if m is host or not {"every_step", "on_device"} <= set(points):
-            continue
-        ratio = stats.paired_ratio(points["every_step"], points["on_device"])
-        both = f"{si(points['every_step']['median'], 's')} against {si(points['on_device']['median'], 's')}"
-        if ratio.verdict != 0:
-            off.append(f"{untrusted.placeholder(m.label)} ({both}, {times_with_interval(ratio)})")
-        elif stats.compare(ratio.value, 1) != 0:  # medians apart, rounds not agreeing: the table shows the gap
-            unsteady.append(f" On {untrusted.placeholder(m.label)}, the CPU's two medians differ: {both}. But its "
-                            f"rounds disagree ({interval_words(ratio)}): the machine's state moved, not a wait.")
-    said = ""
-    if off:
-        said += (" On " + listing(off) + " the CPU's two ways differed beyond the spread. With no queue to drain, "
-                 "that can only be the machine changing state between them. So it says nothing about synchronisation.")
-    return said + "".join(unsteady)
+        return UNSTEADY if not gpu and stats.compare(ratio.value, 1) != 0 else "about the same"
+    if gpu:
+        return f"{'costs' if diff > 0 else 'saves'} {si(abs(diff), 's')} per step"
+    return MOVED
