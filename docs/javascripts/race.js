@@ -200,6 +200,7 @@
             ? "Times are epochs of " + rows + " rows: measured for measured lanes, "
               + "estimated for lanes marked (estimate)."
             : "Times are measured epochs of " + rows + " rows.")
+          + " A lane's letter marks its line in the chart under the grid."
         : "";
       result.textContent = "";
       drawChart();
