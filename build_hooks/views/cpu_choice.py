@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import Html, MissingData, table
+from build_hooks.render import SITE_ROOT, Html, MissingData, html, note, table
 
 # Where two close curves part moves by a doubling between runs of the same machine, so
 # the rule names the scale of the batch beside the batch itself (batch 1 is exact). The
@@ -54,8 +54,11 @@ def cpu_choice_table(data: Dataset) -> Html:
     widths = sorted({int(w) for cpu in cpus for w in cpu["epochs"]} & {int(w) for w in gpu["epochs"]})
     rows = [[cpu["label"] + ((" (the estimate's host)" if gpu["estimate"] else " (the GPU's host)") if i == 0 else "")]
             + [_crossover_words(cpu, gpu, width) for width in widths] for i, cpu in enumerate(cpus)]
-    return table(["CPU lane"] + [f"width {w}" for w in widths], rows,
-                 caption=f"Where the {gpu['label']}{' (estimated)' if gpu['estimate'] else ''} pulls ahead of each CPU")
+    caption = f"Where the {gpu['label']}{' (estimated)' if gpu['estimate'] else ''} pulls ahead of each CPU"
+    # Rows across machines compare runs apart in time and software: said once, under the table.
+    apart = note(html('Each other row is another machine, run at another time, with its own library versions '
+                      '(<a href="{}gallery/">gallery</a>).', Html(SITE_ROOT))) if len(cpus) > 1 else Html("")
+    return table(["CPU lane"] + [f"width {w}" for w in widths], rows, caption=caption) + apart
 
 
 def _crossover_words(cpu: dict, gpu: dict, width: int) -> str:
