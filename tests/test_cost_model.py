@@ -127,3 +127,20 @@ def test_gpu_extra_cost_gives_each_way_found_and_compares_the_fitted_one_with_th
     assert ("one reason the estimate ran fast" in html) == ran_fast
     cpu_only = untrusted.restore(str(page.render_section("gpu_extra_cost", Dataset([Machine(complete_doc(), "f", "t")]))))
     assert len(re.findall(r"<tr>", cpu_only)) == 2 and "No GPU step was fitted here" in cpu_only
+
+
+def test_the_worked_step_table_prices_each_term_and_sums_them_beside_the_measured_step():
+    """cost_model_worked_step gives the fitted model's three terms for one step, their sum, and that step as
+    measured, each term at the rate its amount over its time implies."""
+    from build_hooks import page
+    from build_hooks.dataset import Dataset
+    from build_hooks.render import si
+
+    machine = machine_from_model(true_op=5e-6)
+    fitted, work = cost_model.model(machine, "cpu"), cost_model.step_work(machine, "cpu")
+    batch, width = sorted(work)[len(work) // 2] if (64, 512) not in work else (64, 512)
+    terms = fitted.terms(work[(batch, width)], batch, width)
+    html = bare_cells(page.render_section("cost_model_worked_step", Dataset([machine])))
+    assert f"<td>operations it issues</td><td>{work[(batch, width)]['ops']}</td>" in html
+    assert f"<td>{si(terms['overhead'], 's')}</td>" in html and f"<td>{si(sum(terms.values()), 's')}</td>" in html
+    assert "the step, measured" in html and f"batch {batch} and width {width}" in html

@@ -18,6 +18,8 @@ from build_hooks.render import (
     gpu_with,
     html,
     join,
+    marks_note,
+    measured_value,
     missing,
     note,
     per_machine,
@@ -512,23 +514,36 @@ def home_estimate_lines(data: Dataset) -> str:
 WORKED_STEP = (64, 512)  # (batch, width): the step the cost model's page works through, when measured
 
 
-@fact
-def cost_model_worked_step(data: Dataset) -> str:
-    """One measured CPU step priced by the fitted model, term by term, against its measured time: the page's
-    intuition before its notation. Batch 64 at width 512 where measured, else the middle step."""
+@section
+def cost_model_worked_step(data: Dataset) -> Html:
+    """One measured CPU step priced by the fitted model, term by term, against its measured time, as a table: the
+    page's intuition before its notation. Batch 64 at width 512 where measured, else the middle step."""
     machine = first_with(data, analysis.STEP)
     fitted, work = cost_model.model(machine, "cpu"), cost_model.step_work(machine, "cpu")
     if fitted is None or not work:
         raise MissingData("no fitted model or no step counts")
     batch, width = WORKED_STEP if WORKED_STEP in work else sorted(work)[len(work) // 2]
     counts, terms = work[(batch, width)], fitted.terms(work[(batch, width)], batch, width)
-    measured = next((p.seconds for p in analysis.step_curve(machine, "cpu", width) if p.batch == batch), None)
-    said = (f"Take one step at batch {batch} and width {width} on {untrusted.placeholder(machine.label)}. Its "
-            f"{counts['ops']} operations cost "
-            f"{si(terms['overhead'], 's')} at {si(fitted.params.op_seconds, 's')} each. Its "
-            f"{si(counts['flops'], 'FLOP')} of arithmetic cost {si(terms['compute'], 's')}, and moving its bytes "
-            f"{si(terms['memory'], 's')}. The sum is {si(sum(terms.values()), 's')}")
-    return said + (f"; the step measured {si(measured, 's')}" if measured else "")
+    rows = [["operations it issues", f"{counts['ops']}", f"{si(fitted.params.op_seconds, 's')} each",
+             si(terms["overhead"], "s")],
+            ["arithmetic", si(counts["flops"], "FLOP"), _rate(counts["flops"], terms["compute"], "FLOP/s"),
+             si(terms["compute"], "s")],
+            ["bytes it moves", si(counts["bytes"], "B"), _rate(counts["bytes"], terms["memory"], "B/s"),
+             si(terms["memory"], "s")],
+            ["the sum, by the model", "", "", si(sum(terms.values()), "s")]]
+    measured = next((p for p in analysis.step_curve(machine, "cpu", width) if p.batch == batch), None)
+    key = Html("")
+    if measured is not None:
+        rows.append(["the step, measured", "", "", measured_value(measured.stats, measured.flags, "s")])
+        key = marks_note(set(stats.caveats(measured.stats, measured.flags)))
+    return table(["price", "how much", "at", "time"], rows,
+                 caption=f"One step at batch {batch} and width {width} on {machine.label}, priced by the model "
+                         "fitted to its steps") + key
+
+
+def _rate(amount: float, seconds: float, unit: str) -> str:
+    """The rate a term charges (its amount over its time), or "free" where the fit charges nothing for it."""
+    return f"{si(amount / seconds, unit)} effective" if seconds > 0 else "free in the fit"
 
 
 @section
