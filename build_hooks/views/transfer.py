@@ -29,21 +29,25 @@ def transfer(data: Dataset) -> Html:
     def one(m: Machine) -> Html:
         if not m.benchmarks(GROUP):
             return missing(f"Not applicable on this machine: {why_no_transfer(m)}.")
-        series, rows = [], []
+        series, columns = [], {}
         for direction in ("host_to_device", "device_to_host"):
             for memory in ("pageable", "pinned"):
                 bw = analysis.transfer_bandwidth(m, direction, memory)
                 label = f"{direction.replace('_', ' ')}, {memory}"
                 series.append(plots.Series(label, list(bw), [v / 1e9 for v in bw.values()],
                                            "-" if memory == "pinned" else "--", label))
-                rows += [[direction.replace("_", " "), memory, si(n, "B"), si(v, "B/s")] for n, v in bw.items()]
+                columns[label] = bw
+        # A row per size and a column per way: four ways of ten sizes read as one short table, not forty rows.
+        sizes = sorted({n for bw in columns.values() for n in bw})
+        rows = [[si(n, "B")] + [si(bw[n], "B/s") if n in bw else "not measured" for bw in columns.values()]
+                for n in sizes]
         svg = plots.line_panels([{"series": series, "xlabel": "copy size", "xunit": "B",
                                   "ylabel": "bandwidth (GB/s)", "subtitle": "Higher is better"}],
                                 title="Host↔device copy bandwidth",
                                 alt="Copy bandwidth versus size, pinned and pageable, both directions; "
                                     "the table below has the numbers.")
         return figure(svg, "Pinned host memory lets the GPU copy directly.") + table(
-            ["direction", "host memory", "size", "bandwidth"], rows)
+            ["size", *columns], rows, caption="Copy bandwidth by size, each way and each kind of host memory")
     shown = data.shown(GROUP)
     if shown and all(m.gpu is None for m in shown):  # one line, not one "not applicable" box per machine
         # The pages show machines with a GPU first, so the ones left out have none either.
