@@ -834,3 +834,17 @@ def test_the_sync_table_reads_a_gpu_machine_beside_a_host_without_one_and_says_w
     both = untrusted.restore(str(page.render_section("sync_answer", Dataset([host, gpu]))))
     assert "No measurement here ran on a GPU" in alone and "the build host&#x27;s CPU" in alone
     assert "Fixture GPU</td>" in both and "No measurement here ran on a GPU" not in both
+
+
+def test_a_step_plot_whose_every_point_has_too_few_samples_says_so_once_and_rings_only_other_caveats():
+    """every_point_few holds only when every training step of a machine rests on fewer than MIN_SAMPLES samples;
+    the section's caption then says so once instead of a ring on every point."""
+    from build_hooks import stats
+    from build_hooks.views.training_step import every_point_few
+
+    doc = synthetic_doc()
+    machine = Machine(doc, "f", "t")
+    assert every_point_few(machine)  # the fixture's points carry two samples each
+    for bench in doc["benchmarks"]:
+        bench["stats"]["data"] = [bench["stats"]["median"]] * stats.MIN_SAMPLES
+    assert not every_point_few(machine)
