@@ -214,7 +214,7 @@ def test_a_grid_cell_carries_the_marks_of_the_epochs_it_compares():
         return str(page.render_section("verdict_grid", data))
 
     marked, steady = grid(True), grid(False)
-    assert '<sup title="noisy">†</sup>' in marked and "Noisy (†)" in marked and ", noisy" in marked
+    assert '<sup>†</sup>' in marked and "Noisy (†)" in marked and ", noisy" in marked
     assert "†" not in steady and "Noisy" not in steady
 
 

@@ -16,7 +16,6 @@ from build_hooks.render import (
     html,
     join,
     listing,
-    marks,
     marks_note,
     missing,
     multiple,
@@ -194,7 +193,8 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
                   point_marks: list[str] = ()) -> Html:
     if pairing is None:
         return html("not raced")
-    symbols = marks(list(point_marks))
+    # Bare symbols: the key sits under the grid and the link's label names each mark (the race page has a budget).
+    symbols = join(html("<sup>{}</sup>", MARKS[kind][0]) for kind in point_marks)
     leader = pairing["leader"]
     # An estimated GPU is named so in its own cell, not only in the sentence above the grid.
     shown = f"{leader} (est.)" if leader == "GPU" and pairing["estimate"] else leader
