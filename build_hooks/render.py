@@ -68,6 +68,11 @@ def first_with(data: Dataset, group: str) -> Machine:
     return machines[0]
 
 
+def on_machine(data: Dataset, machine: Machine) -> str:
+    """How a sentence opens on one machine's numbers: "On the build host", or the machine's name (untrusted text)."""
+    return "On the build host" if machine is data.host else f"On {untrusted.placeholder(machine.label)}"
+
+
 def gpu_with(data: Dataset, group: str) -> Machine | None:
     """The first machine that measured `group` on a GPU, if any."""
     return next((m for m in data.with_experiment(group) if m.gpu_device(group)), None)

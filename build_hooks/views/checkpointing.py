@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import stats, untrusted
+from build_hooks import stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -12,6 +12,7 @@ from build_hooks.render import (
     marks_note_for,
     measured_value,
     multiple,
+    on_machine,
     per_machine,
     si,
     table,
@@ -48,7 +49,7 @@ def checkpointing_summary(data: Dataset) -> str:
     time = {1: f"a step took {multiple(ratio.value)} as long ({interval_words(ratio)})",
             -1: f"a step took {multiple(ratio.value)} as long, faster rather than slower ({interval_words(ratio)})",
             0: "the step time did not change beyond the measurements' spread"}[ratio.verdict]
-    where = "On the build host" if machine is data.host else f"On {untrusted.placeholder(machine.label)}"
+    where = on_machine(data, machine)
     kept, before = (si(point["extra_info"]["activation_bytes"], "B") for point in (on, off))
     return bracketed(f"{where}, checkpointing kept {kept} of activations instead of {before} "
                      f"({100 * saved:.0f}% less), and {time}",

@@ -542,7 +542,7 @@ def cost_model_worked_step(data: Dataset) -> Html:
 
 
 def _rate(amount: float, seconds: float, unit: str) -> str:
-    """The rate a term charges (its amount over its time), or "free" where the fit charges nothing for it."""
+    """The rate a term charges (its amount over its time), or "free in the fit" where the fit charges nothing for it."""
     return f"{si(amount / seconds, unit)} effective" if seconds > 0 else "free in the fit"
 
 

@@ -14,6 +14,7 @@ from build_hooks.render import (
     first_with,
     mark,
     marks_note_for,
+    on_machine,
     per_machine,
     si,
     table,
@@ -61,9 +62,10 @@ def cache_versus_memory(data: Dataset) -> str:
     largest = max(curve)
     fastest = max(curve, key=curve.get)
     if fastest == largest or stats.compare(curve[fastest], curve[largest]) <= 0:
-        return (f"On the build host, the largest copy ({si(largest, 'B')}) moved {si(curve[largest], 'B/s')}, "
-                f"about as fast as the fastest smaller one: no cache made a difference here")
-    return (f"On the build host, copies occupying {si(fastest, 'B')} moved {si(curve[fastest], 'B/s')}"
+        return (f"{on_machine(data, machine)}, the largest copy ({si(largest, 'B')}) moved "
+                f"{si(curve[largest], 'B/s')}, about as fast as the fastest smaller one: no cache made a difference "
+                "here")
+    return (f"{on_machine(data, machine)}, copies occupying {si(fastest, 'B')} moved {si(curve[fastest], 'B/s')}"
             f"{caveat(point[fastest])}. "
             f"The largest, {si(largest, 'B')}, moved {si(curve[largest], 'B/s')}: "
             f"{curve[fastest] / curve[largest]:.1f}× slower once the data no longer fits in a cache")

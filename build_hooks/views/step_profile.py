@@ -14,6 +14,7 @@ from build_hooks.render import (
     join,
     marks_note_for,
     measured_value,
+    on_machine,
     per_machine,
     si,
     table,
@@ -69,7 +70,7 @@ def profile_summary(data: Dataset) -> str:
     top = max(points, key=lambda b: b["stats"]["median"])
     busiest = max(points, key=lambda b: b["extra_info"]["calls_per_step"])
     # The profiler counts an operation's nested calls too: more than the cost model's operations per step.
-    where = "On the build host" if machine is data.host else f"On {untrusted.placeholder(machine.label)}"
+    where = on_machine(data, machine)
     text = f"{where}, the profiled step spent {si(total, 's')} in {calls} ATen operations (nested calls included)"
     step = machine.measured("training_step", device="cpu", batch=points[0]["params"]["batch"],
                             width=points[0]["params"]["width"])
