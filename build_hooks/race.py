@@ -238,13 +238,12 @@ def _crossovers(machine: Machine) -> dict[str, int | None]:
 
 def _compact(race: dict) -> dict:
     """The race data with its spreads and regime ratios at 6 significant figures (the page shows 3), for the page's
-    weight: a quartile printed to 17 digits says nothing more. Medians keep 9 (the lanes display them, to 3; no ratio
-    the race judges moves at the ninth digit). What the scripts never read, or can derive, is left out."""
+    weight: a quartile printed to 17 digits says nothing more. Medians stay exact: the lanes display them. What the
+    scripts never read, or can derive, is left out."""
     def point(p: dict) -> dict:
         # Left out: caveats (the static table marks them; the scripts never read them) and steps (rows ÷ batch).
         kept = {k: v for k, v in p.items() if k not in ("caveats", "steps", "regime")}
-        return {**kept, "seconds": float(f"{p['seconds']:.9g}"), "q1": float(f"{p['q1']:.6g}"),
-                "q3": float(f"{p['q3']:.6g}"),
+        return {**kept, "q1": float(f"{p['q1']:.6g}"), "q3": float(f"{p['q3']:.6g}"),
                 **({"regime": compact_regime(p["regime"])} if p.get("regime") else {})}
     lanes = [{**lane, "epochs": {w: {b: point(p) for b, p in by_batch.items()}
                                  for w, by_batch in lane["epochs"].items()}} for lane in race["lanes"]]
