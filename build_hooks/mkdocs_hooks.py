@@ -239,8 +239,10 @@ def on_post_page(output, page, config):
 
 
 def on_post_build(config):
-    """Publish the site's own stylesheets without their comments (post_html.slim_css); drop rendered views no
-    recent build used (view_cache), so the cache does not grow forever."""
+    """Publish the site's own stylesheets and scripts without their comments (post_html.slim_css, slim_js); drop
+    rendered views no recent build used (view_cache), so the cache does not grow forever."""
     for sheet in (Path(config["site_dir"]) / "stylesheets").glob("*.css"):
         sheet.write_text(post_html.slim_css(sheet.read_text(encoding="utf-8")), encoding="utf-8")
+    for script in (Path(config["site_dir"]) / "javascripts").glob("*.js"):  # the site's own; vendor/ is left alone
+        script.write_text(post_html.slim_js(script.read_text(encoding="utf-8")), encoding="utf-8")
     view_cache.prune()

@@ -55,3 +55,11 @@ def test_a_published_stylesheet_keeps_its_rules_and_drops_its_comments():
     assert slim == ('#race{scroll-margin-top: 3.2rem;}\n.a ::after,.b :is(p,li){content: "x ;  y";}\n'
                     "@media screen and (max-width: 1em){.c{top: 0;}}\n")
     assert post_html.slim_css(slim) == slim
+
+
+def test_a_published_script_drops_whole_line_comments_only():
+    """slim_js removes lines that are only a // comment; code, comments after code and template-literal lines stay."""
+    js = "// why\nvar a = 1; // kept\n  // indented why\nvar t = `x\n// inside a template\n`;\nvar u = 'http://x';\n"
+    slim = post_html.slim_js(js)
+    assert slim == "var a = 1; // kept\nvar t = `x\n// inside a template\n`;\nvar u = 'http://x';\n"
+    assert post_html.slim_js(slim) == slim
