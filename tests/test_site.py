@@ -99,6 +99,8 @@ def test_browser_makes_no_request_beyond_localhost(first_visits, browser, site_u
 
 def test_recall_check_counts_revealed_answers(browser, site_url):
     """Opening answers on the recall page updates the revealed/total count."""
+    from playwright.sync_api import expect
+
     page = browser.new_page()
     page.goto(site_url + "recap/")
     count = page.locator(".recall__count")
@@ -106,7 +108,8 @@ def test_recall_check_counts_revealed_answers(browser, site_url):
     assert total >= 9 and count.text_content() == f"Revealed 0 of {total} answers."
     page.locator(".recall details summary").first.click()
     page.locator(".recall details summary").nth(4).click()
-    assert count.text_content() == f"Revealed 2 of {total} answers."
+    # The toggle event is queued after the click returns, so wait for the text rather than read it at once.
+    expect(count).to_have_text(f"Revealed 2 of {total} answers.")
     page.close()
 
 
