@@ -17,15 +17,16 @@ records them): its operations with the optimiser's foreach update, CUDA's defaul
 the kernels among them (views such as t, view and detach launch none). A file from before
 kernels were counted charges every operation as a kernel, an upper bound. LAUNCH_S and
 TILE are this model's assumptions; the result is unvalidated until a measured GPU checks
-it, and its band (lower_edge to SLOWER times the estimate, never below the launches' floor)
-is what every comparison with it uses.
+it, and its band (lower_edge to upper_edge times the estimate, never below the launches' floor)
+is what every comparison with it uses. Once a measured GPU of the datasheet has checked the
+estimate, the band's top is raised to the worst miss that check found (upper_edge).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from build_hooks import analysis, cost_model, datasheets
 from build_hooks.dataset import Machine
@@ -46,7 +47,7 @@ LOOP_OPS = 2         # the epoch loop slices the next batch: x[i:i+B] and y[i:i+
 FASTER = 0.75  # at most: a GPU host with a faster core issues faster, but no eager step skips its launches;
                # lowered to the fastest measured host's pace where one issues faster (lower_edge)
 SLOWER = 2.5   # the allocator, autograd and Python cost an eager CUDA step 1.3-2x its launches, and the
-               # GPU's host may be slower than this one
+               # GPU's host may be slower than this one; raised to the worst measured miss (upper_edge)
 BAND_RULE = (f"from {FASTER:g}× (lower when a measured host issues operations faster than this one) "
              f"to {SLOWER:g}× its value")
 SHEET = datasheets.by_name("NVIDIA H200 SXM")
@@ -60,6 +61,7 @@ class Estimate:
     work: dict[tuple[int, int], dict]  # (batch, width) -> the host's exact counts of that step
     host_measured: bool = True  # False: no call_overhead or fit, so each operation is charged one launch
     faster: float = FASTER  # the band's lower edge, as a multiple of the estimate (lower_edge)
+    slower: float = SLOWER  # its top (upper_edge)
 
     @property
     def name(self) -> str:
@@ -82,7 +84,7 @@ class Estimate:
 
     @property
     def band_words(self) -> str:
-        return band_words(self.faster)
+        return band_words(self.faster, self.slower)
 
     @property
     def brief_source(self) -> str:
@@ -116,11 +118,11 @@ class Estimate:
     def epoch_band(self, batch: int, width: int, rows: int) -> tuple[float, float]:
         """The band of an epoch: `faster` to SLOWER times the estimate, never below its launches."""
         return band(self.epoch(batch, width, rows), self.steps(batch, rows) * self.step(batch, width)["floor"],
-                    self.faster)
+                    self.faster, self.slower)
 
     def step_band(self, batch: int, width: int) -> tuple[float, float]:
         step = self.step(batch, width)
-        return band(step["seconds"], step["floor"], self.faster)
+        return band(step["seconds"], step["floor"], self.faster, self.slower)
 
     @staticmethod
     def steps(batch: int, rows: int) -> int:
@@ -153,18 +155,33 @@ def lower_edge(own_op_s: float | None, peers: Iterable[Machine] = ()) -> float:
     return min(FASTER, min(peer_ops) / own_op_s)
 
 
+def upper_edge(host: Machine, peers: Iterable[Machine] = ()) -> float:
+    """The band's top as a multiple of the estimate: SLOWER, or the worst miss where a measured GPU of the datasheet
+    took longer than the estimate fed by this host (check), so that no comparison leans on a band the data broke."""
+    return max([SLOWER, *(found.highest for found in checks([host, *peers], feeder=host))])
+
+
 def for_host(host: Machine, peers: Iterable[Machine] = (), work: dict | None = None,
              sheet: datasheets.Datasheet = SHEET) -> Estimate | None:
     """The estimate driven by the build host's per-operation cost and its steps' counts (`work`, else the
-    training steps'; None without counts). `peers`: the other measured machines, whose fastest
-    per-operation cost lowers the band's lower edge."""
+    training steps'; None without counts). `peers`: the other measured machines; the fastest host among them
+    lowers the band's lower edge, and a measured GPU that took longer than estimated raises its top."""
+    estimate = _unchecked(host, work, sheet)
+    if estimate is None or not estimate.host_measured:
+        return estimate
+    peers = [m for m in peers if m is not host]
+    return replace(estimate, faster=lower_edge(estimate.host_op_s, peers), slower=upper_edge(host, peers))
+
+
+def _unchecked(host: Machine, work: dict | None = None, sheet: datasheets.Datasheet = SHEET) -> Estimate | None:
+    """for_host with the band as assumed, before any measured machine moved its edges (what a check tests)."""
     work = cost_model.step_work(host) if work is None else work
     op = host_op_seconds(host)
     if not work:
         return None
     if op is None:
         return Estimate(sheet, 0.0, work, host_measured=False)
-    return Estimate(sheet, op, work, faster=lower_edge(op, (m for m in peers if m is not host)))
+    return Estimate(sheet, op, work)
 
 
 def cuda_counts(counts: dict) -> tuple[int, int]:
@@ -174,12 +191,12 @@ def cuda_counts(counts: dict) -> tuple[int, int]:
 
 
 def band_words(faster: float, slower: float = SLOWER) -> str:
-    return f"from {faster:.2g}× to {slower:g}× its value"
+    return f"from {faster:.2g}× to {slower:.2g}× its value"
 
 
-def band(seconds: float, floor: float = 0.0, faster: float = FASTER) -> tuple[float, float]:
+def band(seconds: float, floor: float = 0.0, faster: float = FASTER, slower: float = SLOWER) -> tuple[float, float]:
     """The band as the (q1, q3) a comparison reads: never below `floor`, the launches alone."""
-    return max(seconds * faster, floor), seconds * SLOWER
+    return max(seconds * faster, floor), seconds * slower
 
 
 def _measured_pairs(machine: Machine, feeder: Machine | None = None) -> list[tuple[float, float]] | None:
@@ -189,7 +206,7 @@ def _measured_pairs(machine: Machine, feeder: Machine | None = None) -> list[tup
     gpu = machine.gpu
     if not gpu or datasheets.for_gpu(gpu["name"]) is not SHEET or "cuda" not in machine.devices(analysis.STEP):
         return None
-    estimate = for_host(machine) if feeder is None else for_host(feeder, work=cost_model.step_work(machine))
+    estimate = _unchecked(machine) if feeder is None else _unchecked(feeder, cost_model.step_work(machine))
     if estimate is None:
         return None
     return [(estimate.step(p.batch, w)["seconds"], p.seconds)
@@ -200,12 +217,12 @@ def _measured_pairs(machine: Machine, feeder: Machine | None = None) -> list[tup
 @dataclass(frozen=True)
 class Check:
     """The estimate set against one machine's measured GPU steps: measured ÷ estimated, and how often that falls
-    outside the stated band (from FASTER to SLOWER times the estimate)."""
+    outside the band as assumed (from FASTER to SLOWER times the estimate)."""
     machine: Machine
     median: float    # the median of measured ÷ estimated over the sizes both cover
     lowest: float
     highest: float
-    outside: int     # sizes whose measured step lies outside the band
+    outside: int     # sizes whose measured step lies outside the band as assumed
     sizes: int
 
 

@@ -180,7 +180,7 @@ def estimate_lane(index: int, machine: Machine, peers: Iterable[Machine] = ()) -
         return None
     return {"id": f"lane-{index}", "machine": estimate.name, "machine_id": machine.id, "device": "cuda",
             "label": estimate.name, "kind": "GPU", "estimate": True, "source": estimate.brief_source,
-            "band": [estimate.faster, gpu_estimate.SLOWER], "epochs": epochs}
+            "band": [estimate.faster, estimate.slower], "epochs": epochs}
 
 
 def race_data(data: Dataset) -> dict:

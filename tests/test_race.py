@@ -226,9 +226,28 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     data = dataset(gpu="Fixture GPU")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.61)
     slow = str(page.render_section("verdict_grid", data))
-    assert 'The GPU machine began 61% of its rounds slow (<a href="crossover-site-root:/gallery/">gallery</a>).' in slow
+    assert ('The GPU machine was already slowed as 61% of its measuring rounds began. So its times may be longer than '
+            'its hardware needs (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
     said = page.render_fact("race_verdict_summary", data)  # on home, the sentence above the grid says it instead
-    assert said.endswith(". The GPU machine began 61% of its rounds slow")
+    assert said.endswith(". The GPU machine was already slowed as 61% of its measuring rounds began. So its times may "
+                         "be longer than its hardware needs")
     assert "began" not in str(page.render_section("verdict_grid_home", data))
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
-    assert "began slow" not in str(page.render_section("verdict_grid", data))
+    assert "rounds began" not in str(page.render_section("verdict_grid", data))
+
+
+def test_the_summary_says_where_the_gpus_clear_leads_lie():
+    """The sentence above the grid names the widths and the smallest batch of the GPU's leads, leaving out a lead
+    marked out of line, and says nothing where the GPU leads nowhere or at every width from the smallest batch."""
+    from build_hooks.views.race import _ground
+
+    def grid(gpu_cells, out_of_line=()):
+        return {(w, b): {"leader": "GPU" if (w, b) in gpu_cells else "CPU", "out_of_line": (w, b) in out_of_line}
+                for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}
+
+    wide = grid({(512, 64), (2048, 64), (2048, 512), (32, 16)}, out_of_line={(32, 16)})
+    assert _ground(wide, "the GPU") == ". The GPU's leads are all at widths 512 and 2048, from batch 64 up"
+    assert _ground(grid({(2048, 512)}), "the GPU") == ". The GPU's leads are all at width 2048, from batch 512 up"
+    assert _ground(grid({(w, 16) for w in (8, 32, 512, 2048)}), "the GPU") == ". The GPU's leads are all from batch 16 up"
+    assert _ground(grid(set()), "the GPU") == ""
+    assert _ground(grid({(w, 1) for w in (8, 32, 512, 2048)}), "the GPU") == ""

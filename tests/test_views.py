@@ -675,30 +675,6 @@ def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
     assert "only the CPU" in page.render_fact("regimes_gpu_summary", Dataset([m for m in committed if not m.gpu]))
 
 
-def test_the_transformer_page_corrects_its_estimate_by_the_worst_measured_ratio(monkeypatch):
-    """Where a measured GPU found the estimate too fast, the crossover is redone with every estimated step scaled by
-    the largest measured ÷ estimated ratio; a CPU step slower than the scaled estimate still counts as a GPU lead,
-    one faster does not."""
-    from build_hooks import gpu_estimate
-    from build_hooks.views import transformer
-
-    class Estimate:  # a flat 1 ms estimate at every size
-        def step(self, batch, d_model):
-            return {"seconds": 1e-3}
-
-    machine = Machine(synthetic_doc(), "f", "t")
-    point = lambda batch, t: {"params": {"batch": batch}, "stats": {"median": t, "q1": t, "q3": t}}  # noqa: E731
-    monkeypatch.setattr(transformer, "curves", lambda m, device: {(128, 64): [point(1, 3e-3), point(4, 5e-3)]})
-    monkeypatch.setattr(transformer, "estimate_for", lambda *a: Estimate())
-    monkeypatch.setattr(transformer, "first_with", lambda data, group: machine)
-    gpu_machine = Machine(synthetic_doc(gpu="NVIDIA H200"), "g", "t")
-    monkeypatch.setattr(gpu_estimate, "checks", lambda machines, feeder=None: [gpu_estimate.Check(gpu_machine, 3.0, 2.0, 4.0, 9, 9)])
-    said = page.render_fact("transformer_checked_crossover", Dataset([machine]))
-    assert "took up to 4× the estimate" in said and "4× longer, the GPU would lead from batch 4 at d_model 128" in said
-    monkeypatch.setattr(gpu_estimate, "checks", lambda machines, feeder=None: [gpu_estimate.Check(gpu_machine, 0.9, 0.8, 0.95, 0, 9)])
-    assert "stands as stated" in page.render_fact("transformer_checked_crossover", Dataset([machine]))
-
-
 def test_the_transformer_page_leads_with_throughput_only_where_time_grew_less_than_tokens(monkeypatch):
     """transformer_lead: 64× the tokens in 16× the time is a 4.0× throughput gain; 64× in 64× is no claimed change."""
     from build_hooks.views import transformer

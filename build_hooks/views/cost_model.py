@@ -96,7 +96,7 @@ def gpu_estimate(data: Dataset) -> Html:
     gpu = gpu_model.for_host(host, data.machines)
     rows = [[width, batch, si(cpu, "s") if cpu is not None else "not measured",
              html("{} <small>(estimate, {} to {})</small>", si(step["seconds"], "s"),
-                  *(si(bound, "s") for bound in gpu_model.band(step["seconds"], step["floor"], gpu.faster))),
+                  *(si(bound, "s") for bound in gpu.step_band(batch, width))),
              gpu.bounded_by(batch, width)]
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
     head = ["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)", "bounded by"]
@@ -218,24 +218,27 @@ def gpu_estimate_model(data: Dataset) -> str:
             f"{si(sheet.memory_bytes_s, 'B/s')} memory (the table below cites them). It adds two assumptions of "
             f"this model, not datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
             f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Its band is stated: a real step may take {band}. "
-            "Every comparison with it counts a lead only beyond that band" + _lower_edge_reason(gpu))
+            "Every comparison with it counts a lead only beyond that band" + _lower_edge_reason(gpu)
+            + _upper_edge_reason(gpu))
 
 
 @fact
 def estimate_check(data: Dataset) -> str:
-    """How the estimate fared against a measured GPU of its datasheet, fed that machine's own host costs
-    (gpu_estimate.check): measured ÷ estimated, and at how many sizes that left the stated band; or that nothing has
-    checked it yet."""
-    found = gpu_model.checks(data.machines)
+    """How the estimate fared against a measured GPU of its datasheet, fed the build host's costs as every page feeds
+    it (gpu_estimate.check): measured ÷ estimated, and at how many sizes that left the band as first assumed; or that
+    nothing has checked it yet."""
+    host = data.host or (data.machines[0] if data.machines else None)
+    found = gpu_model.checks(data.machines, feeder=host) if host else []
     if not found:
         return f"Nothing has checked it against a measured {gpu_model.SHEET.name} yet"
     check = found[0]
     gpu = untrusted.placeholder(check.machine.gpu["name"])
-    said = (f"Checked against the measured {gpu}, fed by its own host, a real step took {check.median:.2g}× the "
-            f"estimate (median of {check.sizes} sizes; {check.lowest:.2g}× to {check.highest:.2g}×)")
+    said = (f"Fed by the build host, as on every page, a real {gpu} step took {check.median:.2g}× the estimate "
+            f"(median of {check.sizes} sizes; {check.lowest:.2g}× to {check.highest:.2g}×)")
     if not check.outside:
-        return said + ". Every size fell inside the stated band"
-    return said + f". That is outside the stated band at {check.outside} of {check.sizes} sizes"
+        return said + ". Every size fell inside the band first assumed"
+    return (said + f". At {check.outside} of {check.sizes} sizes that is outside the band first assumed, "
+            f"{gpu_model.band_words(gpu_model.FASTER)}")
 
 
 def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
@@ -245,6 +248,14 @@ def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
         return ""
     return (f". Its lower edge is {gpu.faster:.2g}×, not {gpu_model.FASTER:g}×, because another measured machine "
             "issues operations that much faster than the build host")
+
+
+def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
+    """Why the band's top is above its assumed value, when a measured GPU took longer than estimated."""
+    if gpu is None or f"{gpu.slower:.2g}" == f"{gpu_model.SLOWER:g}":
+        return ""
+    return (f". Its top is {gpu.slower:.2g}×, not the {gpu_model.SLOWER:g}× first assumed: a measured GPU of this "
+            "datasheet took that much longer than the estimate")
 
 
 @fact
@@ -388,7 +399,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     if not shown:
         raise MissingData("no estimated rows")
     def within(step: dict) -> str:
-        low, high = gpu_model.band(step["seconds"], step["floor"], gpu.faster)
+        low, high = gpu_model.band(step["seconds"], step["floor"], gpu.faster, gpu.slower)
         return f"{si(low, 's')} to {si(high, 's')}"
 
     ends = shown[:1] + shown[-1:] if len(shown) > 1 else shown

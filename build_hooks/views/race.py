@@ -144,7 +144,8 @@ def _doubts(data: Dataset, found: dict) -> list[tuple[str, bool]]:
         share = gate.slow_start_share(machine.doc)
         if share is not None and share > gate.MOSTLY_SLOW:
             who = "The GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
-            doubts.append((f"{who} began {100 * share:.0f}% of its rounds slow", True))
+            doubts.append((f"{who} was already slowed as {100 * share:.0f}% of its measuring rounds began. So its "
+                           "times may be longer than its hardware needs", True))
     return doubts
 
 
@@ -177,7 +178,7 @@ def _level_words(found: dict) -> str:
     if not estimated:
         return "Level: too close to call, given the measured spread."
     # Short sentences: the grid is on home and on the race page, and a long legend would repeat there.
-    bands = {gpu_estimate.band_words(p["gpu"].get("band", [gpu_estimate.FASTER])[0]) for p in estimated}
+    bands = {gpu_estimate.band_words(*p["gpu"].get("band", [gpu_estimate.FASTER])) for p in estimated}
     band = f"The estimate's band runs {next(iter(bands))}. " if len(bands) == 1 else ""
     return f"Level: too close to call. {band}Only a lead beyond the band and the spread counts."
 
@@ -251,7 +252,22 @@ def race_verdict_summary(data: Dataset) -> str:
                                                                       (doubted, "out of line")) if k]
     parts = leads + others
     said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
-    return f"{intro}Of the {n} settings raced, {said}{_doubts_said(data, found)}"
+    return f"{intro}Of the {n} settings raced, {said}{_ground(found, gpu)}{_doubts_said(data, found)}"
+
+
+def _ground(found: dict, gpu: str) -> str:
+    """Where the GPU's leads lie, as a sentence ending a fact: the widths and the smallest batch of every lead that is
+    not out of line ("The GPU's leads are all at widths 512 and 2048, from batch 64 up"); empty where it has none."""
+    leads = [(width, batch) for (width, batch), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]]
+    if not leads:
+        return ""
+    widths = sorted({width for width, _ in leads})
+    batch = min(batch for _, batch in leads)
+    where = [] if len(widths) == len({width for width, _ in found}) else [
+        f"at width{'s' if len(widths) > 1 else ''} {listing([str(w) for w in widths])}"]
+    if batch > min(b for _, b in found):
+        where.append(f"from batch {batch} up")
+    return f". {gpu[:1].upper()}{gpu[1:]}'s leads are all {', '.join(where)}" if where else ""
 
 
 def _doubts_said(data: Dataset, found: dict) -> str:

@@ -7,6 +7,7 @@ from build_hooks.dataset import Dataset, Machine, is_gpu, not_recording
 from build_hooks.page import fact, section
 from build_hooks.render import (
     DEVICE_NAME,
+    SITE_ROOT,
     Html,
     MissingData,
     figure,
@@ -181,7 +182,8 @@ def crossover_table(data: Dataset) -> Html:
     caption = "Where a measured GPU overtook the CPU in its own machine"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
-            + note("Steps, not epochs: the home grid races whole epochs, so its verdicts can differ.")
+            + note(html('Steps, not epochs: the home grid races whole epochs, so its verdicts can differ '
+                        '(<a href="{}batch-size/">why</a>).', Html(SITE_ROOT)))
             + more_machines(data, STEP))
 
 

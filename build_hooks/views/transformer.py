@@ -379,8 +379,7 @@ def _gpu_verdicts(data: Dataset) -> tuple[Machine, str]:
 @fact
 def transformer_gpu_answer(data: Dataset) -> str:
     """The page's first line: does a GPU help this transformer? Measured where a GPU ran it; else "not measured yet",
-    then what the labelled model says, and whether it still leads at every d_model once every estimated step is
-    scaled by its worst miss on the MLP (the rough correction)."""
+    then whether the labelled model leads beyond its band (whose top a measured GPU's worst miss may have raised)."""
     if unmeasured(data, STEP):
         return NOT_MEASURED
     machine = _gpu_machine(data)
@@ -390,68 +389,25 @@ def transformer_gpu_answer(data: Dataset) -> str:
     if not any(crossover(machine, d_model, seq, data.machines)[0] is not None for d_model, seq in sizes):
         return (f"Not by a model: a model of the {gpu_estimate.SHEET.name} is not ahead at any batch measured. No GPU "
                 "has run this transformer yet")
-    corrected = _corrected_leads(data)
-    if corrected is None:
-        return (f"No GPU has run this transformer yet. A labelled model of the {gpu_estimate.SHEET.name} answers "
-                "below, unchecked against a measured GPU")
-    _, _, leads = corrected
-    said = f"Not measured yet. A model of the {gpu_estimate.SHEET.name}, fed by the build host, puts the GPU ahead"
-    slowed = "Slowed by its largest error on the MLP, it still leads"
-    if leads == _leads(data):
-        return f"{said}. {slowed} at the same batches"
-    if leads and all(where != "at no batch measured" for where in leads):
-        return f"{said}. {slowed} at every d_model, at some from a larger batch"
-    return said + ", but not everywhere once slowed by its largest error on the MLP"
-
-
-def _corrected_leads(data: Dataset) -> tuple[str, float, dict[str, list[str]]] | None:
-    """(the checking GPU's name, its worst measured ÷ estimated step on the MLP, {where the GPU leads: d_models})
-    with every estimated step scaled by that factor; None where no measured GPU found the estimate too fast."""
-    machine = first_with(data, STEP)
-    # Checked against the estimate this page draws, fed by the same host: another feed has another cost per operation.
-    found = gpu_estimate.checks(data.machines, feeder=machine)
-    if not found or found[0].highest <= 1:
-        return None
-    factor = found[0].highest
-    return untrusted.placeholder(found[0].machine.gpu["name"]), factor, _leads(data, factor)
-
-
-def _leads(data: Dataset, factor: float = 1.0) -> dict[str, list[str]]:
-    """{where the estimated GPU leads the build host's CPU: the d_models}, with every estimated step scaled by
-    `factor` (1: the estimate as stated)."""
-    machine = first_with(data, STEP)
-    same: dict[str, list[str]] = {}
-    for (d_model, seq), points in curves(machine, "cpu").items():
-        estimate = estimate_for(machine, seq, data.machines)
-        if not estimate:
-            continue
-        cpu = {b["params"]["batch"]: b["stats"] for b in points}
-        gpu = {batch: dict.fromkeys(("median", "q1", "q3"), factor * estimate.step(batch, d_model)["seconds"])
-               for batch in cpu}
-        verdicts = analysis.verdicts(cpu, gpu)
-        batch = analysis.crossover(verdicts)
-        where = "at no batch measured" if batch is None else _lead_from(batch, verdicts)
-        same.setdefault(where, []).append(str(d_model))
-    if not same:
-        raise MissingData("no CPU transformer steps to compare")
-    return same
+    return (f"Not measured yet. A model of the {gpu_estimate.SHEET.name}, fed by the build host, puts the GPU ahead "
+            "even at the slow end of its band")
 
 
 @fact
-def transformer_checked_crossover(data: Dataset) -> str:
-    """Where the estimate was checked against a measured GPU of its datasheet and came out too fast: the crossover
-    again, with every estimated step scaled by the largest measured ÷ estimated ratio of that check (a rough
-    correction from the MLP, said as such); or that no check applies (a measured GPU here, or no check)."""
-    if _gpu_machine(data).gpu_device(STEP):
-        return "A GPU ran this transformer, so no estimate needs correcting"
-    corrected = _corrected_leads(data)
-    if corrected is None:
-        return "No measured GPU has found this estimate too fast, so it stands as stated"
-    gpu, factor, same = corrected
-    said = listing([f"{where} at d_model {listing(sizes)}" for where, sizes in same.items()])
-    return (f"On the MLP, a measured {gpu} step took up to {factor:.2g}× the estimate. Even with every estimated step "
-            f"{factor:.2g}× longer, the GPU would lead {said}. That is a rough correction from another model, not a "
-            "measurement")
+def transformer_band(data: Dataset) -> str:
+    """The band a model's lead on this page must clear (gpu_estimate.for_host: its top raised where a measured GPU
+    took longer than estimated on the MLP), or that a measured GPU needs no model."""
+    if unmeasured(data, STEP):
+        return NOT_MEASURED
+    machine = _gpu_machine(data)
+    if machine.gpu_device(STEP):
+        return "A GPU ran this transformer, so no model stands in for it"
+    estimates = [e for e in (estimate_for(machine, seq, data.machines) for _, seq in curves(machine, "cpu")) if e]
+    if not estimates:
+        raise MissingData("no counted CPU transformer steps to drive the model")
+    raised = ", its top raised to a measured GPU's worst miss on the MLP" if estimates[0].slower > gpu_estimate.SLOWER \
+        else ""
+    return f"A model's lead counts only beyond its band, {estimates[0].band_words}{raised}"
 
 
 def _lead_from(batch: int, verdicts: dict[int, int]) -> str:
