@@ -226,14 +226,14 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     data = dataset(gpu="Fixture GPU")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.61)
     slow = str(page.render_section("verdict_grid", data))
-    assert ('The GPU machine was already slowed as 61% of its measuring rounds began. So its times may be longer than '
+    assert ('The GPU machine was slowed as 61% of its rounds began. So its times may be longer than '
             'its hardware needs (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
     said = page.render_fact("race_verdict_summary", data)  # on home, the sentence above the grid says it instead
-    assert said.endswith(". The GPU machine was already slowed as 61% of its measuring rounds began. So its times may "
+    assert said.endswith(". The GPU machine was slowed as 61% of its rounds began. So its times may "
                          "be longer than its hardware needs")
     assert "began" not in str(page.render_section("verdict_grid_home", data))
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
-    assert "rounds began" not in str(page.render_section("verdict_grid", data))
+    assert "of its rounds began" not in str(page.render_section("verdict_grid", data))
 
 
 def test_the_summary_says_where_the_gpus_clear_leads_lie():

@@ -144,7 +144,7 @@ def _doubts(data: Dataset, found: dict) -> list[tuple[str, bool]]:
         share = gate.slow_start_share(machine.doc)
         if share is not None and share > gate.MOSTLY_SLOW:
             who = "The GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
-            doubts.append((f"{who} was already slowed as {100 * share:.0f}% of its measuring rounds began. So its "
+            doubts.append((f"{who} was slowed as {100 * share:.0f}% of its rounds began. So its "
                            "times may be longer than its hardware needs", True))
     return doubts
 
