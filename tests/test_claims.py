@@ -163,6 +163,17 @@ def test_profile_claim_names_the_largest_and_the_busiest_kind():
     assert "made the most calls, 40 of 47, for 25% of the time" in text
 
 
+def test_profile_claim_sets_its_count_beside_the_cost_models():
+    """Where the same step's counted operations differ from the profiler's calls, the sentence says why the two
+    counts differ and gives the cost model's, instead of a bare "nested calls included"."""
+    kinds = [({"batch": 64, "width": 512, "kind": "matrix products"}, 3e-4, {"calls_per_step": 7, "ops": "mm"}),
+             ({"batch": 64, "width": 512, "kind": "bookkeeping"}, 1e-4, {"calls_per_step": 40, "ops": "t"})]
+    step = [({"device": "cpu", "batch": 64, "width": 512}, 5e-4, {"flops": 1e6, "ops": 20, "bytes": 1e5})]
+    text = page.render_fact("profile_summary", dataset(step_profile=kinds, training_step=step))
+    assert "in 47 ATen operations" in text and "the cost model counts 20 per step" in text
+    assert "nested calls included" not in text
+
+
 def test_cpu_choice_rule_reads_the_measured_gpu_when_there_is_one():
     """With a measured GPU the rule quotes where its epochs stay ahead; it never says estimate."""
     doc = synthetic_doc(gpu="Fixture GPU")

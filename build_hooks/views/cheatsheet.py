@@ -22,7 +22,7 @@ ROWS = {
     "work": "work per operation before its speed shows (fixed cost × rate)",
     "break_even": "break-even: work per operation from which the GPU's step is shorter",
     "bandwidth": "copy bandwidth, largest copy (bytes read plus written)",
-    "ridge": "ridge point: FLOPs per byte to be compute-bound",
+    "ridge": "ridge point (that matrix-product rate ÷ that copy bandwidth): FLOPs per byte to be compute-bound",
     "bf16": "bf16 against fp32, one matrix product",
 }
 LESSONS = {"op": ("cost-model/", "Predicting a step"), "rate": ("why-gpu/", "Why a GPU is faster"),
