@@ -56,8 +56,10 @@ def listing(items: list[str]) -> str:
 
 
 def multiple(ratio: float) -> str:
-    """A ratio as prose: 1.5×, 12×."""
-    return f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
+    """A ratio as prose: 1.5×, 12×, 2,090× (three figures at most: no measurement here is finer)."""
+    if ratio < 10:
+        return f"{ratio:.1f}×"
+    return f"{ratio:.0f}×" if ratio < 1000 else f"{float(f'{ratio:.3g}'):,.0f}×"
 
 
 def first_with(data: Dataset, group: str) -> Machine:

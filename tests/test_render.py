@@ -215,3 +215,8 @@ def test_a_short_wide_table_names_each_cells_column_for_its_phone_cards():
     long = str(render.table(head, [["A", "1 ms", "2 ms", "x"]] * (render.CARD_MAX_ROWS + 1)))
     narrow = str(render.table(head[:3], [["A", "1 ms", "2 ms"]]))
     assert not any("cards" in t or "data-label" in t for t in (long, narrow))
+
+
+def test_a_ratio_prints_at_most_three_figures_with_thousands_grouped():
+    """multiple(): one decimal below 10, whole numbers below 1,000, then three figures with commas (152,000×)."""
+    assert [render.multiple(r) for r in (1.46, 12.4, 2093.4, 152107.0)] == ["1.5×", "12×", "2,090×", "152,000×"]

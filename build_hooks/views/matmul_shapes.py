@@ -10,8 +10,10 @@ from build_hooks.render import (
     Html,
     figure,
     first_with,
+    gpu_with,
     marks_note_for,
     measured_value,
+    on_machine,
     per_machine,
     si,
     table,
@@ -53,17 +55,17 @@ def matmul_shapes(data: Dataset) -> Html:
 
 @fact
 def shapes_summary(data: Dataset) -> str:
-    """A sentence per device: the same FLOP budget as the smallest against the largest products."""
-    machine = first_with(data, GROUP)
-    parts = []
+    """A sentence per device of one machine (a GPU machine's first, as the lessons draw it): the same FLOP budget as
+    the smallest against the largest products."""
+    machine = gpu_with(data, GROUP) or first_with(data, GROUP)
+    sentences = []
     for device in machine.devices(GROUP):
         points = analysis.point_stats(machine, GROUP, "side", device=device)
         small, large = min(points), max(points)
         ratio = stats.paired_ratio(points[small], points[large])
         verdict = ratio_sentence(ratio, "{} longer for the same arithmetic", "{} shorter for the same arithmetic",
                                  "about the same time for the same arithmetic")
-        parts.append(f"on the {DEVICE_NAME[device]}, spending it as {small}×{small} products took "
-                     f"{si(points[small]['median'], 's')} and as {large}×{large} products "
-                     f"{si(points[large]['median'], 's')}: {verdict}")
-    # One device per sentence; the first follows the page's "Measured here:".
-    return ". ".join([parts[0]] + [part[:1].upper() + part[1:] for part in parts[1:]])
+        sentences.append(f"the {DEVICE_NAME[device]} took {si(points[small]['median'], 's')} as {small}×{small} "
+                         f"products and {si(points[large]['median'], 's')} as {large}×{large} products: {verdict}")
+    # The machine is named once, opening the first sentence; each later one starts with its device.
+    return ". ".join([f"{on_machine(data, machine)}, {sentences[0]}"] + [s[:1].upper() + s[1:] for s in sentences[1:]])
