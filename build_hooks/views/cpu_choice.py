@@ -54,7 +54,8 @@ def cpu_choice_table(data: Dataset) -> Html:
     widths = sorted({int(w) for cpu in cpus for w in cpu["epochs"]} & {int(w) for w in gpu["epochs"]})
     rows = [[cpu["label"] + ((" (the estimate's host)" if gpu["estimate"] else " (the GPU's host)") if i == 0 else "")]
             + [_crossover_words(cpu, gpu, width) for width in widths] for i, cpu in enumerate(cpus)]
-    caption = f"Where the {gpu['label']}{' (estimated)' if gpu['estimate'] else ''} pulls ahead of each CPU"
+    caption = (f"Where the {gpu['label']}{' (estimated)' if gpu['estimate'] else ''} pulls ahead of each CPU, by whole "
+               "epochs (a single step can cross at another batch)")
     # Rows across machines compare runs apart in time and software: said once, under the table.
     apart = note(html('Each other row is another machine, run at another time, with its own library versions '
                       '(<a href="{}gallery/">gallery</a>).', Html(SITE_ROOT))) if len(cpus) > 1 else Html("")

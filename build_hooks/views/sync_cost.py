@@ -39,7 +39,7 @@ def sync_answer(data: Dataset) -> Html:
 
 
 CONTROL = ("A CPU is the control: each operation finishes before the next starts, so no queue is left for a read to "
-           "drain. A CPU that moved could only have changed state.")
+           "drain. On a CPU, only the read's own small cost or a change in the machine can move the time.")
 QUEUE = "On a GPU, a read waits only for work already queued. A host too slow to run ahead queues little."
 MOVED = "differs: the machine changed state, not a wait"
 UNSTEADY = "medians differ, rounds disagree: state, not a wait"
