@@ -824,3 +824,15 @@ def test_a_step_plot_whose_every_point_has_too_few_samples_says_so_once_and_ring
     for bench in doc["benchmarks"]:
         bench["stats"]["data"] = [bench["stats"]["median"]] * stats.MIN_SAMPLES
     assert not every_point_few(machine)
+
+
+def test_home_says_where_the_gpu_numbers_come_from():
+    """host_gpu_source: a build host without a GPU points to the measured GPU machine, or to the estimate when none
+    was measured; one with a GPU names it."""
+    cpu_only = Machine(synthetic_doc(), "h", "this build host")
+    steps = {(d, 32, b): 1e-4 for d in ("cpu", "cuda") for b in (1, 8)}
+    gpu_box = Machine(synthetic_doc("gpu-box", gpu="Fixture GPU", step_times=steps), "g", "committed reference")
+    said = untrusted.restore(page.render_fact("host_gpu_source", Dataset([cpu_only, gpu_box])))
+    assert said.startswith("It has no GPU, so the GPU numbers come from") and "Fixture GPU" in said
+    assert "labelled estimate" in page.render_fact("host_gpu_source", Dataset([cpu_only]))
+    assert "has its own GPU" in page.render_fact("host_gpu_source", Dataset([gpu_box]))

@@ -195,6 +195,19 @@ def host_cpu(data: Dataset) -> str:
 
 
 @fact
+def host_gpu_source(data: Dataset) -> str:
+    """Whether the build host has a GPU, and else where the pages' GPU numbers come from: a measured GPU machine
+    (the first that measured steps), or the labelled estimate."""
+    host = data.host or first_with(data, STEP)
+    if host.gpu_device(STEP):
+        return f"It has its own GPU, {untrusted.placeholder(host.device_label(host.gpu_device(STEP)))}"
+    other = gpu_with(data, STEP)
+    if other:
+        return f"It has no GPU, so the GPU numbers come from {untrusted.placeholder(other.label)}"
+    return "It has no GPU, and none was measured, so every GPU figure is a labelled estimate"
+
+
+@fact
 def cpu_best_step_rate(data: Dataset) -> str:
     """The best CPU training-step FLOP/s, and the largest step that reaches it within the spread."""
     best = analysis.best_rate(first_with(data, STEP), "cpu")
