@@ -564,7 +564,7 @@ def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():
                                   ({"op": "matmul", "dtype": "bf16"}, flops / 3e11, {"flops": flops, "n": n})])
     table = str(page.render_section("workload_table", Dataset([Machine(doc, "f", "t")])))
     row = table.split("bf16 (measured: one 1024×1024 product)")[1].split("</tr>")[0]
-    assert "300 GFLOP/s" in row and "3× shorter" in row
+    assert "300 GFLOP/s" in row and "3.0× shorter" in row
 
 
 @pytest.mark.parametrize("name, without, with_gpu", [
@@ -836,3 +836,20 @@ def test_home_says_where_the_gpu_numbers_come_from():
     assert said.startswith("It has no GPU, so the GPU numbers come from") and "Fixture GPU" in said
     assert "labelled estimate" in page.render_fact("host_gpu_source", Dataset([cpu_only]))
     assert "has its own GPU" in page.render_fact("host_gpu_source", Dataset([gpu_box]))
+
+
+def test_the_workload_table_times_every_row_against_the_gpus_own_cpu_when_a_gpu_was_measured():
+    """why-gpu's run table opens with the measured GPU machine's CPU and GPU, and its last column sets each row
+    against that CPU's fp32 (the pair its first line compares), not against the build host."""
+    def gemm(doc, device, flop_s):
+        return add_points(doc, "gemm_rate", [({"device": device, "n": 512}, 2 * 512**3 / flop_s,
+                                                {"flops": 2 * 512**3})])
+
+    host = gemm(synthetic_doc(), "cpu", 1e11)
+    box = gemm(gemm(synthetic_doc("gpu-box", gpu="Fixture GPU"), "cpu", 1e12), "cuda", 4e13)
+    data = Dataset([Machine(host, "h", "this build host"), Machine(box, "g", "committed reference")])
+    table = str(page.render_section("workload_table", data))
+    rows = table.split("<tbody>")[1].split("</tr>")
+    assert "against the GPU&#x27;s own CPU, fp32" in table
+    assert "fp32 (measured" in rows[0] and rows[0].endswith("1×</td>")
+    assert "Fixture GPU" in rows[1] and "40× shorter" in rows[1] and "10× longer" in rows[2]

@@ -16,6 +16,7 @@ from build_hooks.render import (
     join,
     mark,
     marks_note_for,
+    multiple,
     note,
     per_machine,
     si,
@@ -184,34 +185,37 @@ def workload_gap(data: Dataset) -> str:
 
 @section
 def workload_table(data: Dataset) -> Html:
-    """The worked 6·N·D run at measured rates, format for format: the build host's fastest fp32 matrix product and its
-    bf16 one, an H200's datasheet peaks (plain FP32, dense bf16 tensor cores: floors on the GPU's time, never
-    measurements), then a measured GPU machine's CPU and GPU the same way. Each row's time against the build host's
-    fp32."""
+    """The worked 6·N·D run at measured rates, format for format: a measured GPU machine's CPU and GPU first (the pair
+    the page's first line sets side by side), then the build host's fastest fp32 matrix product and its bf16 one,
+    then an H200's datasheet peaks (plain FP32, dense bf16 tensor cores: floors on the GPU's time, never
+    measurements). Each row's time against the first CPU's fp32: the GPU's own CPU where one was measured."""
     flops = 6 * WORKLOAD_PARAMS * WORKLOAD_TOKENS
-    machine = first_with(data, GROUP)
-    rate = analysis.best_matmul_rate(machine)
-    threads = machine.cpu["threads_used"]
-    sheet = datasheets.by_name("NVIDIA H200 SXM")
-    rows = [_row(f"CPU: {machine.label}", fmt, how, measured, flops, rate)
-            for fmt, how, measured in _measured_rates(machine, "cpu")]
-    for what, peak in ((f"{sheet.name}, plain FP32 (published peak)", sheet.fp32_flops),
-                       (f"{sheet.name}, bf16 tensor cores, dense (published peak)", sheet.bf16_flops)):
-        rows.append([what, si(peak, "FLOP/s"), _duration(flops / peak), f"{peak / rate:,.0f}× shorter"])
+    host = first_with(data, GROUP)
     gpu_machine = gpu_with(data, GROUP)
-    if gpu_machine and gpu_machine is not machine:  # the CPU beside the measured GPU: the fair opponent
-        rows += [_row(gpu_machine.device_label("cpu"), fmt, how, measured, flops, rate)
-                 for fmt, how, measured in _measured_rates(gpu_machine, "cpu")]
+    reference = gpu_machine if gpu_machine and analysis.best_matmul_rate(gpu_machine) else host
+    rate = analysis.best_matmul_rate(reference)
+    rows = []
     if gpu_machine:
         device = gpu_machine.gpu_device(GROUP)
+        rows += [_row(gpu_machine.device_label("cpu"), fmt, how, measured, flops, rate)
+                 for fmt, how, measured in _measured_rates(gpu_machine, "cpu")]
         rows += [_row(gpu_machine.device_label(device), fmt, how, measured, flops, rate)
                  for fmt, how, measured in _measured_rates(gpu_machine, device)]
+    if host is not gpu_machine:
+        rows += [_row(f"CPU: {host.label}", fmt, how, measured, flops, rate)
+                 for fmt, how, measured in _measured_rates(host, "cpu")]
+    sheet = datasheets.by_name("NVIDIA H200 SXM")
+    for what, peak in ((f"{sheet.name}, plain FP32 (published peak)", sheet.fp32_flops),
+                       (f"{sheet.name}, bf16 tensor cores, dense (published peak)", sheet.bf16_flops)):
+        rows.append([what, si(peak, "FLOP/s"), _duration(flops / peak), f"{multiple(peak / rate)} shorter"])
+    threads = host.cpu["threads_used"]
     why = ("The published rows are peaks, so their times are lower bounds no real run reaches. "
            f"Source: {sheet.source}. A bf16 row is one product; Mixed precision sets it against fp32 at the "
            f"same size. The build host ran on {threads} thread{'s' if threads != 1 else ''}; a server socket with "
            "many more cores cuts its time, though rarely in proportion.")
+    against = "against the GPU's own CPU, fp32" if reference is gpu_machine else "against the build host, fp32"
     mantissa, exponent = f"{flops:.1e}".split("e")
-    return join([table(["device and format", "rate", "time for the run", "against the build host, fp32"], rows,
+    return join([table(["device and format", "rate", "time for the run", against], rows,
                        caption=f"One training run of {mantissa}e{int(exponent)} FLOPs at {len(rows)} rates"),
                  note(why)])
 
@@ -225,7 +229,7 @@ def _against(other: float, rate: float) -> str:
     """A rate's time for the run against the build host's, as the table's last column says it."""
     if stats.compare(other, rate) == 0:
         return "about the same"
-    return f"{other / rate:,.0f}× shorter" if other > rate else f"{rate / other:,.0f}× longer"
+    return f"{multiple(other / rate)} shorter" if other > rate else f"{multiple(rate / other)} longer"
 
 
 def _measured_rates(machine: Machine, device: str) -> list[tuple[str, str, float]]:
