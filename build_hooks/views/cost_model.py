@@ -484,8 +484,8 @@ def home_one_number(data: Dataset) -> str:
     gpu, extra = measured
     if extra <= 0:
         return f"In one number: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
-    return (f"In one number: a step must carry {break_even_span(data)} of arithmetic per operation it issues "
-            f"before {gpu}'s step gets shorter")
+    return (f"In one number: {gpu}'s step gets shorter once each operation it issues does {break_even_span(data)} "
+            "of arithmetic. A FLOP is one addition or multiplication")
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:
