@@ -182,7 +182,7 @@ def note(text: object) -> Html:
 
 
 MARKS = {  # symbol, its name and what it means: the key under a table, one short sentence per mark
-    "noisy": ("†", "Noisy", lambda: f"the {stats.noise_rule()}"),
+    "noisy": ("†", "Noisy", stats.noise_rule),  # the interquartile range, in words a learner reads
     "few": ("‡", "Too few samples", lambda: f"fewer than {stats.MIN_SAMPLES}, so the spread printed is not reliable"),
     "load": ("*", "Under load", lambda: "other processes used the CPU meanwhile"),
     "unsettled": ("§", "Changed state", lambda: "the machine changed state, and no re-measurement in the time box was "

@@ -19,7 +19,7 @@ def test_marks_note_states_the_thresholds_the_code_uses(monkeypatch):
     monkeypatch.setattr(stats, "NOISY_IQR_RATIO", 0.25)
     monkeypatch.setattr(stats, "MIN_SAMPLES", 7)
     note = render.marks_note({"noisy", "few"})
-    assert "above 25% of the median" in note and "fewer than 7" in note and "<li>Noisy (†): " in note
+    assert "more than 25% of the median" in note and "fewer than 7" in note and "<li>Noisy (†): " in note
 
 
 def test_a_single_sample_is_never_shown_as_quiet():
