@@ -100,8 +100,8 @@ def regimes_gpu_summary(data: Dataset) -> str:
     if set(counts) == {"overhead"}:  # the lesson of the page in one measured line, the profile's timing first
         profiled = _profiled_overhead(machine)
         if profiled:
-            return (f"On {name}, {profiled}. Fitted to its {counts.total()} steps, the cost model calls every one of "
-                    "them overhead-bound")
+            return (f"On {name}, {profiled}. The cost model fitted to its steps calls all {counts.total()} of them "
+                    "overhead-bound")
         return (f"On {name}, the cost model calls every one of its {counts.total()} steps overhead-bound. For a "
                 "network this small, issuing each operation outlasts its arithmetic")
     if len(counts) == 1:
