@@ -853,3 +853,17 @@ def test_the_workload_table_times_every_row_against_the_gpus_own_cpu_when_a_gpu_
     assert "against the GPU&#x27;s own CPU, fp32" in table
     assert "fp32 (measured" in rows[0] and rows[0].endswith("1×</td>")
     assert "Fixture GPU" in rows[1] and "40× shorter" in rows[1] and "10× longer" in rows[2]
+
+
+def test_about_the_data_states_each_threshold_from_its_constant(monkeypatch):
+    """The thresholds table reads every rule from the code: change a constant and its row changes with it."""
+    from build_hooks import consistency, gate, stats
+
+    data = Dataset([Machine(synthetic_doc(), "f", "t")])
+    monkeypatch.setattr(stats, "MEANINGFUL_RATIO", 1.2)
+    monkeypatch.setattr(gate, "SLOW_STATE_RATIO", 1.7)
+    monkeypatch.setattr(consistency, "TOLERANCE", 1.6)
+    cells = bare_cells(page.render_section("thresholds", data))
+    for said in ("<td>1.2× and beyond the spread</td>", "<td>1.7× the run&#x27;s fastest canary</td>",
+                 "<td>within 1.6× either way</td>", f"<td>fewer than {stats.MIN_SAMPLES}</td>"):
+        assert said in cells, said

@@ -220,3 +220,35 @@ def _value(bench: dict) -> Html:
     # A loader's time is per sample though its point names a batch: say so, or it reads as per batch.
     per = " per sample" if bench["extra_info"].get("per") == "sample" else ""
     return measured_value(bench["stats"], bench["extra_info"], "B" if bench["unit"] == "bytes" else bench["unit"], per)
+
+
+@section
+def thresholds(data: Dataset) -> Html:
+    """Every threshold the pages' verdicts and marks use, each from its constant, stated once here (#39): the pages
+    name the rule and link here instead of repeating it."""
+    from build_hooks import consistency, stats
+
+    host = data.host or (data.machines[0] if data.machines else None)
+    estimate = gpu_estimate.for_host(host, data.machines) if host else None
+    band = estimate.band_words if estimate else gpu_estimate.band_words(gpu_estimate.FASTER)
+    raised = (", its top raised to the worst miss of a measured GPU" if estimate
+              and f"{estimate.slower:.2g}" != f"{gpu_estimate.SLOWER:g}" else "")
+    rows = [
+        ["different", f"{stats.MEANINGFUL_RATIO:g}× and beyond the spread",
+         "Two times are called different only when one is at least this much longer and the spreads do not overlap."],
+        ["noisy (†)", f"{100 * stats.NOISY_IQR_RATIO:.0f}% of the median",
+         "A point whose middle half of samples spans more than this is marked noisy."],
+        ["too few samples (‡)", f"fewer than {stats.MIN_SAMPLES}", "Its spread is not reliable."],
+        ["interval", f"at least {100 * stats.ROUND_INTERVAL_COVERAGE:.0f}%",
+         "The printed range of a ratio holds its typical value with this probability."],
+        ["slow state", f"{gate.SLOW_STATE_RATIO:g}× the run's fastest canary",
+         "Above it the machine is in a slow state, and a point waits before it is measured."],
+        ["outlying round", f"{gate.ROUND_SPREAD_LIMIT:g}× the point's fastest round", "That round is measured again."],
+        ["mostly slow", f"over {100 * gate.MOSTLY_SLOW:.0f}% of rounds begun slow",
+         "The machine is named wherever its results are read."],
+        ["agreement", f"within {consistency.TOLERANCE:g}× either way",
+         "Two experiments that time the same configuration agree."],
+        ["estimate's band", f"{band}{raised}", "A lead over the GPU estimate counts only beyond it."],
+    ]
+    return table(["rule", "threshold", "what it decides"], rows,
+                 caption="The thresholds behind every verdict and mark, read from the code")
