@@ -71,7 +71,10 @@ def transfer_arithmetic(data: Dataset) -> Html:
             for mb, times in arithmetic.times_ms(list(rates.values()))]
     # Machines left out are worth pointing to only if one of them measured a bus: else every column is published.
     measured_elsewhere = any(analysis.transfer_bandwidth(m, "host_to_device", "pinned") for m in data.machines)
-    return table(["size", *rates], rows) + (more_machines(data, GROUP) if measured_elsewhere else Html(""))
+    caption = ("Bytes ÷ bandwidth, computed at each rate rather than timed: a real small copy also pays a fixed "
+               "cost, so it takes longer")
+    return table(["size", *rates], rows, caption=caption) + (more_machines(data, GROUP) if measured_elsewhere
+                                                              else Html(""))
 
 
 @fact
