@@ -20,6 +20,7 @@ from build_hooks.render import (
     median_text,
     missing,
     multiple,
+    on_machine,
     per_machine,
     si,
     table,
@@ -166,7 +167,7 @@ def precision_cpu_table(data: Dataset) -> Html:
                          bf16_against_fp32(m)])
     if len(rows) < 2:
         return missing("No other machine in this build's data measured bf16 against fp32 on its CPU.")
-    return machines_table(["CPU", "widest vector unit", "product", "fp32", "bf16", "bf16 against fp32"], rows,
+    return machines_table(["CPU", "widest vector or matrix unit", "product", "fp32", "bf16", "bf16 against fp32"], rows,
                           "One CPU matrix product in fp32 and in bf16, per machine; each chose its own size")
 
 
@@ -208,7 +209,8 @@ def precision_memory(data: Dataset) -> str:
              for b in machine.measured(GROUP, device="cpu", op="train_step")}
     if not saved.get("fp32") or saved.get("bf16") is None:
         raise MissingData("no saved-bytes count for the fp32 and bf16 training steps")
-    return (f"autograd saved {si(saved['fp32'], 'B')} for backward in fp32 and "
+    where = on_machine(data, machine)  # follows the page's "Memory follows the bytes:", so in lower case
+    return (f"{where[:1].lower()}{where[1:]}, autograd saved {si(saved['fp32'], 'B')} for backward in fp32 and "
             f"{si(saved['bf16'], 'B')} under bf16 autocast ({100 * saved['bf16'] / saved['fp32']:.0f}%)")
 
 

@@ -46,9 +46,9 @@ def _state_note(data: Dataset) -> Html:
     machine was in, not its hardware."""
     if all(gate.slow_start_share(m.doc) is None for m in data.machines):
         return html("")
-    said = note(html("Rounds begun slow: the all-thread canary read above {}× its run's fastest as the round began "
-                     "(About the data). A machine often slow measured below its best, so part of a gap between "
-                     "rows can be its state, not its hardware.", f"{gate.SLOW_STATE_RATIO:g}"))
+    said = note(html("Rounds begun slow: a short test job timed as each round began ran over {}× slower than its "
+                     "fastest (the canary: About the data). A machine often slow measured below its best. So part of "
+                     "a gap between rows can be its state, not its hardware.", f"{gate.SLOW_STATE_RATIO:g}"))
     often = [m for m in data.machines if (gate.slow_start_share(m.doc) or 0) > gate.MOSTLY_SLOW]
     if often:  # a caveat that large belongs in a sentence, not only in a column
         said += note(html("Most rounds began slow on {}. Its timings, on every page, may sit below what that "
