@@ -29,9 +29,9 @@
 #
 # <!-- site only -->
 # The page you are reading was produced by running it on the machine that built the site,
-# in a run of its own. On a virtual machine, its times can differ from the site's tables
-# for the same configuration by a factor of two or more. The site's tables are the ones
-# measured for the record.
+# in a run of its own. That run skips the site's wait for a steady machine, and other work may
+# have shared the machine. So its times can differ from the site's tables for the same
+# configuration several-fold. The site's tables are the ones measured for the record.
 #
 # Download it as a notebook for Jupyter or Colab
 # ([crossover_lab.ipynb](../crossover_lab.ipynb)) or as a plain Python script (the `.py`
