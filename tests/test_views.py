@@ -571,7 +571,7 @@ def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():
     ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
     ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
     ("break_even_answer", "On the build host, an operation's arithmetic alone outlasts",
-     "On the measured Fixture GPU, the step gets shorter once an operation carries"),
+     "On the measured Fixture GPU, the step gets shorter than its CPU's once an operation carries"),
 ])
 def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(name, without, with_gpu):
     """Each lesson fact about a GPU reads a measured GPU where the data has one (even on another machine than the
@@ -601,7 +601,7 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
     assert page.render_fact("home_one_number", cpu_only).startswith("By the labelled estimate against the build host's CPU")
     with_gpu = Dataset(committed)
     said = page.render_fact("home_one_number", with_gpu)
-    assert said.startswith("In one number: ") and "step gets shorter once each operation it issues does " in said
+    assert said.startswith("The rule behind it: ") and "step gets shorter than its CPU's once each operation it issues does " in said
     low, high = said.split("issues does ")[1].split(" of arithmetic")[0].split(" to ")  # the committed H200: a span
     table = bare_cells(page.render_section("break_even_table", with_gpu))
     assert f"<td>{high}</td>" in table.split("break-even: the GPU")[1].split("</tr>")[0]

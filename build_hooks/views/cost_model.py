@@ -468,7 +468,8 @@ def break_even_answer(data: Dataset) -> str:
         if extra <= 0:
             return (f"Fitted to measured steps, {gpu} pays no more per operation than its own CPU, so its step is "
                     "never longer")
-        return f"On the measured {gpu}, the step gets shorter once an operation carries {break_even_span(data)}"
+        return (f"On the measured {gpu}, the step gets shorter than its CPU's once an operation carries "
+                f"{break_even_span(data)}")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
@@ -483,9 +484,9 @@ def home_one_number(data: Dataset) -> str:
         return home_estimate_lines(data)
     gpu, extra = measured
     if extra <= 0:
-        return f"In one number: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
-    return (f"In one number: {gpu}'s step gets shorter once each operation it issues does {break_even_span(data)} "
-            "of arithmetic. A FLOP is one addition or multiplication")
+        return f"The rule behind it: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
+    return (f"The rule behind it: {gpu}'s step gets shorter than its CPU's once each operation it issues does "
+            f"{break_even_span(data)} of arithmetic. A FLOP is one addition or multiplication")
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:

@@ -385,12 +385,15 @@ def transformer_gpu_answer(data: Dataset) -> str:
     machine = _gpu_machine(data)
     if machine.gpu_device(STEP):
         return f"Measured: {transformer_crossover(data)}"
-    sizes = curves(machine, "cpu")
-    if not any(crossover(machine, d_model, seq, data.machines)[0] is not None for d_model, seq in sizes):
+    found = [crossover(machine, d_model, seq, data.machines) for d_model, seq in curves(machine, "cpu")]
+    if all(batch is None for batch, _, _ in found):
         return (f"Not by a model: a model of the {gpu_estimate.SHEET.name} is not ahead at any batch measured. No GPU "
                 "has run this transformer yet")
+    # "every batch" only where each size leads from its smallest: a level batch 1 must not read as a lead.
+    where = ("at every batch measured" if all(verdicts and batch == min(verdicts) for batch, _, verdicts in found)
+             else "from some batch on")
     return (f"Not measured yet. A model of the {gpu_estimate.SHEET.name}, fed by the build host, puts the GPU ahead "
-            "even at the slow end of its band")
+            f"{where}, even at the slow end of its band")
 
 
 @fact
