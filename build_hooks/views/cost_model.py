@@ -233,8 +233,8 @@ def estimate_check(data: Dataset) -> str:
         return f"Nothing has checked it against a measured {gpu_model.SHEET.name} yet"
     check = found[0]
     gpu = untrusted.placeholder(check.machine.gpu["name"])
-    said = (f"Fed by the build host, as on every page, a real {gpu} step took {check.median:.2g}× the estimate "
-            f"(median of {check.sizes} sizes; {check.lowest:.2g}× to {check.highest:.2g}×)")
+    said = (f"A real {gpu} step, timed on its own machine, took {check.median:.2g}× the estimate the build host "
+            f"feeds (median of {check.sizes} sizes; {check.lowest:.2g}× to {check.highest:.2g}×)")
     if not check.outside:
         return said + ". Every size fell inside the band first assumed"
     return (said + f". At {check.outside} of {check.sizes} sizes that is outside the band first assumed, "
@@ -255,7 +255,7 @@ def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     if gpu is None or f"{gpu.slower:.2g}" == f"{gpu_model.SLOWER:g}":
         return ""
     return (f". Its top is {gpu.slower:.2g}×, not the {gpu_model.SLOWER:g}× first assumed: a measured GPU of this "
-            "datasheet took that much longer than the estimate")
+            "datasheet took that much longer than the estimate. That is a calibration on one machine, not a test")
 
 
 @fact
