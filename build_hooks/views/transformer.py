@@ -614,7 +614,7 @@ def transformer_conditions(data: Dataset) -> str:
     if not flagged:
         return "Every point below was measured on a quiet machine, within this site's noise rules."
     loaded = sum(1 for b in flagged if b["extra_info"].get("under_load") or b["extra_info"].get("unsettled"))
-    return (f"Of the {len(points)} points in this page's tables, {len(flagged)} carry a caveat mark. "
-            + (f"{loaded} of them were measured while other processes used the CPU or the machine changed state. "
-               if loaded else "")
-            + "Compare those only where they differ by more than their spread.")
+    # The count under load is a mark's count, in brackets (claims.MARKS): two runs may differ in it, not in verdict.
+    return (f"Of the {len(points)} points in this page's tables, {len(flagged)} carry a caveat mark"
+            + (f" ({loaded} of them taken under load or while the machine changed state)" if loaded else "")
+            + ". Compare those only where they differ by more than their spread.")
