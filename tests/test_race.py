@@ -246,8 +246,13 @@ def test_the_summary_says_where_the_gpus_clear_leads_lie():
                 for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}
 
     wide = grid({(512, 64), (2048, 64), (2048, 512), (32, 16)}, out_of_line={(32, 16)})
-    assert _ground(wide, "the GPU") == ". The GPU's leads are all at widths 512 and 2048, from batch 64 up"
+    assert _ground(wide, "the GPU") == (". The GPU's leads are all at widths 512 and 2048, from batch 64 up, though 1 "
+                                        "of the 4 cells there is not a GPU lead")
     assert _ground(grid({(2048, 512)}), "the GPU") == ". The GPU's leads are all at width 2048, from batch 512 up"
-    assert _ground(grid({(w, 16) for w in (8, 32, 512, 2048)}), "the GPU") == ". The GPU's leads are all from batch 16 up"
+    levelled = grid({(512, 64), (2048, 64), (2048, 512)})
+    levelled[(512, 512)]["leader"] = "level"
+    assert _ground(levelled, "the GPU").endswith("from batch 64 up, though 1 of the 4 cells there is level")
+    assert _ground(grid({(w, 16) for w in (8, 32, 512, 2048)}), "the GPU") == (
+        ". The GPU's leads are all from batch 16 up, though 8 of the 12 cells there are not GPU leads")
     assert _ground(grid(set()), "the GPU") == ""
     assert _ground(grid({(w, 1) for w in (8, 32, 512, 2048)}), "the GPU") == ""

@@ -267,7 +267,17 @@ def _ground(found: dict, gpu: str) -> str:
         f"at width{'s' if len(widths) > 1 else ''} {listing([str(w) for w in widths])}"]
     if batch > min(b for _, b in found):
         where.append(f"from batch {batch} up")
-    return f". {gpu[:1].upper()}{gpu[1:]}'s leads are all {', '.join(where)}" if where else ""
+    if not where:
+        return ""
+    # The region those words draw, and the cells in it that are not GPU leads: a learner reads the words as a block.
+    region = [p for (w, b), p in found.items() if w in widths and b >= batch]
+    others = [p for p in region if p["leader"] != "GPU" or p["out_of_line"]]
+    one = len(others) == 1
+    level = all(p["leader"] == "level" and not p["out_of_line"] for p in others)
+    kind = "level" if level else ("not a GPU lead" if one else "not GPU leads")
+    verb = "is" if one else "are"
+    though = f", though {len(others)} of the {len(region)} cells there {verb} {kind}" if others else ""
+    return f". {gpu[:1].upper()}{gpu[1:]}'s leads are all {', '.join(where)}{though}"
 
 
 def _doubts_said(data: Dataset, found: dict) -> str:
