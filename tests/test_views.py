@@ -631,7 +631,7 @@ def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
     said = page.render_fact("workload_headline", Dataset(committed))
-    assert said.startswith("At its fastest measured matrix product, ") and said.count("in fp32") == said.count("in bf16") == 2
+    assert said.startswith("Take a 100-million-parameter model") and said.count("in fp32") == said.count("in bf16") == 2
     assert "published" not in said
     cpu_only = page.render_fact("workload_headline", Dataset([m for m in committed if m.gpu is None]))
     assert cpu_only.endswith("(published)")

@@ -161,8 +161,12 @@ def workload_headline(data: Dataset) -> str:
     if cpu_rates and "fp32" in cpu_rates and "fp32" in gpu_rates:
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))
         cpu = f"{untrusted.placeholder(machine.cpu['brand'])} on {machine.cpu['threads_used']} threads"
-        return (f"At its fastest measured matrix product, {run} is at least {_duration(flops / cpu_rates['fp32'])} "
-                f"of arithmetic for {cpu} in fp32{_or_bf16(flops, cpu_rates)}. The {gpu} beside it needs at least "
+        # Two short sentences: the run, then each device's time; fp32 and bf16 named by their widths once.
+        model = (f"a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model trained on {WORKLOAD_TOKENS / 1e9:.0f} "
+                 "billion tokens")
+        return (f"Take {model}. At its fastest measured matrix product, {cpu} needs at least "
+                f"{_duration(flops / cpu_rates['fp32'])} of arithmetic in fp32 (32-bit numbers)"
+                f"{_or_bf16(flops, cpu_rates, ' (16-bit)')}. The {gpu} beside it needs at least "
                 f"{_duration(flops / gpu_rates['fp32'])} in fp32{_or_bf16(flops, gpu_rates)}")
     rate = analysis.best_matmul_rate(first_with(data, GROUP))
     sheet = datasheets.by_name("NVIDIA H200 SXM")
@@ -172,8 +176,8 @@ def workload_headline(data: Dataset) -> str:
             f"{_duration(flops / sheet.bf16_flops)} in bf16 (published)")
 
 
-def _or_bf16(flops: float, rates: dict[str, float]) -> str:
-    return f", or {_duration(flops / rates['bf16'])} in bf16" if "bf16" in rates else ""
+def _or_bf16(flops: float, rates: dict[str, float], gloss: str = "") -> str:
+    return f", or {_duration(flops / rates['bf16'])} in bf16{gloss}" if "bf16" in rates else ""
 
 
 @fact
