@@ -62,9 +62,37 @@ def collapse_blank_lines(html: str) -> str:
     return "".join(part if i % 2 else _BLANK_RUN.sub("\n", part) for i, part in enumerate(parts))
 
 
+# A key to the marks (render.marks_note), and one of its lines.
+_KEY = re.compile(r'<ul class="crossover-key" aria-label="Key to the marks">(.*?)</ul>', re.S)
+_KEY_LINE = re.compile(r"<li>.*?</li>", re.S)
+FIRST_KEY_ID = "marks-key"
+_SEE_ABOVE = f'see <a href="#{FIRST_KEY_ID}">the key above</a>'
+
+
+def keys_once(html: str) -> str:
+    """Each mark explained once per page (#39: caveats stated once): the first key keeps every line and an id; a
+    later key keeps only the lines not yet given above it, and points up for the rest."""
+    seen: set[str] = set()
+
+    def one(match: re.Match) -> str:
+        lines = _KEY_LINE.findall(match.group(1))
+        fresh = [line for line in lines if line not in seen]
+        first = not seen
+        seen.update(lines)
+        if first:
+            return match.group(0).replace('<ul class="crossover-key"', f'<ul id="{FIRST_KEY_ID}" class="crossover-key"',
+                                          1)
+        if not fresh:
+            return f'<ul class="crossover-key" aria-label="Key to the marks"><li>Marks: {_SEE_ABOVE}.</li></ul>'
+        return ('<ul class="crossover-key" aria-label="Key to the marks">' + "".join(fresh)
+                + f"<li>Other marks: {_SEE_ABOVE}.</li></ul>")
+
+    return _KEY.sub(one, html)
+
+
 def fix(html: str, depth: int) -> str:
     """Every fix a built page needs; `depth` is how many folders below the site root it lies."""
-    html = collapse_blank_lines(name_search_dialog(html))
+    html = keys_once(collapse_blank_lines(name_search_dialog(html)))
     if is_notebook(html):
         html = slim_notebook(html, "../" * depth + "stylesheets/notebook.css")
     return html

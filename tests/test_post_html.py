@@ -63,3 +63,17 @@ def test_a_published_script_drops_whole_line_comments_only():
     slim = post_html.slim_js(js)
     assert slim == "var a = 1; // kept\nvar t = `x\n// inside a template\n`;\nvar u = 'http://x';\n"
     assert post_html.slim_js(slim) == slim
+
+
+def test_a_page_explains_each_mark_once_and_later_keys_point_up():
+    """keys_once: the first key keeps every line and gets an id; a later key keeps only lines not given above, and
+    a key with nothing new becomes one line pointing up to the first."""
+    key = '<ul class="crossover-key" aria-label="Key to the marks">{}</ul>'.format
+    noisy, few = "<li>Noisy (†): spread.</li>", "<li>Too few samples (‡): few.</li>"
+    page = key(noisy) + "<table></table>" + key(noisy + few) + "<table></table>" + key(few)
+    fixed = post_html.keys_once(page)
+    assert fixed.count(noisy) == 1 and fixed.count(few) == 1
+    assert fixed.startswith('<ul id="marks-key" class="crossover-key"')
+    assert "<li>Other marks: see <a href=\"#marks-key\">the key above</a>.</li>" in fixed
+    assert fixed.endswith("<li>Marks: see <a href=\"#marks-key\">the key above</a>.</li></ul>")
+    assert post_html.keys_once("<p>no key</p>") == "<p>no key</p>"
