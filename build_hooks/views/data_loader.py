@@ -79,9 +79,9 @@ def _beyond_the_workers(machine: Machine) -> Html:
     if not found:
         return Html("")
     workers, gain = max(found, key=lambda pair: pair[1] / pair[0])
-    return note(f"Superlinear: {workers} workers delivered {gain:.3g}× the main process alone. That is more than "
-                f"{workers + 1} processes on a core each can give. So the main process alone was slowed by something "
-                "else: read that row with care.")
+    return note(f"Superlinear: {workers} workers delivered {gain:.3g}× the main process alone. {workers + 1} "
+                f"processes can give at most {workers + 1}×, one core each. So something else slowed the main "
+                "process alone: read that row with care.")
 
 
 def _workers(counts: list[int]) -> str:
