@@ -311,7 +311,8 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     loser = "the CPU" if who != "the CPU" else gpu
     half = pairing.get("against_half")
     # A loser slower than at half the batch inflates the lead: the lead against that faster epoch is said too.
-    slowed = (f", or {multiple(half)} against {loser}'s faster epoch at half the batch"
+    slowed = (f". {loser[:1].upper()}{loser[1:]} was faster at half the batch, and against that epoch the lead is "
+              f"{multiple(half)}"
               if half and not pairing["out_of_line"] else "")
     return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}{doubt}{slowed}"
 
