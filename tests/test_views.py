@@ -867,3 +867,15 @@ def test_about_the_data_states_each_threshold_from_its_constant(monkeypatch):
     for said in ("<td>1.2× and beyond the spread</td>", "<td>1.7× the run&#x27;s fastest canary</td>",
                  "<td>within 1.6× either way</td>", f"<td>fewer than {stats.MIN_SAMPLES}</td>"):
         assert said in cells, said
+
+
+def test_the_workload_table_marks_a_noisy_rate_and_keys_it():
+    """A row whose rate comes from a noisy point carries its mark, and the table's key explains it."""
+    n, flops = 1024, 2 * 1024**3
+    doc = add_points(synthetic_doc(), "gemm_rate", [({"n": 512}, 2 * 512**3 / 1e11, {"flops": 2 * 512**3})])
+    add_points(doc, "precision", [({"op": "matmul", "dtype": "bf16"}, flops / 3e11, {"flops": flops, "n": n})])
+    bf16 = next(b for b in doc["benchmarks"] if b["group"] == "precision")
+    bf16["extra_info"]["noisy"] = True  # as the measurement flags a wide spread
+    table = str(page.render_section("workload_table", Dataset([Machine(doc, "f", "t")])))
+    row = table.split("bf16 (measured: one 1024×1024 product)")[1].split("</tr>")[0]
+    assert "†" in row and "Noisy (†)" in table

@@ -198,16 +198,14 @@ def workload_table(data: Dataset) -> Html:
     gpu_machine = gpu_with(data, GROUP)
     reference = gpu_machine if gpu_machine and analysis.best_matmul_rate(gpu_machine) else host
     rate = analysis.best_matmul_rate(reference)
-    rows = []
+    measured = []  # (the row's device, its format, how, rate, point)
     if gpu_machine:
         device = gpu_machine.gpu_device(GROUP)
-        rows += [_row(gpu_machine.device_label("cpu"), fmt, how, measured, flops, rate)
-                 for fmt, how, measured in _measured_rates(gpu_machine, "cpu")]
-        rows += [_row(gpu_machine.device_label(device), fmt, how, measured, flops, rate)
-                 for fmt, how, measured in _measured_rates(gpu_machine, device)]
+        measured += [(gpu_machine.device_label(d), *found) for d in ("cpu", device)
+                     for found in _measured_points(gpu_machine, d)]
     if host is not gpu_machine:
-        rows += [_row(f"CPU: {host.label}", fmt, how, measured, flops, rate)
-                 for fmt, how, measured in _measured_rates(host, "cpu")]
+        measured += [(f"CPU: {host.label}", *found) for found in _measured_points(host, "cpu")]
+    rows = [_row(*found, flops, rate) for found in measured]
     sheet = datasheets.by_name("NVIDIA H200 SXM")
     for what, peak in ((f"{sheet.name}, plain FP32 (published peak)", sheet.fp32_flops),
                        (f"{sheet.name}, bf16 tensor cores, dense (published peak)", sheet.bf16_flops)):
@@ -221,12 +219,13 @@ def workload_table(data: Dataset) -> Html:
     mantissa, exponent = f"{flops:.1e}".split("e")
     return join([table(["device and format", "rate", "time for the run", against], rows,
                        caption=f"One training run of {mantissa}e{int(exponent)} FLOPs at {len(rows)} rates"),
-                 note(why)])
+                 marks_note_for([point for *_, point in measured]), note(why)])
 
 
-def _row(device: str, fmt: str, how: str, measured: float, flops: float, host_rate: float) -> list:
+def _row(device: str, fmt: str, how: str, measured: float, point: dict, flops: float, host_rate: float) -> list:
     against = "1×" if measured == host_rate else _against(measured, host_rate)
-    return [f"{device}, {fmt} ({how})", si(measured, "FLOP/s"), _duration(flops / measured), against]
+    return [f"{device}, {fmt} ({how})", si(measured, "FLOP/s") + mark(point["stats"], point["extra_info"]),
+            _duration(flops / measured), against]
 
 
 def _against(other: float, rate: float) -> str:
@@ -239,16 +238,27 @@ def _against(other: float, rate: float) -> str:
 def _measured_rates(machine: Machine, device: str) -> list[tuple[str, str, float]]:
     """A device's own rates, as (format, how it was measured, FLOP/s): its fastest fp32 matrix product, and its
     bf16 product in the precision experiment, each where it was measured."""
+    return [(fmt, how, rate) for fmt, how, rate, _ in _measured_points(machine, device)]
+
+
+def _measured_points(machine: Machine, device: str) -> list[tuple[str, str, float, dict]]:
+    """_measured_rates with the point behind each rate, whose caveats its row marks."""
     found = []
     fp32 = analysis.best_matmul_rate(machine, device)
     if fp32:
-        found.append(("fp32", "measured: its fastest matrix product", fp32))
+        found.append(("fp32", "measured: its fastest matrix product", fp32, _point_at(machine, device, fp32)))
     bf16 = next(iter(machine.measured("precision", device=device, op="matmul", dtype="bf16")), None)
     if bf16 and bf16["extra_info"].get("flops"):
         side = bf16["extra_info"].get("n")
         found.append(("bf16", f"measured: one {side}×{side} product",
-                      bf16["extra_info"]["flops"] / bf16["stats"]["median"]))
+                      bf16["extra_info"]["flops"] / bf16["stats"]["median"], bf16))
     return found
+
+
+def _point_at(machine: Machine, device: str, rate: float) -> dict:
+    """The matrix-product point (square sweep or shapes) whose median rate is `rate`: the fastest one's."""
+    points = [*machine.measured(GROUP, device=device), *machine.measured("matmul_shapes", device=device)]
+    return min(points, key=lambda b: abs(b["extra_info"]["flops"] / b["stats"]["median"] - rate))
 
 
 def _duration(seconds: float) -> str:
