@@ -226,8 +226,8 @@ def _value(bench: dict) -> Html:
 
 @section
 def thresholds(data: Dataset) -> Html:
-    """Every threshold the pages' verdicts and marks use, each from its constant, stated once here (#39): the pages
-    name the rule and link here instead of repeating it."""
+    """Every threshold the pages' verdicts and marks use, each from its constant, stated once here: the pages name
+    the rule and link here instead of repeating it."""
     from build_hooks import consistency, stats
 
     host = data.host or (data.machines[0] if data.machines else None)
