@@ -138,6 +138,13 @@ def rate_above_peak(machine: Machine, split_too: bool = False) -> float | None:
     return best if peak and best > peak else None
 
 
+def clearly_above_peak(machine: Machine) -> float | None:
+    """The fastest matrix product (best_matmul_rate) where it beats the computed peak by the site's smallest
+    difference (stats.MEANINGFUL_RATIO), else None: a rate 2% over a peak is level with it, not above it."""
+    best, peak = best_matmul_rate(machine), machine.cpu["fp32_peak_flops"]
+    return best if best and peak and best >= peak * stats.MEANINGFUL_RATIO else None
+
+
 def best_matmul_rate(machine: Machine, device: str = "cpu") -> float | None:
     """The fastest median fp32 matrix-product rate measured on a machine: of the square sweep (gemm_rate) and of the
     shapes experiment (matmul_shapes). The one "fastest matrix product" every page quotes; where the sweep's own

@@ -226,14 +226,15 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     data = dataset(gpu="Fixture GPU")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.61)
     slow = str(page.render_section("verdict_grid", data))
-    assert ('The GPU machine was slowed as 61% of its rounds began. So its times may be longer than '
-            'its hardware needs (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
+    assert ('The GPU machine started 61% of its rounds running slow (a fixed check task took over 1.4× its best). '
+            'So its times may be longer than its hardware needs (<a href="crossover-site-root:/gallery/">gallery</a>).'
+            ) in slow
     said = page.render_fact("race_verdict_summary", data)  # on home, the sentence above the grid says it instead
-    assert said.endswith(". The GPU machine was slowed as 61% of its rounds began. So its times may "
-                         "be longer than its hardware needs")
-    assert "began" not in str(page.render_section("verdict_grid_home", data))
+    assert said.endswith(". The GPU machine started 61% of its rounds running slow (a fixed check task took over 1.4× "
+                         "its best). So its times may be longer than its hardware needs")
+    assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
-    assert "of its rounds began" not in str(page.render_section("verdict_grid", data))
+    assert "running slow" not in str(page.render_section("verdict_grid", data))
 
 
 def test_the_summary_says_where_the_gpus_clear_leads_lie():
@@ -246,13 +247,13 @@ def test_the_summary_says_where_the_gpus_clear_leads_lie():
                 for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}
 
     wide = grid({(512, 64), (2048, 64), (2048, 512), (32, 16)}, out_of_line={(32, 16)})
-    assert _ground(wide, "the GPU") == (". The GPU's leads are all at widths 512 and 2048, from batch 64 up, though 1 "
-                                        "of the 4 cells there is not a GPU lead")
-    assert _ground(grid({(2048, 512)}), "the GPU") == ". The GPU's leads are all at width 2048, from batch 512 up"
+    assert _ground(wide, "the GPU") == ("The GPU's leads are all at widths 512 and 2048, from batch 64 up, though 1 "
+                                        "of the 4 cells there is not a GPU lead. ")
+    assert _ground(grid({(2048, 512)}), "the GPU") == "The GPU's leads are all at width 2048, from batch 512 up. "
     levelled = grid({(512, 64), (2048, 64), (2048, 512)})
     levelled[(512, 512)]["leader"] = "level"
-    assert _ground(levelled, "the GPU").endswith("from batch 64 up, though 1 of the 4 cells there is level")
+    assert _ground(levelled, "the GPU").endswith("from batch 64 up, though 1 of the 4 cells there is level. ")
     assert _ground(grid({(w, 16) for w in (8, 32, 512, 2048)}), "the GPU") == (
-        ". The GPU's leads are all from batch 16 up, though 8 of the 12 cells there are not GPU leads")
+        "The GPU's leads are all from batch 16 up, though 8 of the 12 cells there are not GPU leads. ")
     assert _ground(grid(set()), "the GPU") == ""
     assert _ground(grid({(w, 1) for w in (8, 32, 512, 2048)}), "the GPU") == ""

@@ -92,20 +92,21 @@ def test_a_quick_build_says_the_transformer_was_not_compiled():
 
 
 def test_the_estimate_crossover_follows_the_cpu_times():
-    """A CPU slower than the H200 model everywhere gives a crossover at the first batch; a CPU far faster, none."""
-    slow_cpu = page.render_fact("transformer_crossover", dataset(transformer_block=steps({1: 10.0, 8: 20.0})))
-    fast_cpu = page.render_fact("transformer_crossover", dataset(transformer_block=steps({1: 1e-9, 8: 2e-9})))
-    assert "estimated NVIDIA H200 SXM (a model, not a measurement" in slow_cpu and "at every batch measured, at d_model 128" in slow_cpu
-    assert "at no batch measured, at d_model 128 (at batch 8 the CPU is faster)" in fast_cpu
-    # The fixture's small block is issued more slowly than the modelled GPU runs it: said up front.
-    assert slow_cpu.endswith("the estimate's step is the build host's time to issue the work, whatever the GPU's speed")
+    """A CPU slower than the H200 estimate everywhere gives a crossover at the first batch; a CPU far faster, none."""
+    slow_cpu = view.transformer_crossover(dataset(transformer_block=steps({1: 10.0, 8: 20.0})))
+    fast_cpu = view.transformer_crossover(dataset(transformer_block=steps({1: 1e-9, 8: 2e-9})))
+    assert slow_cpu == "an estimate of the NVIDIA H200 SXM is faster than the build host at d_model 128 at every batch measured"
+    assert "at d_model 128 at no batch measured (at batch 8 the CPU is faster)" in fast_cpu
+    # The fixture's small block is issued more slowly than the modelled GPU runs it: said beside the band.
+    band = page.render_fact("transformer_band", dataset(transformer_block=steps({1: 10.0, 8: 20.0})))
+    assert band.endswith("the estimate's step is the build host's time to issue the work, whatever the GPU's speed")
 
 
 def test_a_measured_gpu_replaces_the_estimate_and_its_crossover_is_read_from_it():
     """With a measured GPU the crossover is the measured one: here from batch 8, and no estimate is named."""
     points = steps({1: 1e-3, 8: 8e-3, 64: 64e-3}) + steps({1: 5e-3, 8: 2e-3, 64: 3e-3}, device="cuda")
-    text = page.render_fact("transformer_crossover", dataset(gpu="Fixture GPU", transformer_block=points))
-    assert "is faster than its own CPU from batch 8, at d_model 128" in text
+    text = view.transformer_crossover(dataset(gpu="Fixture GPU", transformer_block=points))
+    assert "is faster than its own CPU at d_model 128 from batch 8" in text
     assert "ESTIMATE" not in text
 
 
@@ -122,18 +123,18 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
     data = Dataset([Machine(host, "h", "this build host"), Machine(box, "g", "committed reference")])
     answer = untrusted.restore(page.render_fact("transformer_gpu_answer", data)).replace("<bdi>", "").replace(
         "</bdi>", "")
-    assert answer.startswith("Measured: the measured Fixture GPU is faster than its own CPU from batch 8")
+    assert answer.startswith("Measured: the measured Fixture GPU is faster than its own CPU at d_model 128 from batch 8")
     assert page.render_fact("transformer_band", data).startswith("A GPU ran this transformer")
 
 
 @pytest.mark.parametrize("worst, answer, band", [
-    (1.5, "puts the GPU ahead from some batch on, even at the slow end of its band", "to 2.5× its value"),
-    (4.0, "puts the GPU ahead from some batch on, even at the slow end", "to 4× its value, its top raised"),
-    (1e4, "Not by a model", "to 1e+04× its value, its top raised")])
+    (1.5, "build host at d_model 128 from batch 8, even at the slow end of its band", "to 2.5× its value"),
+    (4.0, "build host at d_model 128 from batch 8, even at the slow end", "to 4× its value. Its top is how far"),
+    (1e4, "an estimate of the NVIDIA H200 SXM is not ahead", "to 1e+04× its value. Its top is how far")])
 def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_measured_miss(monkeypatch, worst,
                                                                                              answer, band):
     """With no GPU run, the model's lead counts only beyond its band, whose top a measured GPU's worst miss raises:
-    a slow CPU stays behind a model missed by 4×, but not one missed by 10,000× ("not by a model"); the band line
+    a slow CPU stays behind an estimate missed by 4×, but not one missed by 10,000× (not ahead); the band line
     states the top and says when a miss raised it."""
     from types import SimpleNamespace
 
@@ -145,9 +146,9 @@ def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_m
     assert answer in page.render_fact("transformer_gpu_answer", data)
     assert band in page.render_fact("transformer_band", data)
     fast = dataset(transformer_block=steps({1: 1e-6, 8: 2e-6, 64: 4e-6}))  # a CPU no model of a GPU catches
-    assert page.render_fact("transformer_gpu_answer", fast).startswith("Not by a model")
+    assert "is not ahead at any batch measured" in page.render_fact("transformer_gpu_answer", fast)
     slowest = dataset(transformer_block=steps({1: 1e3, 8: 8e3, 64: 6.4e4}))  # behind even at batch 1
-    assert "ahead at every batch measured" in page.render_fact("transformer_gpu_answer", slowest)
+    assert "d_model 128 at every batch measured" in page.render_fact("transformer_gpu_answer", slowest)
 
 
 def test_the_regime_follows_what_dominates_the_cost_model():
@@ -207,7 +208,7 @@ def test_a_build_without_the_experiments_says_not_measured():
     for group in (view.STEP, view.COMPILE, view.PROFILE):
         doc["experiments"].pop(group)
     data = Dataset([Machine(doc, "fixture", "this build host")])
-    for name in ("transformer_size", "transformer_crossover", "compile_summary", "transformer_profile_summary"):
+    for name in ("transformer_size", "transformer_gpu_answer", "compile_summary", "transformer_profile_summary"):
         assert page.render_fact(name, data) == view.NOT_MEASURED
     assert "Not measured on any machine" in page.render_section("compile_speed", data)
 

@@ -18,6 +18,7 @@ from build_hooks.render import (
     gpu_with,
     html,
     join,
+    listing,
     marks_note,
     measured_value,
     missing,
@@ -485,8 +486,10 @@ def home_one_number(data: Dataset) -> str:
     gpu, extra = measured
     if extra <= 0:
         return f"The rule behind it: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
+    batches = break_even_batches(data)
+    where = f". In the race's network, that takes {batches}" if batches else ""
     return (f"The rule behind it: {gpu}'s step gets shorter than its CPU's once each operation it issues does "
-            f"{break_even_span(data)} of arithmetic. A FLOP is one addition or multiplication")
+            f"{break_even_span(data)} of arithmetic (a FLOP is one addition or multiplication){where}")
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:
@@ -499,10 +502,11 @@ def _measured_extra(data: Dataset) -> tuple[str, float] | None:
     return untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP))), gpu_op - cpu_op
 
 
-def break_even_span(data: Dataset) -> str | None:
-    """The measured break-even as the work per operation, from the first machine with a measured GPU: "5.43 MFLOP to
-    18.6 MFLOP" where a bare operation's extra and the fitted extra differ beyond the spread rule (the fit cannot
-    split a cost per operation from one per step, so the truth lies between), else one figure. None without one."""
+def break_even_work(data: Dataset) -> tuple[float, float] | None:
+    """The measured break-even as the work per operation, from the first machine with a measured GPU: (low, high),
+    the bare operation's extra and the fitted extra × the CPU's rate, where the two differ beyond the spread rule
+    (the fit cannot split a cost per operation from one per step, so the truth lies between); else (fitted,
+    fitted). None without one."""
     first = first_measured_break_even(data)
     if first is None:
         return None
@@ -510,10 +514,45 @@ def break_even_span(data: Dataset) -> str | None:
     fitted = (gpu_op - cpu_op) * cpu_rate
     bare = bare_extra(machine)
     if bare is None or bare <= 0 or stats.compare(bare * cpu_rate, fitted) == 0:
-        return f"about {si(fitted, 'FLOP')}"
-    low, high = (si(work, "FLOP") for work in sorted((bare * cpu_rate, fitted)))
+        return fitted, fitted
+    low, high = sorted((bare * cpu_rate, fitted))
+    return low, high
+
+
+def break_even_span(data: Dataset) -> str | None:
+    """break_even_work in words: "5.43 MFLOP to 18.6 MFLOP" (one unit said once), or "about 18.6 MFLOP"."""
+    work = break_even_work(data)
+    if work is None:
+        return None
+    if work[0] == work[1]:
+        return f"about {si(work[0], 'FLOP')}"
+    low, high = (si(w, "FLOP") for w in work)
     number, unit = low.split(" ")
     return f"{number} to {high}" if high.endswith(" " + unit) else f"{low} to {high}"
+
+
+def break_even_batches(data: Dataset) -> str:
+    """Where the race's network reaches the break-even work per operation, per width, on the machine it came from:
+    the smallest measured batch whose step's FLOPs per operation reach the low end, and the high end ("batch 64 to
+    256 at width 2048"). Widths whose largest batch stays below the low end are left out; empty if all are."""
+    first, work = first_measured_break_even(data), break_even_work(data)
+    if first is None or work is None:
+        return ""
+    machine = first[0]
+    per_op: dict[int, dict[int, float]] = {}
+    for b in machine.measured(analysis.STEP, device=machine.gpu_device(analysis.STEP)):
+        extra = b["extra_info"]
+        if extra.get("flops") and extra.get("ops"):
+            per_op.setdefault(b["params"]["width"], {})[b["params"]["batch"]] = extra["flops"] / extra["ops"]
+    said = []
+    for width in sorted(per_op, reverse=True):  # the widest first: it gets there soonest
+        reach = [min((b for b, w in per_op[width].items() if w >= end), default=None) for end in work]
+        if reach[0] is None:
+            continue
+        span = (f"batch {reach[0]}" if reach[1] == reach[0] else
+                f"batch {reach[0]} to {reach[1]}" if reach[1] else f"batch {reach[0]} or more")
+        said.append(f"{span} at width {width}")
+    return listing(said) if said else ""
 
 
 def home_estimate_lines(data: Dataset) -> str:

@@ -124,19 +124,28 @@ def cpus_above_peak_table(data: Dataset) -> Html:
     their reported clock, then those machines in a table (or a line that none did); a rate from the shapes
     experiment rather than the square sweep is named as such."""
     machines = data.with_experiment(GROUP)
-    rows = []
+    rows, clearly = [], 0
     for m in machines:
         best = analysis.rate_above_peak(m, split_too=True)  # the fastest product, as every page quotes it
-        if best:  # a margin of 2% reads as the marginal case
+        if best:
+            above = best / m.cpu["fp32_peak_flops"]
+            clearly += above >= stats.MEANINGFUL_RATIO
             rows.append([m.label, si(m.cpu["fp32_peak_flops"], "FLOP/s"),
                          si(best, "FLOP/s") + ("" if analysis.best_matmul_is_the_sweeps(m) else
                                                " (shapes experiment)"),
-                         f"+{100 * (best / m.cpu['fp32_peak_flops'] - 1):.0f}%"])
+                         f"+{100 * (above - 1):.0f}%" + ("" if above >= stats.MEANINGFUL_RATIO else ": level")])
     if not rows:
         return html("<p>In this build's data, no machine had a median matrix-product rate above its computed "
                     "peak.</p>")
-    who = f"{len(rows)} of the {len(machines)} machines" if len(machines) > 1 else "its one machine"
-    count = html("<p>In this build's data, {} had a median matrix-product rate above its computed peak.</p>", who)
+    # Above by less than the site's smallest difference is level with the peak, not above it: counted apart.
+    who = f"{clearly} of the {len(machines)} machines" if len(machines) > 1 else ("its one machine" if clearly else
+                                                                                 "no machine")
+    count = html("<p>In this build's data, {} had a median matrix-product rate at least {}× its computed peak.</p>",
+                 who, f"{stats.MEANINGFUL_RATIO:g}")
+    level = len(rows) - clearly
+    if level:
+        count += html("<p>{} more {} above it by less than that, which this site counts as level.</p>",
+                      level, "was" if level == 1 else "were")
     return count + table(["CPU", "computed fp32 peak", "fastest matrix product (median)", "above the peak by"], rows,
                          caption="Rates above the peak computed from the reported clock")
 

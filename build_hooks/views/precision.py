@@ -117,6 +117,30 @@ def precision_cpu_summary(data: Dataset) -> str:
             f"{_bf16_versus_fp32(step, 'The mixed-precision training step' + _step_size(machine))}.")
 
 
+@fact
+def precision_gpu_takeaway(data: Dataset) -> str:
+    """The page's first line: what bf16 did on the first measured GPU, one short sentence per operation (its
+    interval is in the table below it); or that no GPU measured it."""
+    machine = gpu_with(data, GROUP)
+    if machine is None:
+        return "No GPU measured 16-bit arithmetic for this build, so the measured results below are CPUs'"
+    device = machine.device_label(machine.gpu_device(GROUP))
+    said, signs = [], []
+    for op, what in (("matmul", product_words(machine, machine.gpu_device(GROUP))), ("train_step", "a training step")):
+        took = precision_stats(machine, machine.gpu_device(GROUP), op)
+        if {"fp32", "bf16"} <= set(took):
+            ratio = stats.paired_ratio(took["fp32"], took["bf16"])
+            verdict = (f"{multiple(ratio.value)} faster" if ratio.verdict > 0 else
+                       f"{multiple(ratio.inverted().value)} slower" if ratio.verdict < 0 else "no faster or slower")
+            said.append(f"{what} {verdict}")
+            signs.append(ratio.verdict)
+    if not said:
+        return "No GPU timed both fp32 and bf16 for this build, so the measured results below are CPUs'"
+    # One sentence: "14× faster, but ... 1.2× slower" where the two go opposite ways.
+    joined = said[0] if len(said) == 1 else f"{said[0]}{', but' if signs[0] != signs[1] else ' and'} {said[1]}"
+    return f"Measured on the {untrusted.placeholder(device)}, bf16 ran {joined} than fp32"
+
+
 @section
 def precision_gpu_answer(data: Dataset) -> Html:
     """Mixed precision's answer first, as a table: bf16 against fp32 on the first measured GPU, for its matrix product

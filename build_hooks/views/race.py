@@ -144,8 +144,9 @@ def _doubts(data: Dataset, found: dict) -> list[tuple[str, bool]]:
         share = gate.slow_start_share(machine.doc)
         if share is not None and share > gate.MOSTLY_SLOW:
             who = "The GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
-            doubts.append((f"{who} was slowed as {100 * share:.0f}% of its rounds began. So its "
-                           "times may be longer than its hardware needs", True))
+            doubts.append((f"{who} started {100 * share:.0f}% of its rounds running slow (a fixed check task took "
+                           f"over {gate.SLOW_STATE_RATIO:g}× its best). So its times may be longer than its "
+                           "hardware needs", True))
     return doubts
 
 
@@ -246,18 +247,23 @@ def race_verdict_summary(data: Dataset) -> str:
         if count[leader] == n:
             return f"{intro}{who[:1].upper()}{who[1:]} finishes first at {every} raced{_doubts_said(data, found)}"
     leaders = [(who, count[leader]) for leader, who in (("GPU", gpu), ("CPU", cpu)) if count[leader]]
-    # "the GPU finishes first at 7, the CPU at 28": the verb once, with the first leader.
-    leads = [f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders)]
-    others = [f"{k} {'is' if k == 1 else 'are'} {what}" for k, what in ((count["level"], "level"),
-                                                                      (doubted, "out of line")) if k]
-    parts = leads + others
-    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
-    return f"{intro}Of the {n} settings raced, {said}{_ground(found, gpu)}{_doubts_said(data, found)}"
+    # "the GPU finishes first at 7 and the CPU at 28": the verb once, with the first leader.
+    leads = " and ".join(f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders))
+    # The grid's own words, each said plainly where it first appears; the key under the grid has the rest.
+    others = [f"{k} {'is' if k == 1 else 'are'} {what}" for k, what in ((count["level"], "too close to call"),
+                                                                      (doubted, "out of line (see the key)")) if k]
+    rest = f". {_capital(listing(others))}" if others else ""
+    return f"{intro}{_ground(found, gpu)}Of the {n} settings raced, {leads}{rest}{_doubts_said(data, found)}"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _ground(found: dict, gpu: str) -> str:
-    """Where the GPU's leads lie, as a sentence ending a fact: the widths and the smallest batch of every lead that is
-    not out of line ("The GPU's leads are all at widths 512 and 2048, from batch 64 up"); empty where it has none."""
+    """Where the GPU's leads lie, as the sentence that opens a fact: the widths and the smallest batch of every lead
+    that is not out of line ("The GPU's leads are all at widths 512 and 2048, from batch 64 up. "); empty where it
+    has none."""
     leads = [(width, batch) for (width, batch), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]]
     if not leads:
         return ""
@@ -277,7 +283,7 @@ def _ground(found: dict, gpu: str) -> str:
     kind = "level" if level else ("not a GPU lead" if one else "not GPU leads")
     verb = "is" if one else "are"
     though = f", though {len(others)} of the {len(region)} cells there {verb} {kind}" if others else ""
-    return f". {gpu[:1].upper()}{gpu[1:]}'s leads are all {', '.join(where)}{though}"
+    return f"{_capital(gpu)}'s leads are all {', '.join(where)}{though}. "
 
 
 def _doubts_said(data: Dataset, found: dict) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, experiments, gate, gpu_estimate
+from build_hooks import analysis, cost_model, experiments, gate, gpu_estimate, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
-from build_hooks.page import section
+from build_hooks.page import MissingData, fact, section
 from build_hooks.render import (
     Html,
     fold_constant_columns,
@@ -16,12 +16,40 @@ from build_hooks.render import (
     measured_value,
     missing,
     more_machines,
+    multiple,
     note,
     provenance,
     si,
     table,
 )
 from build_hooks.wording import why_no_transfer
+
+
+@fact
+def gallery_takeaway(data: Dataset) -> str:
+    """The gallery's answer first: the fastest CPU matrix product in the data, and the fastest GPU one against it
+    (analysis.best_matmul_rate, as the table's column), each named by its machine; then any machine that began most
+    of its rounds slow, since that lowers every number it gave."""
+    rated = [(analysis.best_matmul_rate(m), m) for m in data.machines]
+    cpus = [(rate, m) for rate, m in rated if rate]
+    if not cpus:
+        raise MissingData("no machine measured a matrix product")
+    cpu_rate, cpu = max(cpus, key=lambda pair: pair[0])
+    said = [f"The fastest CPU matrix product here ran at {si(cpu_rate, 'FLOP/s')}, on "
+            f"{untrusted.placeholder(cpu.label)}"]
+    gpus = [(analysis.best_matmul_rate(m, m.gpu_device("gemm_rate")), m) for m in data.machines
+            if m.gpu_device("gemm_rate")]
+    gpus = [(rate, m) for rate, m in gpus if rate]
+    if gpus:
+        gpu_rate, gpu = max(gpus, key=lambda pair: pair[0])
+        said.append(f"The {untrusted.placeholder(gpu.device_label(gpu.gpu_device('gemm_rate')))} reached "
+                    f"{si(gpu_rate, 'FLOP/s')}, {multiple(gpu_rate / cpu_rate)} that")
+    slow = [m for m in data.machines if (gate.slow_start_share(m.doc) or 0) > gate.MOSTLY_SLOW]
+    if slow:
+        who = ("that machine" if slow == [cpu] else listing([untrusted.placeholder(m.label) for m in slow]))
+        said.append(f"Most rounds began slow on {who}, so {'its' if len(slow) == 1 else 'their'} numbers may sit "
+                    "below what the hardware can do")
+    return ". ".join(said)
 
 
 @section
@@ -37,8 +65,8 @@ def gallery(data: Dataset) -> Html:
     # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
     head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
     every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
-    beaten = note(BEATEN) if any("beaten" in str(row[1]) for row in rows) else Html("")
-    return (table(head, rows) + beaten + every
+    exceeded = note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html("")
+    return (table(head, rows) + exceeded + every
             + _state_note(data) + join((provenance(m, data.host) for m in data.machines), "\n"))
 
 
@@ -50,11 +78,7 @@ def _state_note(data: Dataset) -> Html:
     said = note(html("Rounds begun slow: a short test job timed as each round began ran over {}× slower than its "
                      "fastest (the canary: About the data). A machine often slow measured below its best. So part of "
                      "a gap between rows can be its state, not its hardware.", f"{gate.SLOW_STATE_RATIO:g}"))
-    often = [m for m in data.machines if (gate.slow_start_share(m.doc) or 0) > gate.MOSTLY_SLOW]
-    if often:  # a caveat that large belongs in a sentence, not only in a column
-        said += note(html("Most rounds began slow on {}. Its timings, on every page, may sit below what that "
-                          "hardware can do.", listing([m.label for m in often])))
-    return said
+    return said  # a machine slow on most rounds is named above the table, in gallery_takeaway
 
 
 
@@ -75,7 +99,7 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
     crossings = [f"width {w}: {analysis.crossover_batch(m, w) or 'none'}" for w in analysis.widths(m)]
     return [
         html("{}<br><small>{}, {}</small>", m.label, m.origin, m.doc["datetime"][:10]),
-        _peak_cell(peak, cpu_rates),
+        _peak_cell(peak, analysis.clearly_above_peak(m)),
         html("{}<br>{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
              f"GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "GPU not measured"),
         html("{}", si(cpu_params.bandwidth, "B/s") if cpu_params else "not measured")
@@ -87,16 +111,17 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
     ]
 
 
-BEATEN = ("Beaten: a measured matrix product ran faster than this peak, so the cores ran faster than the clock the "
-          "operating system reports.")
+EXCEEDED = (f"Exceeded: a measured matrix product ran at least {stats.MEANINGFUL_RATIO:g}× this peak. So the cores "
+            "ran faster than the clock the operating system reports.")
 
 
-def _peak_cell(peak: float | None, cpu_rates: dict) -> Html | str:
-    """The computed CPU peak, flagged where a measured matrix product beats it (a clock set too low)."""
+def _peak_cell(peak: float | None, above: float | None) -> Html | str:
+    """The computed CPU peak, flagged where the fastest matrix product clearly beats it (analysis.clearly_above_peak:
+    a clock set too low)."""
     if not peak:
         return "unknown"
-    if cpu_rates and max(cpu_rates.values()) > peak:  # BEATEN explains the word once, under the table
-        return html("{}, <small>beaten</small>", si(peak, "FLOP/s"))
+    if above:  # EXCEEDED explains the word once, under the table
+        return html("{}, <small>exceeded</small>", si(peak, "FLOP/s"))
     return si(peak, "FLOP/s")
 
 
@@ -228,7 +253,7 @@ def _value(bench: dict) -> Html:
 def thresholds(data: Dataset) -> Html:
     """Every threshold the pages' verdicts and marks use, each from its constant, stated once here: the pages name
     the rule and link here instead of repeating it."""
-    from build_hooks import consistency, stats
+    from build_hooks import consistency
 
     host = data.host or (data.machines[0] if data.machines else None)
     estimate = gpu_estimate.for_host(host, data.machines) if host else None

@@ -219,7 +219,7 @@ def transformer_steps(data: Dataset) -> Html:
         roof = (f" Dotted in the right panel: the build host's fastest matrix product, {si(best, 'FLOP/s')} "
                 "(measured).") if best else ""
         lanes = ("Dashed: a GPU, measured." if gpu_device else
-                 f"Dotted in the left panel: the H200 model (an estimate, with a stated band {band}).")
+                 f"Dotted in the left panel: the H200 estimate (not measured; its band runs {band}).")
         parts = figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
                             "under load.") + table(head, rows, caption=caption) + marks_note_for(shown)
         return parts
@@ -330,10 +330,9 @@ def transformer_regimes(data: Dataset) -> str:
     return _sentences(parts)
 
 
-@fact
 def transformer_crossover(data: Dataset) -> str:
     """Where a GPU would be faster than a CPU at this transformer, per d_model: a measured GPU against its own
-    machine's CPU where one ran it (gpu_with), else the labelled H200 model against the build host, with its band
+    machine's CPU where one ran it (gpu_with), else the labelled H200 estimate against the build host, with its band
     as its spread."""
     if unmeasured(data, STEP):
         return NOT_MEASURED
@@ -341,8 +340,7 @@ def transformer_crossover(data: Dataset) -> str:
     if machine.gpu_device(STEP):
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))
         return f"the measured {gpu} is faster than its own CPU {said}"
-    return (f"the estimated {gpu_estimate.SHEET.name} (a model, not a measurement) would be faster than the build "
-            f"host {said}{_host_bound_words(machine, data.machines)}")
+    return f"an estimate of the {gpu_estimate.SHEET.name} is faster than the build host {said}"
 
 
 def _gpu_machine(data: Dataset) -> Machine:
@@ -369,17 +367,18 @@ def _gpu_verdicts(data: Dataset) -> tuple[Machine, str]:
                                                            "within the spread)"))
     if not parts:
         raise MissingData("no CPU transformer steps to compare")
-    # Sizes with the same outcome share one clause: "at every batch measured, at d_model 128 and 256".
+    # Sizes with the same outcome share one clause: "at d_model 128 and 256 at every batch measured".
     same: dict[tuple[str, str], list[str]] = {}
     for d_model, where, why in parts:
         same.setdefault((where, why), []).append(str(d_model))
-    return machine, "; ".join(f"{where}, at d_model {listing(sizes)}{why}" for (where, why), sizes in same.items())
+    return machine, listing([f"at d_model {listing(sizes)} {where}{why}" for (where, why), sizes in same.items()])
 
 
 @fact
 def transformer_gpu_answer(data: Dataset) -> str:
-    """The page's first line: does a GPU help this transformer? Measured where a GPU ran it; else "not measured yet",
-    then whether the labelled model leads beyond its band (whose top a measured GPU's worst miss may have raised)."""
+    """The page's first line: does a GPU help this transformer, and from which batch? Measured where a GPU ran it;
+    else "not measured yet", then where the labelled estimate leads beyond its band (whose top a measured GPU's
+    worst miss may have raised)."""
     if unmeasured(data, STEP):
         return NOT_MEASURED
     machine = _gpu_machine(data)
@@ -387,13 +386,13 @@ def transformer_gpu_answer(data: Dataset) -> str:
         return f"Measured: {transformer_crossover(data)}"
     found = [crossover(machine, d_model, seq, data.machines) for d_model, seq in curves(machine, "cpu")]
     if all(batch is None for batch, _, _ in found):
-        return (f"Not by a model: a model of the {gpu_estimate.SHEET.name} is not ahead at any batch measured. No GPU "
-                "has run this transformer yet")
-    # "every batch" only where each size leads from its smallest: a level batch 1 must not read as a lead.
-    where = ("at every batch measured" if all(verdicts and batch == min(verdicts) for batch, _, verdicts in found)
-             else "from some batch on")
-    return (f"Not measured yet. A model of the {gpu_estimate.SHEET.name}, fed by the build host, puts the GPU ahead "
-            f"{where}, even at the slow end of its band")
+        return (f"Not measured yet, and an estimate of the {gpu_estimate.SHEET.name} is not ahead at any batch "
+                "measured")
+    return f"Not measured yet. {_capital(transformer_crossover(data))}, even at the slow end of its band"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 @fact
@@ -404,13 +403,14 @@ def transformer_band(data: Dataset) -> str:
         return NOT_MEASURED
     machine = _gpu_machine(data)
     if machine.gpu_device(STEP):
-        return "A GPU ran this transformer, so no model stands in for it"
+        return "A GPU ran this transformer, so no estimate stands in for it"
     estimates = [e for e in (estimate_for(machine, seq, data.machines) for _, seq in curves(machine, "cpu")) if e]
     if not estimates:
         raise MissingData("no counted CPU transformer steps to drive the model")
-    raised = ", its top raised to a measured GPU's worst miss on the MLP" if estimates[0].slower > gpu_estimate.SLOWER \
-        else ""
-    return f"A model's lead counts only beyond its band, {estimates[0].band_words}{raised}"
+    raised = (". Its top is how far a measured GPU missed its estimate on the MLP"
+              if estimates[0].slower > gpu_estimate.SLOWER else "")
+    return (f"The estimate's lead counts only beyond its band, {estimates[0].band_words}{raised}"
+            f"{_host_bound_words(machine, data.machines)}")
 
 
 def _lead_from(batch: int, verdicts: dict[int, int]) -> str:
