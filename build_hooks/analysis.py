@@ -175,6 +175,11 @@ def copy_bandwidths(machine: Machine, device: str) -> dict[int, float]:
             for b in machine.measured("memory_bandwidth", device=device)}
 
 
+def largest_copy(machine: Machine, device: str) -> dict | None:
+    """The memory_bandwidth point whose rate is the streaming bandwidth (the largest copy), for its caveats."""
+    return max(machine.measured("memory_bandwidth", device=device), key=lambda b: b["params"]["bytes"], default=None)
+
+
 def transfer_bandwidth(machine: Machine, direction: str, memory: str) -> dict[int, float]:
     """Bytes per second by copy size."""
     return {b["params"]["bytes"]: b["params"]["bytes"] / b["stats"]["median"]

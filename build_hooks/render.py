@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from markupsafe import Markup as Html
 
-from build_hooks import stats, untrusted
+from build_hooks import gate, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 
 esc = untrusted.escape  # text -> Html, escaped, bidi controls removed
@@ -187,11 +187,14 @@ MARKS = {  # symbol, its name and what it means: the key under a table, one shor
     "load": ("*", "Under load", lambda: "other processes used the CPU meanwhile"),
     "unsettled": ("§", "Changed state", lambda: "the machine changed state, and no re-measurement in the time box was "
                                                 "steady (About the data)"),
+    # Of a machine, not of a point: one that began most rounds slow is marked wherever its numbers are read.
+    "slow": ("°", "Slow machine", lambda: "it began most of its rounds running slow, so its times may be longer than "
+                                          "its hardware needs (gallery)"),
 }
 
 
 MARK_TITLES = {"noisy": "noisy", "few": "too few samples", "load": "taken under load",
-               "unsettled": "the machine changed state"}
+               "unsettled": "the machine changed state", "slow": "began most rounds slow"}
 
 
 def mark(point_stats: dict, extra: dict, timing: bool = True) -> Html:
@@ -215,7 +218,23 @@ def marks(kinds: list[str], titles: dict[str, str] = MARK_TITLES) -> Html:
 
 
 CAVEAT_WORDS = {"noisy": "noisy", "few": "from too few samples", "load": "taken under load",
-                "unsettled": "taken while the machine changed state"}
+                "unsettled": "taken while the machine changed state", "slow": "its machine began most rounds slow"}
+
+
+def mostly_slow(machine: Machine) -> bool:
+    """Whether a machine began most of its rounds in a slow state (gate.slow_start_share over gate.MOSTLY_SLOW)."""
+    share = gate.slow_start_share(machine.doc)
+    return share is not None and share > gate.MOSTLY_SLOW
+
+
+def slow_mark(machine: Machine) -> Html:
+    """The "slow machine" mark after a machine's name, or nothing; its key comes from marks_note({"slow"})."""
+    return marks(["slow"]) if mostly_slow(machine) else Html("")
+
+
+def slow_words(machine: Machine) -> str:
+    """The same caveat in words, for a sentence: " (its machine began most rounds slow)", or ""."""
+    return f" ({CAVEAT_WORDS['slow']})" if mostly_slow(machine) else ""
 
 
 def caveat(bench: dict) -> str:
@@ -268,11 +287,19 @@ def provenance(machine: Machine, host: Machine | None = None, headed: bool = Fal
         # Where, when and with what; no derived figure (the peak and what beat it live on why-gpu, where they
         # are explained: said under every table they were a caveat a reader met a dozen times).
         '<p class="crossover-provenance{}">Measured on <strong>{}</strong>, {} threads at {}; {}. '
-        "Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}</p>",
+        "Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}{}</p>",
         Html(" crossover-provenance--headed" if headed else ""), cpu["brand"], cpu["threads_used"], clock, gpu_text,
         sw["python"], sw["torch"],
         sw["blas"], sw["numpy"], sw["float32_matmul_precision"], machine.doc["datetime"][:10], commit_text,
-        machine.origin, machine.source, version_note(machine, host))
+        machine.origin, machine.source, version_note(machine, host), _slow_note(machine))
+
+
+def _slow_note(machine: Machine) -> str:
+    """A machine that began most rounds slow says so in its provenance: its numbers are read wherever that is."""
+    if not mostly_slow(machine):
+        return ""
+    return (f" It began {100 * gate.slow_start_share(machine.doc):.0f}% of its rounds running slow. Its times may be "
+            "longer than its hardware needs.")
 
 
 def _gpu_stack(machine: Machine) -> str:

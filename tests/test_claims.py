@@ -119,6 +119,24 @@ def test_transfer_claim_without_gpu_says_not_applicable():
     assert text.startswith("This build measured no copy to a GPU: ") and "GB/s" not in text
 
 
+def test_a_noisy_copy_is_marked_in_the_transfer_table_and_said_in_its_sentence():
+    """A copy whose time was noisy carries its mark in the transfer table (with the key) and "(noisy)" beside its rate
+    in the summary; a steady copy carries neither."""
+    doc = synthetic_doc(gpu="Fixture GPU")
+    add_points(doc, "transfer", [({"device": "cuda", "direction": way, "memory": memory, "bytes": n},
+                                  n / 1e10 + 1e-5, {"noisy": n == 4096 and memory == "pinned"})
+                                 for way in ("host_to_device", "device_to_host") for memory in ("pinned", "pageable")
+                                 for n in (4096, 2**28)])
+    data = Dataset([Machine(doc, "fixture", "test")])
+    said = page.render_fact("transfer_summary", data)
+    # Two samples a point, so every rate is also marked as resting on too few.
+    assert said.endswith("copy reached only 393 MB/s (noisy; from too few samples), because every copy has a fixed "
+                         "cost.")
+    assert "GB/s (from too few samples) from pinned memory" in said
+    table = str(page.render_section("transfer", data))
+    assert table.count("†</sup>") == 2 and "Noisy (†)" in table  # the pinned 4 kB copy, each way
+
+
 def test_cache_claim_follows_the_copy_bandwidths():
     """'Slower once the data no longer fits in a cache' appears only when the largest copy was meaningfully slower."""
     def copies(small_seconds):  # a 1 MB copy against a 1 GB one moving 10 GB/s

@@ -554,7 +554,7 @@ def test_the_cheat_sheet_gives_a_measured_gpus_own_numbers_beside_the_estimates(
     machine = Machine(complete_doc(gpu="Fixture GPU"), "f", "this build host")
     (cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _) = measured_break_even(machine)
     shown = bare_cells(page.render_section("key_numbers", Dataset([machine])))
-    assert "<th>Fixture GPU (measured)</th>" in shown
+    assert "<th>Fixture GPU</th>" in shown
     work = re.search(r"<td>work per operation before its speed shows.*?</tr>", shown).group(0)
     assert work.count("<td>") == 5 and f"<td>{si(gpu_op * gpu_rate, 'FLOP')}</td>" in work
     assert (si((gpu_op - cpu_op) * cpu_rate, "FLOP") in shown) == (gpu_op > cpu_op)
@@ -770,6 +770,27 @@ def test_the_gallery_names_a_machine_that_began_most_of_its_rounds_slow(monkeypa
         "so its numbers may sit below what the hardware can do")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
     assert "began slow" not in page.render_fact("gallery_takeaway", data)
+
+
+def test_a_machine_that_began_most_rounds_slow_is_marked_wherever_its_numbers_are_read(monkeypatch):
+    """A mostly slow machine says so in its provenance line, in the cheat sheet's column heads (with the key) and in
+    the FAQ's break-even sentence; the same machine on a steady run carries none of it."""
+    from build_hooks import gate, render
+    from conftest import complete_doc
+
+    gpu = Machine(complete_doc(gpu="Fixture GPU", machine_id="gpu-box"), "g", "committed reference")
+    data = Dataset([Machine(complete_doc(), "h", "this build host"), gpu])
+
+    def shown(share):
+        monkeypatch.setattr(gate, "slow_start_share", lambda doc: share if doc["machine_id"] == "gpu-box" else 0.0)
+        return (str(render.provenance(gpu)), str(page.render_section("key_numbers", data)),
+                untrusted.restore(page.render_fact("break_even_answer", data)))
+    provenance, sheet, fitted = shown(0.61)
+    assert "It began 61% of its rounds running slow. Its times may be longer than its hardware needs." in provenance
+    assert sheet.count('<sup title="began most rounds slow">°</sup>') == 2 and "Slow machine (°)" in sheet
+    assert "Fixture GPU</bdi> (its machine began most rounds slow), the step gets shorter" in fitted
+    for text in shown(0.2):
+        assert "rounds slow" not in text and "running slow" not in text and "°" not in text
 
 
 def test_a_loader_gain_beyond_one_core_per_process_is_flagged_as_superlinear():

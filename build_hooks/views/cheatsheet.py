@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model
+from build_hooks import analysis, cost_model, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
-from build_hooks.render import SITE_ROOT, Html, MissingData, html, si, table
+from build_hooks.render import (
+    SITE_ROOT,
+    Html,
+    MissingData,
+    html,
+    mark,
+    marks_note,
+    mostly_slow,
+    si,
+    slow_mark,
+    table,
+)
 from build_hooks.views.cost_model import break_even, break_even_span, first_measured_break_even
 from build_hooks.views.intensity import _ridge, published_ridges
 from build_hooks.views.precision import bf16_against_fp32
@@ -48,25 +59,39 @@ def key_numbers(data: Dataset) -> Html:
     if first is not None:
         machine, ((cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _)) = first
         gpu = machine.gpu_device(analysis.STEP)
-        columns += [(machine.device_label("cpu"), _device_numbers(machine, "cpu", cpu_op, cpu_rate)),
-                    (f"{machine.device_label(gpu)} (measured)", _device_numbers(machine, gpu, gpu_op, gpu_rate)
+        # A machine that began most rounds slow is marked in both its columns' heads, keyed under the table.
+        columns += [(html("{}{}", machine.device_label("cpu"), slow_mark(machine)),
+                     _device_numbers(machine, "cpu", cpu_op, cpu_rate)),
+                    (html("{}{}", machine.device_label(gpu), slow_mark(machine)),
+                     _device_numbers(machine, gpu, gpu_op, gpu_rate)
                      | {"break_even": break_even_span(data) if gpu_op > cpu_op else "any"})]
     else:
         columns.append(_estimate_numbers(even))
     rows = [[words] + [numbers.get(key, "—") for _, numbers in columns] + [_lesson(*LESSONS[key])]
             for key, words in ROWS.items() if any(key in numbers for _, numbers in columns)]
+    slow = first is not None and mostly_slow(first[0])
+    copies = [c for m, d in [(host, "cpu")] + ([(first[0], "cpu"), (first[0], first[0].gpu_device(analysis.STEP))]
+                                              if first is not None else [])
+              if (c := analysis.largest_copy(m, d))]
     return table(["quantity"] + [name for name, _ in columns] + ["explained in"], rows,
-                 caption="The crossover in a few numbers, measured on each device or fitted to its measurements")
+                 caption="The crossover in a few numbers, measured on each device or fitted to its measurements"
+                 ) + marks_note({k for c in copies for k in stats.caveats(c["stats"], c["extra_info"])}
+                                | ({"slow"} if slow else set()))
 
 
-def _device_numbers(machine: Machine, device: str, op_s: float, rate: float) -> dict[str, str]:
+def _device_numbers(machine: Machine, device: str, op_s: float, rate: float) -> dict[str, str | Html]:
     """One device's column: its cost per operation and best rate (as the break-even is computed), its largest copy's
     bandwidth and the ridge point those give, and its bf16 product against fp32, where measured."""
     numbers = {"op": si(op_s, "s"), "rate": si(rate, "FLOP/s"), "work": si(op_s * rate, "FLOP")}
     params = cost_model.measured_params(machine, device)
     if params is not None:
-        numbers |= {"bandwidth": si(params.bandwidth, "B/s"),
-                    "ridge": f"{_ridge(rate / params.bandwidth)} FLOP/B"}
+        # The ridge rests on the copy's bandwidth, so it carries that copy's marks too.
+        copy = analysis.largest_copy(machine, device)
+        marked = mark(copy["stats"], copy["extra_info"]) if copy else Html("")
+        ridge = html("{} FLOP/B{}", _ridge(rate / params.bandwidth), marked)
+        if device != "cpu":  # three regimes gives the datasheet's ridge: both are said, each named
+            ridge += html(" ({} from published figures)", _ridge(published_ridges()["H200 fp32"][0]))
+        numbers |= {"bandwidth": html("{}{}", si(params.bandwidth, "B/s"), marked), "ridge": ridge}
     bf16 = bf16_against_fp32(machine, device)
     if bf16:
         numbers["bf16"] = bf16

@@ -22,9 +22,12 @@ from build_hooks.render import (
     marks_note,
     measured_value,
     missing,
+    mostly_slow,
     note,
     per_machine,
     si,
+    slow_mark,
+    slow_words,
     table,
 )
 
@@ -195,7 +198,8 @@ def cost_model_gpu_parameters(data: Dataset) -> str:
         if fitted is None or fitted.compute_factor <= 0:
             continue
         gpu = untrusted.placeholder(machine.device_label(device))
-        text = (f"On {gpu}, the fit charges {si(fitted.params.op_seconds, 's')} per operation. It runs products at "
+        text = (f"On {gpu}{slow_words(machine)}, the fit charges {si(fitted.params.op_seconds, 's')} per operation. "
+                f"It runs products at "
                 f"{1 / fitted.compute_factor:.2g}× the square rate")
         if fitted.memory_factor <= 0:
             text += ", and charges nothing for moving bytes"
@@ -469,8 +473,9 @@ def break_even_answer(data: Dataset) -> str:
         if extra <= 0:
             return (f"Fitted to measured steps, {gpu} pays no more per operation than its own CPU, so its step is "
                     "never longer")
-        return (f"On the measured {gpu}, the step gets shorter than its CPU's once an operation carries "
-                f"{break_even_span(data)}")
+        machine = first_measured_break_even(data)[0]
+        return (f"On the measured {gpu}{slow_words(machine)}, the step gets shorter than its CPU's once an operation "
+                f"carries {break_even_span(data)}")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
@@ -627,7 +632,9 @@ def break_even_table(data: Dataset) -> Html:
                          "The estimate's break-even (a model, for builds with no GPU)", estimated)
     spans = [note("Two break-evens: a whole step's operations cost more than a bare one. The fit cannot split a "
                   "cost per operation from a cost per step, so the truth lies between them.")
-             if any(row[0] == "break-even, bare operation" for _, rows in measured for row in rows) else Html("")]
+             if any(row[0] == "break-even, bare operation" for _, rows in measured for row in rows) else Html(""),
+             marks_note({"slow"} if any(mostly_slow(m) for m in data.shown(analysis.STEP) if measured_break_even(m))
+                        else set())]
     return join([table(head, measured_rows, caption=html("Fixed cost × rate, measured: {} against the CPU in its own "
                                                          "machine", gpu_name)) for gpu_name, measured_rows in measured]
                 + spans + [estimated])
@@ -670,10 +677,10 @@ def _measured_break_even_rows(data: Dataset) -> list[tuple[str, list[list[str]]]
         (cpu_op, cpu_rate, cpu_how), (gpu_op, gpu_rate, gpu_how) = found
         gpu_name = machine.device_label(machine.gpu_device(analysis.STEP))
         extra = gpu_op - cpu_op
-        rows = [[machine.device_label("cpu"), f"{si(cpu_op, 's')} ({cpu_how})", f"{si(cpu_rate, 'FLOP/s')} (its best "
-                 "matrix product)", si(cpu_op * cpu_rate, "FLOP")],
-                [gpu_name, f"{si(gpu_op, 's')} ({gpu_how})", f"{si(gpu_rate, 'FLOP/s')} (its best matrix product)",
-                 si(gpu_op * gpu_rate, "FLOP")],
+        rows = [[html("{}{}", machine.device_label("cpu"), slow_mark(machine)), f"{si(cpu_op, 's')} ({cpu_how})",
+                 f"{si(cpu_rate, 'FLOP/s')} (its best matrix product)", si(cpu_op * cpu_rate, "FLOP")],
+                [html("{}{}", gpu_name, slow_mark(machine)), f"{si(gpu_op, 's')} ({gpu_how})",
+                 f"{si(gpu_rate, 'FLOP/s')} (its best matrix product)", si(gpu_op * gpu_rate, "FLOP")],
                 ["break-even: the GPU's step gets shorter",
                  f"{si(extra, 's')} (the GPU's extra cost)" if extra > 0 else "none: the GPU pays no more",
                  f"{si(cpu_rate, 'FLOP/s')} (the CPU's rate)", si(extra * cpu_rate, "FLOP") if extra > 0 else "any"]]

@@ -12,10 +12,12 @@ from build_hooks.render import (
     iqr_share,
     join,
     listing,
+    mark,
     marks_note_for,
     measured_value,
     missing,
     more_machines,
+    mostly_slow,
     multiple,
     note,
     provenance,
@@ -44,7 +46,7 @@ def gallery_takeaway(data: Dataset) -> str:
         gpu_rate, gpu = max(gpus, key=lambda pair: pair[0])
         said.append(f"The {untrusted.placeholder(gpu.device_label(gpu.gpu_device('gemm_rate')))} reached "
                     f"{si(gpu_rate, 'FLOP/s')}, {multiple(gpu_rate / cpu_rate)} that")
-    slow = [m for m in data.machines if (gate.slow_start_share(m.doc) or 0) > gate.MOSTLY_SLOW]
+    slow = [m for m in data.machines if mostly_slow(m)]
     if slow:
         who = ("that machine" if slow == [cpu] else listing([untrusted.placeholder(m.label) for m in slow]))
         said.append(f"Most rounds began slow on {who}, so {'its' if len(slow) == 1 else 'their'} numbers may sit "
@@ -66,7 +68,9 @@ def gallery(data: Dataset) -> Html:
     head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
     every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
     exceeded = note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html("")
-    return (table(head, rows) + exceeded + every
+    copies = [c for m in data.machines for d in ("cpu", m.gpu_device("call_overhead")) if d
+              and (c := analysis.largest_copy(m, d))]
+    return (table(head, rows) + marks_note_for(copies) + exceeded + every
             + _state_note(data) + join((provenance(m, data.host) for m in data.machines), "\n"))
 
 
@@ -89,6 +93,12 @@ def _slow_starts(m: Machine) -> str:
     return f"{100 * share:.0f}%" + (": most rounds" if share > gate.MOSTLY_SLOW else "")
 
 
+def _copy_mark(m: Machine, device: str) -> Html:
+    """The streaming bandwidth's caveat marks, from the largest copy it is read from."""
+    copy = analysis.largest_copy(m, device)
+    return mark(copy["stats"], copy["extra_info"]) if copy else Html("")
+
+
 def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
     gpu = m.gpu_device("gemm_rate")
     cpu_rates, gpu_rates = analysis.gemm_rates(m, "cpu"), analysis.gemm_rates(m, gpu) if gpu else {}
@@ -102,8 +112,9 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
         _peak_cell(peak, analysis.clearly_above_peak(m)),
         html("{}<br>{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
              f"GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "GPU not measured"),
-        html("{}", si(cpu_params.bandwidth, "B/s") if cpu_params else "not measured")
-        + (html("<br>GPU {}", si(gpu_params.bandwidth, "B/s")) if gpu_params else ""),
+        (html("{}{}", si(cpu_params.bandwidth, "B/s"), _copy_mark(m, "cpu")) if cpu_params else html("not measured"))
+        + (html("<br>GPU {}{}", si(gpu_params.bandwidth, "B/s"), _copy_mark(m, m.gpu_device("call_overhead")))
+           if gpu_params else ""),
         si(transfer[max(transfer)], "B/s") if transfer else f"none: {why_no_transfer(m)}",
         join(crossings, "<br>") if m.gpu_device(analysis.STEP) else "no GPU measured",
         _estimate_error(m, feeder),

@@ -8,8 +8,12 @@ from build_hooks.page import fact, section
 from build_hooks.render import (
     Html,
     MissingData,
+    caveat,
+    esc,
     figure,
     gpu_with,
+    mark,
+    marks_note_for,
     missing,
     more_machines,
     per_machine,
@@ -29,7 +33,7 @@ def transfer(data: Dataset) -> Html:
     def one(m: Machine) -> Html:
         if not m.benchmarks(GROUP):
             return missing(f"Not applicable on this machine: {why_no_transfer(m)}.")
-        series, columns = [], {}
+        series, columns, points = [], {}, {}
         for direction in ("host_to_device", "device_to_host"):
             for memory in ("pageable", "pinned"):
                 bw = analysis.transfer_bandwidth(m, direction, memory)
@@ -37,23 +41,31 @@ def transfer(data: Dataset) -> Html:
                 series.append(plots.Series(label, list(bw), [v / 1e9 for v in bw.values()],
                                            "-" if memory == "pinned" else "--", label))
                 columns[label] = bw
+                points[label] = {b["params"]["bytes"]: b for b in m.measured(GROUP, direction=direction,
+                                                                              memory=memory)}
         # A row per size and a column per way: four ways of ten sizes read as one short table, not forty rows.
         sizes = sorted({n for bw in columns.values() for n in bw})
-        rows = [[si(n, "B")] + [si(bw[n], "B/s") if n in bw else "not measured" for bw in columns.values()]
-                for n in sizes]
+        rows = [[si(n, "B")] + [_rate_cell(bw[n], points[label][n]) if n in bw else "not measured"
+                                for label, bw in columns.items()] for n in sizes]
         svg = plots.line_panels([{"series": series, "xlabel": "copy size", "xunit": "B",
                                   "ylabel": "bandwidth (GB/s)", "subtitle": "Higher is better"}],
                                 title="Host↔device copy bandwidth",
                                 alt="Copy bandwidth versus size, pinned and pageable, both directions; "
                                     "the table below has the numbers.")
         return figure(svg, "Pinned host memory lets the GPU copy directly.") + table(
-            ["size", *columns], rows, caption="Copy bandwidth by size, each way and each kind of host memory")
+            ["size", *columns], rows, caption="Copy bandwidth by size, each way and each kind of host memory"
+        ) + marks_note_for([b for by_size in points.values() for b in by_size.values()])
     shown = data.shown(GROUP)
     if shown and all(m.gpu is None for m in shown):  # one line, not one "not applicable" box per machine
         # The pages show machines with a GPU first, so the ones left out have none either.
         # The sentence above the tabs says why (transfer_summary): here, only that nothing is shown.
         return missing("Not applicable on any machine in this build's data.")
     return per_machine(data, GROUP, one)
+
+
+def _rate_cell(rate: float, bench: dict) -> Html:
+    """A copy's bandwidth with its timing's caveat marks (a noisy copy time is a noisy rate)."""
+    return esc(si(rate, "B/s")) + mark(bench["stats"], bench["extra_info"])
 
 
 @section
@@ -91,8 +103,11 @@ def transfer_summary(data: Dataset) -> str:
     pageable = analysis.transfer_bandwidth(gpu, "host_to_device", "pageable")
     if not pinned or max(pinned) not in pageable:
         raise MissingData(f"{gpu.source} has no pinned and pageable host-to-device copies of one size")
-    size = max(pinned)
+    size, small = max(pinned), min(pinned)
+
+    def said(memory: str, n: int) -> str:  # a rate with its point's caveats in words, as the table marks it
+        return caveat(gpu.measured(GROUP, direction="host_to_device", memory=memory, bytes=n)[0])
     return (f"On {untrusted.placeholder(gpu.label)}, copying {si(size, 'B')} to the GPU reached "
-            f"{si(pinned[size], 'B/s')} from pinned memory and {si(pageable[size], 'B/s')} from "
-            f"pageable memory. A {si(min(pinned), 'B')} copy reached only "
-            f"{si(pinned[min(pinned)], 'B/s')}, because every copy has a fixed cost.")
+            f"{si(pinned[size], 'B/s')}{said('pinned', size)} from pinned memory and {si(pageable[size], 'B/s')}"
+            f"{said('pageable', size)} from pageable memory. A {si(small, 'B')} copy reached only "
+            f"{si(pinned[small], 'B/s')}{said('pinned', small)}, because every copy has a fixed cost.")
