@@ -73,6 +73,17 @@ def test_missing_data_raises_instead_of_inventing():
         page.render_fact("cpu_best_step_rate", Dataset([]))
 
 
+def test_the_fastest_step_names_every_step_as_fast_within_the_spread_and_its_own_caveats():
+    """cpu_best_step_rate gives the best step with its caveat words, then every other step whose rate reaches it within
+    both spreads, grouped by width; a step clearly slower is not named."""
+    def said(batch_32_seconds):  # width 512 batch 64 runs at 10.1 GFLOP/s; batch 32 at the same rate, or slower
+        times = {("cpu", 32, 64): 1e-3, ("cpu", 512, 64): 1e-2, ("cpu", 512, 32): batch_32_seconds}
+        return page.render_fact("cpu_best_step_rate", Dataset([Machine(synthetic_doc(step_times=times), "f", "t")]))
+    assert said(0.5e-2) == ("10.1 GFLOP/s (batch 32, width 512; from too few samples; as fast within the spread: "
+                            "batch 64 at width 512)")
+    assert said(0.6e-2) == "10.1 GFLOP/s (batch 64, width 512; from too few samples)"
+
+
 def test_hostile_machine_name_is_escaped_everywhere():
     """A machine name with HTML in it appears only escaped in the section, table and plot."""
     doc = synthetic_doc(brand=HOSTILE, gpu=HOSTILE, step_times={
@@ -678,6 +689,9 @@ def test_with_measured_lanes_the_race_says_how_far_each_epoch_fell_across_the_ba
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1, 512]})
     said = page.render_fact("race_estimate_flat", Dataset([]))  # the lane's name is a placeholder until the page
     assert said.startswith("At width 32, between batch 1 and 512, ") and said.endswith("'s epoch fell 4.0× and its CPU's 2.0×")
+    lanes[2]["epochs"]["32"]["1"]["caveats"] = ["noisy", "unsettled"]  # the ratio carries its endpoints' caveats
+    assert page.render_fact("race_estimate_flat", Dataset([])).endswith(
+        "and its CPU's 2.0× (noisy; taken while the machine changed state)")
 
 
 def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():

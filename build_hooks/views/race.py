@@ -8,6 +8,7 @@ from build_hooks import analysis, gate, gpu_estimate, plots, race, stats, untrus
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import (
+    CAVEAT_WORDS,
     MARK_TITLES,
     MARKS,
     SITE_ROOT,
@@ -481,8 +482,12 @@ def _measured_fall(race_data: dict) -> str:
     first, last = batches[0], batches[-1]
     fall = {kind: lane["epochs"][width][first]["seconds"] / lane["epochs"][width][last]["seconds"]
             for kind, lane in (("gpu", gpu), ("cpu", cpu))}
+
+    def doubt(lane: dict) -> str:  # a ratio of two epochs carries the caveats of both, in words
+        kinds = {k for b in (first, last) for k in lane["epochs"][width][b].get("caveats", [])}
+        return f" ({'; '.join(CAVEAT_WORDS[k] for k in MARKS if k in kinds)})" if kinds else ""
     return (f"At width {width}, between batch {first} and {last}, {untrusted.placeholder(gpu['label'])}'s epoch fell "
-            f"{multiple(fall['gpu'])} and its CPU's {multiple(fall['cpu'])}")
+            f"{multiple(fall['gpu'])}{doubt(gpu)} and its CPU's {multiple(fall['cpu'])}{doubt(cpu)}")
 
 
 @fact

@@ -203,9 +203,12 @@ def one_thread_answer(data: Dataset) -> str:
     wins, doubted = [], []
     for machine in data.with_experiment(GROUP):
         trusted, by_twin, uncounted = _one_thread_leads(machine)
-        if trusted or by_twin:
-            batches = listing([str(b) for b in sorted(trusted + list(by_twin))])
-            wins.append(f"on {untrusted.placeholder(machine.label)} at batch {batches}")
+        name = untrusted.placeholder(machine.label)
+        if trusted:
+            wins.append(f"on {name} at batch {listing([str(b) for b in trusted])}")
+        if by_twin:  # its own all-thread point disagreed with the training step's: the comparison says which it used
+            wins.append(f"on {name} at batch {listing([str(b) for b in by_twin])} (against the training-step "
+                        "experiment's all-thread time)")
         if uncounted:
             doubted.append(untrusted.placeholder(machine.label))
     if wins:

@@ -6,6 +6,7 @@ from build_hooks import analysis, consistency, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu, not_recording
 from build_hooks.page import fact, section
 from build_hooks.render import (
+    CAVEAT_WORDS,
     DEVICE_NAME,
     SITE_ROOT,
     Html,
@@ -16,6 +17,7 @@ from build_hooks.render import (
     gpu_with,
     html,
     join,
+    listing,
     marks_note,
     measured_value,
     missing,
@@ -44,8 +46,9 @@ CONTRADICTED_TITLE = "another experiment timed this configuration differently"
 
 
 def _contradicted_note() -> Html:
-    return note(f"A {CONTRADICTED} marks a step that another experiment timed differently (About the data), likely "
-                "in another state of the machine. It is kept out of the cost model's fit.")
+    # No cause is named: a state change, a different set-up or a slow spot at that one size all fit (About the data).
+    return note(f"A {CONTRADICTED} marks a step that another experiment timed differently (About the data). It is "
+                "kept out of the cost model's fit.")
 
 
 def step_table(machine: Machine) -> Html:
@@ -220,13 +223,17 @@ def cpu_best_step_rate(data: Dataset) -> str:
     rate = lambda p, key: p.flops / p.stats[key]  # noqa: E731 (FLOP/s at a time quartile)
     tied = sorted((p.batch, w) for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", w)
                   if p.flops and p.stats and rate(p, "q1") >= rate(point, "q3"))
-    # Which tied point has the highest median moves with noise, so one wording names the largest
-    # step that reaches the best rate within the spread (the best step itself when none ties).
-    batch, width_reached = max(tied or [(point.batch, width)], key=lambda bw: (bw[1], bw[0]))
-    if (batch, width_reached) == (point.batch, width):
-        return f"{si(point.flops_per_s, 'FLOP/s')} (batch {batch}, width {width})"
-    return (f"{si(point.flops_per_s, 'FLOP/s')} (batch {point.batch}, width {width}; batch {batch}, width "
-            f"{width_reached} is as fast within the spread)")
+    # Which tied point has the highest median moves with noise, so the whole tied set is named, by width.
+    others: dict[int, list[int]] = {}
+    for b, w in tied:
+        if (b, w) != (point.batch, width):
+            others.setdefault(w, []).append(b)
+    kinds = stats.caveats(point.stats, point.flags)
+    said = [f"batch {point.batch}, width {width}"] + [CAVEAT_WORDS[k] for k in kinds]
+    if others:
+        said.append("as fast within the spread: " + ", ".join(
+            f"batch {listing([str(b) for b in batches])} at width {w}" for w, batches in sorted(others.items())))
+    return f"{si(point.flops_per_s, 'FLOP/s')} ({'; '.join(said)})"
 
 
 @fact
