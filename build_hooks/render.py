@@ -188,8 +188,7 @@ MARKS = {  # symbol, its name and what it means: the key under a table, one shor
     "unsettled": ("§", "Changed state", lambda: "the machine changed state, and no re-measurement in the time box was "
                                                 "steady (About the data)"),
     # Of a machine, not of a point: one that began most rounds slow is marked wherever its numbers are read.
-    "slow": ("°", "Slow machine", lambda: "it began most of its rounds running slow, so its times may be longer than "
-                                          "its hardware needs (gallery)"),
+    "slow": ("°", "Slow machine", lambda: "it began most rounds running slow (gallery)"),
 }
 
 

@@ -226,9 +226,8 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     data = dataset(gpu="Fixture GPU")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.61)
     slow = str(page.render_section("verdict_grid", data))
-    assert ('The GPU machine started 61% of its rounds running slow (a fixed check task took over 1.4× its best). '
-            'So its times may be longer than its hardware needs (<a href="crossover-site-root:/gallery/">gallery</a>).'
-            ) in slow
+    assert ('The GPU machine started 61% of its rounds running slow. So its times may be longer than its hardware '
+            'needs (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
     said = page.render_fact("race_verdict_summary", data)  # on home, the sentence above the grid says it instead
     assert said.endswith(". The GPU machine started 61% of its rounds running slow (a fixed check task took over 1.4× "
                          "its best). So its times may be longer than its hardware needs")

@@ -259,8 +259,10 @@ def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     """Why the band's top is above its assumed value, when a measured GPU took longer than estimated."""
     if gpu is None or f"{gpu.slower:.2g}" == f"{gpu_model.SLOWER:g}":
         return ""
-    return (f". Its top is {gpu.slower:.2g}×, not the {gpu_model.SLOWER:g}× first assumed: a measured GPU of this "
-            "datasheet took that much longer than the estimate. That is a calibration on one machine, not a test")
+    # The datasheet's variant (SXM or NVL) is not in a results file, and the miss includes the other host's issuing.
+    return (f". Its top is {gpu.slower:.2g}×, not the {gpu_model.SLOWER:g}× first assumed. A measured GPU by that name, "
+            "on its own host, took up to that much longer than the estimate. That miss mixes its host's speed with the "
+            "estimate's error: a calibration, not a test")
 
 
 @fact

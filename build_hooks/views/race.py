@@ -133,7 +133,7 @@ OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
 
 
-def _doubts(data: Dataset, found: dict) -> list[tuple[str, bool]]:
+def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str, bool]]:
     """What weakens every verdict at once, a short sentence each, and whether the gallery shows it: every epoch
     resting on too few samples, and a raced GPU machine that began most of its rounds slow (the gallery's column).
     Said in words, not as a mark, since no cell would differ. Labels come back as placeholders (untrusted)."""
@@ -145,9 +145,10 @@ def _doubts(data: Dataset, found: dict) -> list[tuple[str, bool]]:
         share = gate.slow_start_share(machine.doc)
         if share is not None and share > gate.MOSTLY_SLOW:
             who = "The GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
-            doubts.append((f"{who} started {100 * share:.0f}% of its rounds running slow (a fixed check task took "
-                           f"over {gate.SLOW_STATE_RATIO:g}× its best). So its times may be longer than its "
-                           "hardware needs", True))
+            # What "slow" means is said once, on home (explain); the race page's note links to the gallery's key.
+            what = (f" (a fixed check task took over {gate.SLOW_STATE_RATIO:g}× its best)" if explain else "")
+            doubts.append((f"{who} started {100 * share:.0f}% of its rounds running slow{what}. So its times may be "
+                           "longer than its hardware needs", True))
     return doubts
 
 
@@ -289,7 +290,7 @@ def _ground(found: dict, gpu: str) -> str:
 
 def _doubts_said(data: Dataset, found: dict) -> str:
     """_doubts as the sentences that end a fact (its last one without the full stop the page adds)."""
-    return "".join(f". {text}" for text, _ in _doubts(data, found))
+    return "".join(f". {text}" for text, _ in _doubts(data, found, explain=True))
 
 
 @fact
