@@ -260,9 +260,9 @@ def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     if gpu is None or f"{gpu.slower:.2g}" == f"{gpu_model.SLOWER:g}":
         return ""
     # The datasheet's variant (SXM or NVL) is not in a results file, and the miss includes the other host's issuing.
-    return (f". Its top is {gpu.slower:.2g}×, not the {gpu_model.SLOWER:g}× first assumed. A measured GPU by that name, "
-            "on its own host, took up to that much longer than the estimate. That miss mixes its host's speed with the "
-            "estimate's error: a calibration, not a test")
+    return (f". Its top is {gpu.slower:.2g}×, not the {gpu_model.SLOWER:g}× first assumed. A measured GPU by that "
+            "name, on its own host, took up to that much longer than the estimate. That miss mixes its host's speed "
+            "with the estimate's error: a calibration, not a test")
 
 
 @fact
