@@ -197,8 +197,8 @@ def test_a_lead_over_a_slowed_loser_is_also_given_against_its_half_batch_epoch()
     pairing = {"leader": "GPU", "ratio": 6.5, "narrow": False, "out_of_line": False, "estimate": False,
                "against_half": 5.0}
     said = _corner(pairing, 2048, 16)
-    assert "6.5× ahead" in said and ". The CPU was faster at half the batch, and against that epoch the lead is 5.0×" in said
-    assert "half the batch" not in _corner({**pairing, "against_half": None}, 2048, 16)
+    assert "6.5× ahead" in said and ". The CPU's epoch was shorter at batch 8. Against that shorter epoch, the lead is 5.0×" in said
+    assert "was shorter at batch" not in _corner({**pairing, "against_half": None}, 2048, 16)
 
 
 def test_a_grid_cell_carries_the_marks_of_the_epochs_it_compares():

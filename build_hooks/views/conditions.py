@@ -137,13 +137,14 @@ def consistency_checks(data: Dataset) -> Html:
                              ", ".join(f"batch {c.batch}, width {c.width} ({c.ratio:.2f})" for c in off) or "none"])
         if rows:
             parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
-                ["what is compared", "device", "configurations", "agreeing (rule below)",
-                 "ratio range", "disagreeing (ratio)"], rows))
+                ["what is compared", "device", "configurations", "consistent (rule below)",
+                 "ratio range", "inconsistent (ratio)"], rows))
     if not parts:
         return missing("No machine in this build timed a configuration in two experiments.")
     return join(parts, "\n") + more_machines(data) + note(
         "Ratios are the training step's time over the other experiment's view of the same step. For the "
-        "matrix products, the ratio is the step's FLOP rate over the fastest square product's. Agreement means within "
+        "matrix products, the ratio is the step's FLOP rate over the fastest square product's. Two views count as "
+        "consistent within "
         f"{consistency.TOLERANCE:g}× either way, except for epochs. An epoch also slices batches, runs "
         f"Python's loop and reads fresh rows, so it may cost up to {consistency.EPOCH_EXTRA_LIMIT:g}× the step "
         f"alone. But a step alone more than {consistency.TOLERANCE:g}× slower than its share of an epoch is a "

@@ -632,8 +632,8 @@ def break_even_table(data: Dataset) -> Html:
     if measured:  # the model a build without a GPU falls back on, folded: the measured table is the answer
         estimated = html('<details class="crossover-estimate"><summary>{}</summary>{}</details>',
                          "The estimate's break-even (a model, for builds with no GPU)", estimated)
-    spans = [note("Two break-evens: a whole step's operations cost more than a bare one. The fit cannot split a "
-                  "cost per operation from a cost per step, so the truth lies between them.")
+    spans = [note("Two break-evens. The low one uses one bare, tiny operation's extra cost. The high one uses a real "
+                  "step's: it also spreads the step's own fixed cost over its operations. The truth lies between.")
              if any(row[0] == "break-even, bare operation" for _, rows in measured for row in rows) else Html(""),
              marks_note({"slow"} if any(mostly_slow(m) for m in data.shown(analysis.STEP) if measured_break_even(m))
                         else set())]

@@ -62,7 +62,8 @@ def gemm_rate(data: Dataset) -> Html:
         caption = f"Formula: peak = {m.cpu['peak_formula']}."
         best = analysis.rate_above_peak(m)
         if best:  # the sentence under the figure says why (wording.versus_peak); the caption only marks it
-            caption += " The curve passes the line: the line is a floor on the true peak, not a ceiling."
+            caption += (" The curve rises above the peak line. That peak uses the clock the system reports, so the "
+                        "true peak is higher.")
         return (figure(svg, caption)
                 + table(["device", "n", "achieved"], rows) + marks_note_for(list(shown)))
     return per_machine(data, GROUP, one)

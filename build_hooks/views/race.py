@@ -319,7 +319,7 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     loser = "the CPU" if who != "the CPU" else gpu
     half = pairing.get("against_half")
     # A loser slower than at half the batch inflates the lead: the lead against that faster epoch is said too.
-    slowed = (f". {loser[:1].upper()}{loser[1:]} was faster at half the batch, and against that epoch the lead is "
+    slowed = (f". {_capital(loser)}'s epoch was shorter at batch {batch // 2}. Against that shorter epoch, the lead is "
               f"{multiple(half)}"
               if half and not pairing["out_of_line"] else "")
     return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}{doubt}{slowed}"

@@ -41,8 +41,8 @@ def sync_answer(data: Dataset) -> Html:
 CONTROL = ("A CPU is the control: each operation finishes before the next starts, so no queue is left for a read to "
            "drain. On a CPU, only the read's own small cost or a change in the machine can move the time.")
 QUEUE = "On a GPU, a read waits only for work already queued. A host too slow to run ahead queues little."
-MOVED = "differs: the machine changed state, not a wait"
-UNSTEADY = "medians differ, rounds disagree: state, not a wait"
+MOVED = "different, but a CPU has no queue to wait on: the machine's state moved it"
+UNSTEADY = "the rounds disagree: the machine's state moved it, not a wait"
 
 
 def _row(machine: Machine, device: str, is_host: bool = False) -> list:
@@ -61,7 +61,7 @@ def _reading(ratio: stats.Ratio, diff: float, gpu: bool) -> str:
     if ratio.verdict == 0 and ratio.paired and (ratio.low > 1 or ratio.high < 1):  # small, but every round agrees
         way = "slower" if ratio.low > 1 else "faster"
         rounds = f"all {ratio.rounds} rounds" if ratio.kept == ratio.rounds else "nearly every round"
-        return f"{way} in {rounds}, under the {stats.MEANINGFUL_RATIO:g}× rule"
+        return f"a little {way} in {rounds}, but under {stats.MEANINGFUL_RATIO:g}×: too small to count"
     if ratio.verdict == 0:
         return UNSTEADY if not gpu and stats.compare(ratio.value, 1) != 0 else "about the same"
     if gpu:
