@@ -126,18 +126,22 @@ def _profiled_overhead(machine: Machine) -> str:
 def regimes_by_width(data: Dataset) -> Html:
     """Per width, the regimes a step passes through as the batch grows, each with its run of batches (where it
     switches moves with noise): a table, one width per row. The first measured GPU's (the page's question), by the
-    same model fitted to that GPU's own steps, then the build host's."""
+    same model fitted to that GPU's own steps, then the CPU in the same machine, so the two tables compare one
+    machine; the build host's CPU where no GPU's machine has its own (the sentence under the tables counts it)."""
     machine = first_with(data, analysis.STEP)
     tables = []
     gpu_machine = gpu_with(data, analysis.STEP)
     if gpu_machine is not None:
         device = gpu_machine.gpu_device(analysis.STEP)
-        try:
-            tables.append(_regimes_table(gpu_machine, device,
-                                         f"Each GPU training step's regime on {gpu_machine.device_label(device)}"))
-        except MissingData:  # a GPU without the cost model's inputs has no regimes to show; the CPU's stand
-            pass
-    tables.append(_regimes_table(machine, "cpu", f"Each CPU training step's regime on {machine.label}"))
+        for on, caption in ((device, f"Each GPU training step's regime on {gpu_machine.device_label(device)}"),
+                            ("cpu", f"Each CPU training step's regime on the same machine's "
+                                    f"{gpu_machine.device_label('cpu').removeprefix('CPU: ')}")):
+            try:
+                tables.append(_regimes_table(gpu_machine, on, caption))
+            except MissingData:  # a device without the cost model's inputs has no regimes to show
+                pass
+    if len(tables) < 2:
+        tables.append(_regimes_table(machine, "cpu", f"Each CPU training step's regime on {machine.label}"))
     return join(tables)
 
 
