@@ -144,7 +144,7 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, ex
 
     `fast_end` is the machine's best matrix-product rate at the fast end of its spread: when
     even that exceeds the peak computed from the reported clock, the cores ran faster than
-    that clock (boost, or a host that changed state), so the true peak is higher and the
+    that clock (boost), so the true peak is higher and the
     percentage overstates the fraction reached; the sentence says so. With explain=False the
     caveat is one clause: its explanation lives on the page that states it once (why-gpu).
     """
@@ -168,8 +168,10 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, ex
         if not overstated:
             return text + ". Cores that boost above it have a higher true peak, so the share reached is at most this"
     if overstated and explain:
-        why = ("So its cores ran faster than the clock its operating system reports (boost clocks, or a host that "
-               "changed state). The true peak is higher, and the percentage overstates the share reached")
+        # A slow state only adds time, so it cannot lift a rate above the peak: boost clocks (or a wrong FLOPs-per-cycle
+        # figure in the peak's formula) can.
+        why = ("So its cores ran faster than the clock its operating system reports (boost clocks). The true peak "
+               "is higher, and the percentage overstates the share reached")
         if rate > peak:  # the rate itself says it: no second figure
             return f"{text}. {why}"
         # Else the number that beat the peak, named by the experiment that timed it.

@@ -188,7 +188,7 @@ def test_profile_claim_sets_its_count_beside_the_cost_models():
              ({"batch": 64, "width": 512, "kind": "bookkeeping"}, 1e-4, {"calls_per_step": 40, "ops": "t"})]
     step = [({"device": "cpu", "batch": 64, "width": 512}, 5e-4, {"flops": 1e6, "ops": 20, "bytes": 1e5})]
     text = page.render_fact("profile_summary", dataset(step_profile=kinds, training_step=step))
-    assert "in 47 ATen operations" in text and "the cost model counts 20 per step" in text
+    assert "in 47 ATen operations" in text and "The cost model counts only the 20 a step issues" in text
     assert "nested calls included" not in text
 
 

@@ -168,7 +168,7 @@ def test_the_grid_marks_each_verdict_that_rests_on_too_few_samples():
     plenty = grid({"cpu": 8, "cuda": 8})
     assert "fewer than" not in plenty and rough_cells(plenty) == 0
     every = grid({"cpu": 8, "cuda": 2})
-    assert "Every verdict is rough: each epoch rests on under" in every and rough_cells(every) == 0
+    assert "Every verdict is rough: each epoch has under" in every and rough_cells(every) == 0
     some = grid({"cpu": 2, "cuda": 2}, only_batch=1)
     assert "Rough: an epoch it compares has fewer than" in some and 0 < rough_cells(some) < some.count('class="verdict ')
 
@@ -228,8 +228,8 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     slow = str(page.render_section("verdict_grid", data))
     assert ('The GPU machine started 61% of its rounds running slow. So its times may be longer than its hardware '
             'needs (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
-    said = page.render_fact("race_verdict_summary", data)  # on home, the sentence above the grid says it instead
-    assert said.endswith(". The GPU machine started 61% of its rounds running slow (a fixed check task took over 1.4× "
+    said = page.render_fact("race_doubts", data)  # on home, the sentence under the grid says it instead
+    assert said.endswith("The GPU machine started 61% of its rounds running slow (a fixed check task took over 1.4× "
                          "its best). So its times may be longer than its hardware needs")
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
@@ -247,12 +247,15 @@ def test_the_summary_says_where_the_gpus_clear_leads_lie():
 
     wide = grid({(512, 64), (2048, 64), (2048, 512), (32, 16)}, out_of_line={(32, 16)})
     assert _ground(wide, "the GPU") == ("The GPU's leads are all at widths 512 and 2048, from batch 64 up, though 1 "
-                                        "of the 4 cells there is not a GPU lead. ")
-    assert _ground(grid({(2048, 512)}), "the GPU") == "The GPU's leads are all at width 2048, from batch 512 up. "
+                                        "of the 4 cells there is not a GPU lead. Elsewhere the CPU finishes first or "
+                                        "the two are level, except 1 cell marked out of line. ")
+    assert _ground(grid({(2048, 512)}), "the GPU") == ("The GPU's leads are all at width 2048, from batch 512 up. "
+                                                       "Elsewhere the CPU finishes first or the two are level. ")
     levelled = grid({(512, 64), (2048, 64), (2048, 512)})
     levelled[(512, 512)]["leader"] = "level"
-    assert _ground(levelled, "the GPU").endswith("from batch 64 up, though 1 of the 4 cells there is level. ")
+    assert "from batch 64 up, though 1 of the 4 cells there is level. Elsewhere" in _ground(levelled, "the GPU")
     assert _ground(grid({(w, 16) for w in (8, 32, 512, 2048)}), "the GPU") == (
-        "The GPU's leads are all from batch 16 up, though 8 of the 12 cells there are not GPU leads. ")
+        "The GPU's leads are all from batch 16 up, though 8 of the 12 cells there are not GPU leads. Elsewhere the CPU "
+        "finishes first or the two are level. ")
     assert _ground(grid(set()), "the GPU") == ""
     assert _ground(grid({(w, 1) for w in (8, 32, 512, 2048)}), "the GPU") == ""

@@ -811,16 +811,19 @@ def test_a_machine_that_began_most_rounds_slow_is_marked_wherever_its_numbers_ar
 
 
 def test_a_loader_gain_beyond_one_core_per_process_is_flagged_as_superlinear():
-    """Workers that beat the main process alone by more than one core per process (N workers + 1) get a note saying
-    the lone process was held back; a gain within that gets none."""
-    def table(gain: float) -> str:
+    """Workers that beat the main process alone by more than one core per process (N workers + 1, and no more than the
+    machine's threads) get a note saying the lone process was held back; a gain within that gets none."""
+    def table(gain: float, threads: int = 8) -> str:
         doc = synthetic_doc()
+        doc["machine_info"]["cpu"]["threads_used"] = threads
         add_points(doc, "data_loader", [({"workers": 0, "pin_memory": False}, 1e-3, {}),
                                         ({"workers": 4, "pin_memory": False}, 1e-3 / gain, {})])
         return str(page.render_section("data_loader", Dataset([Machine(doc, "f", "t")])))
 
     assert "Superlinear: 4 workers delivered 8× the main process alone" in table(8.0)
     assert "Superlinear" not in table(4.5)
+    # On 2 threads, 5 processes share 2 cores: 4.5× is beyond what they can give.
+    assert "5 processes on 2 threads can give at most 2×" in table(4.5, threads=2)
 
 
 def test_mixed_precision_opens_with_a_table_of_the_gpus_bf16_against_fp32_and_its_rounds():

@@ -149,8 +149,9 @@ def consistency_checks(data: Dataset) -> Html:
         f"Python's loop and reads fresh rows, so it may cost up to {consistency.EPOCH_EXTRA_LIMIT:g}× the step "
         f"alone. But a step alone more than {consistency.TOLERANCE:g}× slower than its share of an epoch is a "
         "contradiction. So is a step alone faster than the fastest matrix product allows. On a GPU, a step alone "
-        f"may take up to {consistency.GPU_OVERLAP_LIMIT:g}× its share of an epoch: alone, it waits for its "
-        "kernels; in an epoch, the host issues the next step while the GPU runs this one. A disagreeing step "
+        f"may take up to {consistency.GPU_OVERLAP_LIMIT:g}× its share of an epoch. That wider allowance is a "
+        "judgement, not a law: both experiments run steps back to back, but a GPU step that waits on its host "
+        "moves with the host's state, met at different moments. A disagreeing step "
         "is marked in the "
         "training-step table on Why batch size matters and kept out of the cost model's fit.")
 

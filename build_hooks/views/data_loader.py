@@ -75,13 +75,19 @@ def _beyond_the_workers(machine: Machine) -> Html:
         by_workers = rates(machine, pin)
         alone = by_workers.get(0)
         found += [(w, r / alone) for w, r in by_workers.items()
-                  if alone and w > 0 and stats.compare(r / alone, w + 1) > 0]
+                  if alone and w > 0 and stats.compare(r / alone, _bound(machine, w)) > 0]
     if not found:
         return Html("")
     workers, gain = max(found, key=lambda pair: pair[1] / pair[0])
     return note(f"Superlinear: {workers} workers delivered {gain:.3g}× the main process alone. {workers + 1} "
-                f"processes can give at most {workers + 1}×, one core each. So something else slowed the main "
-                "process alone: read that row with care.")
+                f"processes on {machine.cpu['threads_used']} threads can give at most {_bound(machine, workers)}×. "
+                "So something else slowed the main process alone: read that row with care.")
+
+
+def _bound(machine, workers: int) -> int:
+    """The most N workers and the main process can deliver over the main process alone: one core each, and no more
+    cores than the machine's threads (processes beyond them share)."""
+    return min(workers + 1, machine.cpu["threads_used"] or workers + 1)
 
 
 def _workers(counts: list[int]) -> str:

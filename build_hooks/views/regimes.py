@@ -7,7 +7,19 @@ from collections import Counter
 from build_hooks import analysis, cost_model, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import Html, MissingData, figure, first_with, gpu_with, join, listing, missing, si, table
+from build_hooks.render import (
+    Html,
+    MissingData,
+    figure,
+    first_with,
+    gpu_with,
+    join,
+    listing,
+    missing,
+    si,
+    slow_words,
+    table,
+)
 from build_hooks.views import step_profile
 
 REGIME_WORDS = {"overhead": "overhead-bound", "compute": "compute-bound", "memory": "memory-bound"}
@@ -96,7 +108,7 @@ def regimes_gpu_summary(data: Dataset) -> str:
     except MissingData:  # as regimes_by_width: a GPU without the cost model's inputs shows no regimes
         return (f"{untrusted.placeholder(machine.device_label(device))} lacks the cost model's inputs, so only the "
                 "CPU's regimes are shown")
-    name = untrusted.placeholder(machine.device_label(device))
+    name = untrusted.placeholder(machine.device_label(device)) + slow_words(machine)
     if set(counts) == {"overhead"}:  # the lesson of the page in one measured line, the profile's timing first
         profiled = _profiled_overhead(machine)
         if profiled:

@@ -84,7 +84,8 @@ def profile_summary(data: Dataset) -> str:
                  f"{si(step[0]['stats']['median'], 's')} the training-step experiment measured for the same step. "
                  "The rest is Python and the bookkeeping between operations")
     if not nested:
-        text += f". The profiler counts an operation and each call inside it; the cost model counts {ops} per step"
+        text += (f". The profiler's count includes the calls nested inside each operation. The cost model counts "
+                 f"only the {ops} a step issues")
     text += (f". By kind, {untrusted.placeholder(top['params']['kind'])} took the largest share, "
              f"{100 * top['stats']['median'] / total:.0f}%")
     if busiest is not top:
