@@ -87,7 +87,7 @@ def significant_figures(stats: dict) -> int:
 
 def noise_rule() -> str:
     """The noisy-point rule in words, from the threshold itself."""
-    return f"the middle half of its samples spans more than {100 * NOISY_IQR_RATIO:.0f}% of the median"
+    return f"the middle half of its timings spans more than {100 * NOISY_IQR_RATIO:.0f}% of the median"
 
 
 def compare(a: float, b: float) -> int:
