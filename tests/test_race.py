@@ -259,3 +259,11 @@ def test_the_summary_says_where_the_gpus_clear_leads_lie():
         "finishes first or the two are level. ")
     assert _ground(grid(set()), "the GPU") == ""
     assert _ground(grid({(w, 1) for w in (8, 32, 512, 2048)}), "the GPU") == ""
+
+
+def test_a_race_sentence_marks_each_time_as_the_tables_do():
+    """_symbols gives a point's caveat marks in the tables' order, and nothing for a point without caveats."""
+    from build_hooks.views.race import _symbols
+
+    assert _symbols({"seconds": 0.66, "caveats": ["unsettled", "few", "noisy"]}) == "†‡§"
+    assert _symbols({"seconds": 1.72}) == ""

@@ -32,9 +32,11 @@ def small_network_epoch(data: Dataset) -> str:
         own = analysis.medians(gpu, GROUP, "batch", device="cpu", width=SMALL_WIDTH)
         if batch in took:  # set against its own machine's CPU too: the pairing the race's grid uses
             name = untrusted.placeholder(gpu.device_label(gpu.gpu_device(GROUP)))
-            text += f". On the {name}, it took {si(took[batch], 's')}"
+            on_gpu = gpu.measured(GROUP, device=gpu.gpu_device(GROUP), width=SMALL_WIDTH, batch=batch)[0]
+            text += f". On the {name}, it took {si(took[batch], 's')}{caveat(on_gpu)}"
             if batch in own:
-                text += f", against {si(own[batch], 's')} on the CPU in its own machine"
+                on_cpu = gpu.measured(GROUP, device="cpu", width=SMALL_WIDTH, batch=batch)[0]
+                text += f", against {si(own[batch], 's')}{caveat(on_cpu)} on the CPU in its own machine"
         return text
     return text + _against_the_estimate(data, machine.id, batch)
 

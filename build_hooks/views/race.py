@@ -385,8 +385,15 @@ def _verdict(data: Dataset, which: str) -> str:
     # The band's numbers are in the grid's note: here only that the lead clears it.
     uncertain = ", beyond the estimate's band" if winner["estimate"] or runner_up["estimate"] else ""
     others = _against_other_cpus(lanes, gpu[1], width, batch) if estimated else ""
+    # Each time carries its point's marks, as the tables on the page mark it (their key is on the page).
     return (f"{where}{_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
-            f"{_lane_name(runner_up)} ({si(fast, 's')} against {si(slow, 's')}){uncertain}{others}")
+            f"{_lane_name(runner_up)} ({si(fast, 's')}{_symbols(first)} against {si(slow, 's')}{_symbols(second)})"
+            f"{uncertain}{others}")
+
+
+def _symbols(point: dict) -> str:
+    """A race point's caveat marks as plain symbols, for a sentence on a page whose tables key them."""
+    return "".join(MARKS[kind][0] for kind in MARKS if kind in point.get("caveats", []))
 
 
 def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: str) -> str:
