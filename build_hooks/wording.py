@@ -170,8 +170,9 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, ex
     if overstated and explain:
         # A slow state only adds time, so it cannot lift a rate above the peak: boost clocks (or a wrong FLOPs-per-cycle
         # figure in the peak's formula) can.
-        why = ("So its cores ran faster than the clock its operating system reports (boost clocks). The true peak "
-               "is higher, and the percentage overstates the share reached")
+        why = ("So the peak's inputs are too low: most often the clock the system reports (cores boost above it), "
+               "else the FLOPs per cycle assumed for the core. The true peak is higher, and the percentage overstates "
+               "the share reached")
         if rate > peak:  # the rate itself says it: no second figure
             return f"{text}. {why}"
         # Else the number that beat the peak, named by the experiment that timed it.

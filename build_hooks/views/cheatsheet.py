@@ -30,8 +30,9 @@ def _lesson(path: str, words: str) -> Html:
 ROWS = {
     "op": "fixed cost per operation (a step's fixed time ÷ its operations)",
     "rate": "fastest fp32 matrix product (median)",
-    "work": "work per operation before its speed shows (fixed cost × rate)",
-    "break_even": "break-even: work per operation from which the GPU's step is shorter",
+    "work": "work per operation before it nears its own top speed (fixed cost × rate)",
+    "break_even": "break-even: work per operation from which the GPU's step is shorter (it need only beat the "
+                  "CPU, not near its own top speed)",
     "bandwidth": "copy bandwidth, largest copy (bytes read plus written)",
     "ridge": "ridge point (that matrix-product rate ÷ that copy bandwidth): FLOPs per byte to be compute-bound",
     "bf16": "bf16 against fp32, one matrix product",

@@ -50,7 +50,7 @@ def code_reference(data: Dataset) -> Html:
         for name in names:
             view = page.view(kind, name)
             source = code_view.of_view(view)
-            summary = (view.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+            summary = " ".join((view.__doc__ or "").strip().split("\n\n")[0].split())  # one line, single spaces
             measured = [s.where for s in map(code_view.of_measurement, _reads(kind, name, data)) if s]
             pages = join((html('<a href="{}">{}</a>', url, title) for title, url in used.get((kind, name), [])),
                          ", ")

@@ -162,9 +162,10 @@ def cost_model_small_batch_bias(data: Dataset) -> str:
         raise MissingData("no cost-model validation")
     ratios = [predicted / measured for batch, _, measured, predicted in check.points if batch == 1]
     low, high = f"{100 * min(ratios):.0f}%", f"{100 * max(ratios):.0f}%"
+    at = f"On {'the build host' if machine is data.host else untrusted.placeholder(machine.label)}'s CPU at batch 1"
     if low == high:  # one width, or widths that round alike: one share, not a range
-        return f"At batch 1 the raw model predicts {low} of the measured time"
-    return f"At batch 1 the raw model predicts from {low} to {high} of the measured time, depending on the width"
+        return f"{at}, the raw model predicts {low} of the measured time"
+    return f"{at}, the raw model predicts from {low} to {high} of the measured time, depending on the width"
 
 
 @fact

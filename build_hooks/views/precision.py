@@ -259,7 +259,7 @@ def bf16_answer(data: Dataset) -> str:
     if not said:
         raise MissingData("no CPU measured bf16 against fp32")
     (first, words), others = said[0], said[1:]
-    where = "Here" if first is data.host else f"On {untrusted.placeholder(first.label)}"
+    where = f"On {'the build host, ' if first is data.host else ''}{untrusted.placeholder(first.label)}"
     text = f"{where}, a matrix product ran {words} in bf16" if words != "level" else f"{where}, the two were level"
     if others:  # a count, not a list in a sentence: the mixed-precision page tables every machine
         kinds = {kind: [w for _, w in others if w.endswith(kind)] for kind in ("faster", "slower", "level")}

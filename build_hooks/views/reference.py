@@ -122,8 +122,8 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
     ]
 
 
-EXCEEDED = (f"Exceeded: a measured matrix product ran at least {stats.MEANINGFUL_RATIO:g}× this peak. So the cores "
-            "ran faster than the clock the operating system reports.")
+EXCEEDED = (f"Exceeded: a measured matrix product ran at least {stats.MEANINGFUL_RATIO:g}× this peak. So the peak's "
+            "clock or its assumed FLOPs per cycle is too low, most often the clock (boost).")
 
 
 def _peak_cell(peak: float | None, above: float | None) -> Html | str:

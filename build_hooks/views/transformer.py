@@ -340,7 +340,9 @@ def transformer_crossover(data: Dataset) -> str:
     if machine.gpu_device(STEP):
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))
         return f"the measured {gpu} is faster than its own CPU {said}"
-    return f"an estimate of the {gpu_estimate.SHEET.name} is faster than the build host {said}"
+    # The CPU it beats is named: a small build host is not the CPU a GPU machine would race.
+    return (f"an estimate of the {gpu_estimate.SHEET.name} is faster than the build host "
+            f"({untrusted.placeholder(machine.label)}) {said}")
 
 
 def _gpu_machine(data: Dataset) -> Machine:
@@ -386,9 +388,9 @@ def transformer_gpu_answer(data: Dataset) -> str:
         return f"Measured: {transformer_crossover(data)}"
     found = [crossover(machine, d_model, seq, data.machines) for d_model, seq in curves(machine, "cpu")]
     if all(batch is None for batch, _, _ in found):
-        return (f"Not measured yet, and an estimate of the {gpu_estimate.SHEET.name} is not ahead at any batch "
-                "measured")
-    return f"Not measured yet. {_capital(transformer_crossover(data))}, even at the slow end of its band"
+        return (f"No GPU has timed it yet, and an estimate of the {gpu_estimate.SHEET.name} is not ahead at any "
+                "batch measured")
+    return f"No GPU has timed it yet. {_capital(transformer_crossover(data))}, even at the slow end of its band"
 
 
 def _capital(text: str) -> str:
