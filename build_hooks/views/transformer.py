@@ -390,11 +390,10 @@ def transformer_gpu_answer(data: Dataset) -> str:
     if all(batch is None for batch, _, _ in found):
         return (f"No GPU has timed it yet, and an estimate of the {gpu_estimate.SHEET.name} is not ahead at any "
                 "batch measured")
-    return f"No GPU has timed it yet. {_capital(transformer_crossover(data))}, even at the slow end of its band"
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
+    # Two sentences: who beats whom, then where (a sentence per idea, under 30 words each).
+    _, said = _gpu_verdicts(data)
+    return (f"No GPU has timed it yet. An estimate of the {gpu_estimate.SHEET.name} beats the build host, "
+            f"{untrusted.placeholder(machine.label)}, even at the slow end of its band. It leads {said}")
 
 
 @fact
