@@ -236,17 +236,32 @@ def slow_words(machine: Machine) -> str:
     return f" ({CAVEAT_WORDS['slow']})" if mostly_slow(machine) else ""
 
 
+def caveat_words(kinds) -> list[str]:
+    """Caveat kinds in words, in the keys' order ("noisy", "from too few samples", ...)."""
+    return [CAVEAT_WORDS[k] for k in MARKS if k in kinds]
+
+
 def caveat(bench: dict) -> str:
     """A quoted point's caveats in words, for a sentence: " (noisy; taken under load)", or "": a short mark in
     brackets, explained once on About the data, never a sentence of its own."""
-    kinds = stats.caveats(bench["stats"], bench["extra_info"], bench.get("unit", "s") == "s")
-    return f" ({'; '.join(CAVEAT_WORDS[k] for k in kinds)})" if kinds else ""
+    words = caveat_words(stats.caveats(bench["stats"], bench["extra_info"], bench.get("unit", "s") == "s"))
+    return f" ({'; '.join(words)})" if words else ""
 
 
-def marks_note_for(benches: list[dict]) -> Html:
-    """The legend for the caveats of these measured points (nothing when none has any)."""
+def point_mark(bench: dict | None) -> Html:
+    """A measured point's caveat marks (mark), or nothing where there is no point."""
+    return mark(bench["stats"], bench["extra_info"]) if bench else Html("")
+
+
+def capitalised(text: str) -> str:
+    """A clause as a sentence's start: its first letter upper-case, the rest as written."""
+    return text[:1].upper() + text[1:]
+
+
+def marks_note_for(benches: list[dict], also: set[str] = frozenset()) -> Html:
+    """The legend for the caveats of these measured points, and for the marks `also` names (nothing when none)."""
     return marks_note({k for b in benches
-                       for k in stats.caveats(b["stats"], b["extra_info"], b["unit"] == "s")})
+                       for k in stats.caveats(b["stats"], b["extra_info"], b["unit"] == "s")} | set(also))
 
 
 def marks_note(kinds: set[str]) -> Html:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, stats
+from build_hooks import analysis, cost_model
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
 from build_hooks.render import (
@@ -10,9 +10,9 @@ from build_hooks.render import (
     Html,
     MissingData,
     html,
-    mark,
-    marks_note,
+    marks_note_for,
     mostly_slow,
+    point_mark,
     si,
     slow_mark,
     table,
@@ -76,8 +76,7 @@ def key_numbers(data: Dataset) -> Html:
               if (c := analysis.largest_copy(m, d))]
     return table(["quantity"] + [name for name, _ in columns] + ["explained in"], rows,
                  caption="The crossover in a few numbers, measured on each device or fitted to its measurements"
-                 ) + marks_note({k for c in copies for k in stats.caveats(c["stats"], c["extra_info"])}
-                                | ({"slow"} if slow else set()))
+                 ) + marks_note_for(copies, also={"slow"} if slow else set())
 
 
 def _device_numbers(machine: Machine, device: str, op_s: float, rate: float) -> dict[str, str | Html]:
@@ -87,8 +86,7 @@ def _device_numbers(machine: Machine, device: str, op_s: float, rate: float) -> 
     params = cost_model.measured_params(machine, device)
     if params is not None:
         # The ridge rests on the copy's bandwidth, so it carries that copy's marks too.
-        copy = analysis.largest_copy(machine, device)
-        marked = mark(copy["stats"], copy["extra_info"]) if copy else Html("")
+        marked = point_mark(analysis.largest_copy(machine, device))
         ridge = html("{} FLOP/B{}", _ridge(rate / params.bandwidth), marked)
         if device != "cpu":  # three regimes gives the datasheet's ridge: both are said, each named
             ridge += html(" ({} from published figures)", _ridge(published_ridges()["H200 fp32"][0]))

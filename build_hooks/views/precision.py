@@ -124,21 +124,30 @@ def precision_gpu_takeaway(data: Dataset) -> str:
     machine = gpu_with(data, GROUP)
     if machine is None:
         return "No GPU measured 16-bit arithmetic for this build, so the measured results below are CPUs'"
-    device = machine.device_label(machine.gpu_device(GROUP))
+    device = machine.gpu_device(GROUP)
     said, signs = [], []
-    for op, what in (("matmul", product_words(machine, machine.gpu_device(GROUP))), ("train_step", "a training step")):
-        took = precision_stats(machine, machine.gpu_device(GROUP), op)
-        if {"fp32", "bf16"} <= set(took):
-            ratio = stats.paired_ratio(took["fp32"], took["bf16"])
-            verdict = (f"{multiple(ratio.value)} faster" if ratio.verdict > 0 else
-                       f"{multiple(ratio.inverted().value)} slower" if ratio.verdict < 0 else "no faster or slower")
-            said.append(f"{what} {verdict}")
-            signs.append(ratio.verdict)
+    for op, ratio, _ in _gpu_ratios(machine, device):
+        what = product_words(machine, device) if op == "matmul" else "a training step"
+        verdict = (f"{multiple(ratio.value)} faster" if ratio.verdict > 0 else
+                   f"{multiple(ratio.inverted().value)} slower" if ratio.verdict < 0 else "no faster or slower")
+        said.append(f"{what} {verdict}")
+        signs.append(ratio.verdict)
     if not said:
         return "No GPU timed both fp32 and bf16 for this build, so the measured results below are CPUs'"
     # One sentence: "14× faster, but ... 1.2× slower" where the two go opposite ways.
     joined = said[0] if len(said) == 1 else f"{said[0]}{', but' if signs[0] != signs[1] else ' and'} {said[1]}"
-    return f"Measured on the {untrusted.placeholder(device)}, bf16 ran {joined} than fp32"
+    return f"Measured on the {untrusted.placeholder(machine.device_label(device))}, bf16 ran {joined} than fp32"
+
+
+def _gpu_ratios(machine: Machine, device: str) -> list[tuple[str, stats.Ratio, dict]]:
+    """(op, bf16 against fp32, both dtypes' stats) for the GPU's matrix product and training step, where both were
+    timed: the table and the page's first line read the same verdicts."""
+    found = []
+    for op in ("matmul", "train_step"):
+        took = precision_stats(machine, device, op)
+        if {"fp32", "bf16"} <= set(took):
+            found.append((op, stats.paired_ratio(took["fp32"], took["bf16"]), took))
+    return found
 
 
 @section
@@ -151,12 +160,9 @@ def precision_gpu_answer(data: Dataset) -> Html:
         return missing("This build has no 16-bit timing from a GPU.")
     device = machine.gpu_device(GROUP)
     rows, points = [], []
-    for op, what in (("matmul", product_words(machine, device).removeprefix("a ").removeprefix("an ")),
-                     ("train_step", "training step" + _step_size(machine, device))):
-        took = precision_stats(machine, device, op)
-        if not {"fp32", "bf16"} <= set(took):
-            continue
-        ratio = stats.paired_ratio(took["fp32"], took["bf16"])
+    for op, ratio, took in _gpu_ratios(machine, device):
+        what = (product_words(machine, device).removeprefix("a ").removeprefix("an ") if op == "matmul" else
+                "training step" + _step_size(machine, device))
         verdict = ratio_sentence(ratio, "{} faster", "{} slower", f"the same ({stats.LEVEL_WORDS})")
         rounds = len(took["fp32"].get("round_medians", [])) or "not recorded"
         bench = {b["params"]["dtype"]: b for b in machine.measured(GROUP, device=device, op=op)}

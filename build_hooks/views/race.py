@@ -8,17 +8,19 @@ from build_hooks import analysis, gate, gpu_estimate, plots, race, stats, untrus
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import (
-    CAVEAT_WORDS,
     MARK_TITLES,
     MARKS,
     SITE_ROOT,
     Html,
+    capitalised,
+    caveat_words,
     figure,
     html,
     join,
     listing,
     marks_note,
     missing,
+    mostly_slow,
     multiple,
     note,
     si,
@@ -142,8 +144,8 @@ def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str
         doubts.append((f"Every verdict is rough: each epoch has under {stats.MIN_SAMPLES} timed runs", False))
     ids = {pairing["gpu"]["machine_id"] for pairing in found.values() if not pairing["estimate"]}
     for machine in (m for m in data.machines if m.id in ids):
-        share = gate.slow_start_share(machine.doc)
-        if share is not None and share > gate.MOSTLY_SLOW:
+        if mostly_slow(machine):
+            share = gate.slow_start_share(machine.doc)
             who = "The GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
             # What "slow" means is said once, on home (explain); the race page's note links to the gallery's key.
             what = (f" (a fixed check task took over {gate.SLOW_STATE_RATIO:g}× its best)" if explain else "")
@@ -247,19 +249,15 @@ def race_verdict_summary(data: Dataset) -> str:
         return f"{intro}At {every} raced, the two are level"
     for leader, who in (("GPU", gpu), ("CPU", cpu)):
         if count[leader] == n:
-            return f"{intro}{who[:1].upper()}{who[1:]} finishes first at {every} raced"
+            return f"{intro}{capitalised(who)} finishes first at {every} raced"
     leaders = [(who, count[leader]) for leader, who in (("GPU", gpu), ("CPU", cpu)) if count[leader]]
     # "the GPU finishes first at 7 and the CPU at 28": the verb once, with the first leader.
     leads = " and ".join(f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders))
     # The grid's own words, each said plainly where it first appears; the key under the grid has the rest.
     others = [f"{k} {'is' if k == 1 else 'are'} {what}" for k, what in ((count["level"], "too close to call"),
                                                                       (doubted, "out of line (see the key)")) if k]
-    rest = f". {_capital(listing(others))}" if others else ""
+    rest = f". {capitalised(listing(others))}" if others else ""
     return f"{intro}{_ground(found, gpu)}Of the {n} settings raced, {leads}{rest}"
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def _ground(found: dict, gpu: str) -> str:
@@ -291,7 +289,7 @@ def _ground(found: dict, gpu: str) -> str:
     elsewhere = ((" Elsewhere the CPU finishes first or the two are level"
                   + (f", except {odd} cell{'s' if odd > 1 else ''} marked out of line" if odd else "") + ".")
                  if outside else "")
-    return f"{_capital(gpu)}'s leads are all {', '.join(where)}{though}.{elsewhere} "
+    return f"{capitalised(gpu)}'s leads are all {', '.join(where)}{though}.{elsewhere} "
 
 
 @fact
@@ -330,8 +328,8 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     loser = "the CPU" if who != "the CPU" else gpu
     half = pairing.get("against_half")
     # A loser slower than at half the batch inflates the lead: the lead against that faster epoch is said too.
-    slowed = (f". {_capital(loser)}'s epoch was shorter at batch {batch // 2}. Against that shorter epoch, the lead is "
-              f"{multiple(half)}"
+    slowed = (f". {capitalised(loser)}'s epoch was shorter at batch {batch // 2}. Against that shorter epoch, the "
+              f"lead is {multiple(half)}"
               if half and not pairing["out_of_line"] else "")
     return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}{doubt}{slowed}"
 
@@ -504,7 +502,7 @@ def _measured_fall(race_data: dict) -> str:
 
     def doubt(lane: dict) -> str:  # a ratio of two epochs carries the caveats of both, in words
         kinds = {k for b in (first, last) for k in lane["epochs"][width][b].get("caveats", [])}
-        return f" ({'; '.join(CAVEAT_WORDS[k] for k in MARKS if k in kinds)})" if kinds else ""
+        return f" ({'; '.join(caveat_words(kinds))})" if kinds else ""
     return (f"At width {width}, between batch {first} and {last}, {untrusted.placeholder(gpu['label'])}'s epoch fell "
             f"{multiple(fall['gpu'])}{doubt(gpu)} and its CPU's {multiple(fall['cpu'])}{doubt(cpu)}")
 

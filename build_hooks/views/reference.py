@@ -12,7 +12,6 @@ from build_hooks.render import (
     iqr_share,
     join,
     listing,
-    mark,
     marks_note_for,
     measured_value,
     missing,
@@ -20,6 +19,7 @@ from build_hooks.render import (
     mostly_slow,
     multiple,
     note,
+    point_mark,
     provenance,
     si,
     table,
@@ -93,12 +93,6 @@ def _slow_starts(m: Machine) -> str:
     return f"{100 * share:.0f}%" + (": most rounds" if share > gate.MOSTLY_SLOW else "")
 
 
-def _copy_mark(m: Machine, device: str) -> Html:
-    """The streaming bandwidth's caveat marks, from the largest copy it is read from."""
-    copy = analysis.largest_copy(m, device)
-    return mark(copy["stats"], copy["extra_info"]) if copy else Html("")
-
-
 def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
     gpu = m.gpu_device("gemm_rate")
     cpu_rates, gpu_rates = analysis.gemm_rates(m, "cpu"), analysis.gemm_rates(m, gpu) if gpu else {}
@@ -112,8 +106,10 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
         _peak_cell(peak, analysis.clearly_above_peak(m)),
         html("{}<br>{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
              f"GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "GPU not measured"),
-        (html("{}{}", si(cpu_params.bandwidth, "B/s"), _copy_mark(m, "cpu")) if cpu_params else html("not measured"))
-        + (html("<br>GPU {}{}", si(gpu_params.bandwidth, "B/s"), _copy_mark(m, m.gpu_device("call_overhead")))
+        (html("{}{}", si(cpu_params.bandwidth, "B/s"), point_mark(analysis.largest_copy(m, "cpu")))
+         if cpu_params else html("not measured"))
+        + (html("<br>GPU {}{}", si(gpu_params.bandwidth, "B/s"),
+                point_mark(analysis.largest_copy(m, m.gpu_device("call_overhead"))))
            if gpu_params else ""),
         si(transfer[max(transfer)], "B/s") if transfer else f"none: {why_no_transfer(m)}",
         join(crossings, "<br>") if m.gpu_device(analysis.STEP) else "no GPU measured",

@@ -6,11 +6,11 @@ from build_hooks import analysis, consistency, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu, not_recording
 from build_hooks.page import fact, section
 from build_hooks.render import (
-    CAVEAT_WORDS,
     DEVICE_NAME,
     SITE_ROOT,
     Html,
     MissingData,
+    caveat_words,
     figure,
     first_with,
     fold_constant_columns,
@@ -229,7 +229,7 @@ def cpu_best_step_rate(data: Dataset) -> str:
         if (b, w) != (point.batch, width):
             others.setdefault(w, []).append(b)
     kinds = stats.caveats(point.stats, point.flags)
-    said = [f"batch {point.batch}, width {width}"] + [CAVEAT_WORDS[k] for k in kinds]
+    said = [f"batch {point.batch}, width {width}"] + caveat_words(kinds)
     if others:
         said.append("as fast within the spread: " + ", ".join(
             f"batch {listing([str(b) for b in batches])} at width {w}" for w, batches in sorted(others.items())))

@@ -12,11 +12,11 @@ from build_hooks.render import (
     esc,
     figure,
     gpu_with,
-    mark,
     marks_note_for,
     missing,
     more_machines,
     per_machine,
+    point_mark,
     si,
     table,
 )
@@ -65,7 +65,7 @@ def transfer(data: Dataset) -> Html:
 
 def _rate_cell(rate: float, bench: dict) -> Html:
     """A copy's bandwidth with its timing's caveat marks (a noisy copy time is a noisy rate)."""
-    return esc(si(rate, "B/s")) + mark(bench["stats"], bench["extra_info"])
+    return esc(si(rate, "B/s")) + point_mark(bench)
 
 
 @section
