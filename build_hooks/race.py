@@ -90,15 +90,25 @@ def against_half(lane: dict, width: str, batch: str, rival: float) -> float | No
     return half["seconds"] / rival
 
 
+def longer_than_half(lane: dict, width: str, batch: str) -> bool:
+    """Whether a lane's epoch took longer than its own epoch at half the batch (beyond the meaningful ratio): twice
+    the batch means half the steps, so the longer one is out of line with its neighbour."""
+    half = lane["epochs"][width].get(str(int(batch) // 2))
+    return half is not None and lane["epochs"][width][batch]["seconds"] > stats.MEANINGFUL_RATIO * half["seconds"]
+
+
+LONGER_MARK = ("↑", "longer than at half the batch")
+LONGER_WORDS = ("Longer than at half the batch (↑): twice the batch means half the steps, so that epoch is out of "
+                "line. Read past it.")
+
+
 def out_of_line(lane: dict, width: str, batch: str, rival: float) -> bool:
     """Whether a lane's lost epoch is out of line: slower than its own epoch at half the batch (beyond the meaningful
     ratio), and the rival's lead (`rival`: its epoch in seconds) would not clear that faster time by the meaningful
     ratio. Doubling the batch halves the steps for the same samples, so a slower epoch suggests the machine slowed
     while it ran, a state change the spread of one point cannot show. race.js applies the same rule."""
     half = lane["epochs"][width].get(str(int(batch) // 2))
-    seconds = lane["epochs"][width][batch]["seconds"]
-    return (half is not None and seconds > stats.MEANINGFUL_RATIO * half["seconds"]
-            and half["seconds"] < stats.MEANINGFUL_RATIO * rival)
+    return longer_than_half(lane, width, batch) and half["seconds"] < stats.MEANINGFUL_RATIO * rival
 
 
 def verdicts(race: dict) -> dict[tuple[int, int], dict]:
@@ -283,7 +293,9 @@ def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
         point = lane["epochs"][str(width)].get(str(batch))
         if not point:
             return render.esc("not measured")
-        return render.esc(render.si(point["seconds"], "s")) + render.marks(point.get("caveats", []))
+        longer = (render.html('<sup title="{}">{}</sup>', LONGER_MARK[1], LONGER_MARK[0])
+                  if longer_than_half(lane, str(width), str(batch)) else "")
+        return render.esc(render.si(point["seconds"], "s")) + render.marks(point.get("caveats", [])) + longer
 
     # One table per width: a phone reads a few lanes side by side, not every lane at every width.
     tables = []
@@ -296,6 +308,9 @@ def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
                                                        "by batch size", table_id=f"race-table-{width}"))
     legend = render.marks_note({kind for lane in race["lanes"] for epochs in lane["epochs"].values()
                                 for point in epochs.values() for kind in point.get("caveats", [])})
+    if any(longer_than_half(lane, str(width), batch) for lane in race["lanes"] for width in race["widths"]
+           if widths is None or width in widths for batch in lane["epochs"].get(str(width), {})):
+        legend += render.note(LONGER_WORDS)
     sources = render.join(render.note(f"{lane['label']}: {lane['source']}.")
                           for lane in race["lanes"] if lane["estimate"])
     return render.join(tables) + legend + sources

@@ -2,7 +2,7 @@
 
 import json
 
-from build_hooks import race
+from build_hooks import page, race
 from build_hooks.dataset import Dataset, Machine
 from conftest import synthetic_doc
 
@@ -82,6 +82,18 @@ def test_static_table_marks_a_caveated_epoch_as_every_other_table_does():
     assert "<li>Under load (*): other processes used the CPU meanwhile.</li>" in html
     clean = race.static_table(dataset())
     assert ">*</sup>" not in clean and "* measured while" not in clean
+
+
+def test_static_table_marks_an_epoch_longer_than_at_half_the_batch():
+    """An epoch longer than its own lane's at half the batch (beyond the meaningful ratio) carries ↑ and the key says
+    it; one a hair longer, within that ratio, does not."""
+    doc = synthetic_doc("odd-machine", epoch_times={("cpu", 32, 1): 1.0, ("cpu", 32, 2): 0.4, ("cpu", 32, 4): 0.9,
+                                                    ("cpu", 32, 8): 0.95})
+    html = race.static_table(Dataset([Machine(doc, "a", "committed reference")]))
+    assert html.count(">↑</sup>") == 1 and '<sup title="longer than at half the batch">↑</sup>' in html.split(
+        "900 ms")[1].split("</td>")[0]
+    assert race.LONGER_WORDS in html
+    assert not race.longer_than_half({"epochs": {"32": {"4": {"seconds": 1.0}, "8": {"seconds": 1.05}}}}, "32", "8")
 
 
 def test_the_browser_plan_copies_the_epoch_experiment_and_its_model():
@@ -197,7 +209,8 @@ def test_a_lead_over_a_slowed_loser_is_also_given_against_its_half_batch_epoch()
     pairing = {"leader": "GPU", "ratio": 6.5, "narrow": False, "out_of_line": False, "estimate": False,
                "against_half": 5.0}
     said = _corner(pairing, 2048, 16)
-    assert "6.5× ahead" in said and ". The CPU's epoch was shorter at batch 8. Against that shorter epoch, the lead is 5.0×" in said
+    assert "6.5× ahead" in said
+    assert ". The CPU's epoch was shorter at batch 8 than at 16. Even against that shorter epoch, the GPU leads 5.0×" in said
     assert "was shorter at batch" not in _corner({**pairing, "against_half": None}, 2048, 16)
 
 
@@ -226,11 +239,11 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     data = dataset(gpu="Fixture GPU")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.61)
     slow = str(page.render_section("verdict_grid", data))
-    assert ('The GPU machine started 61% of its rounds running slow. So its times may be longer than its hardware '
-            'needs (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
+    assert ('The GPU machine started 61% of its rounds running slow. So both its lanes may be slower than its '
+            'hardware allows (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
     said = page.render_fact("race_doubts", data)  # on home, the sentence under the grid says it instead
     assert said.endswith("The GPU machine started 61% of its rounds running slow (a fixed check task took over 1.4× "
-                         "its best). So its times may be longer than its hardware needs")
+                         "its best). So both its lanes may be slower than its hardware allows")
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
     assert "running slow" not in str(page.render_section("verdict_grid", data))
@@ -259,6 +272,29 @@ def test_the_summary_says_where_the_gpus_clear_leads_lie():
         "finishes first or the two are level. ")
     assert _ground(grid(set()), "the GPU") == ""
     assert _ground(grid({(w, 1) for w in (8, 32, 512, 2048)}), "the GPU") == ""
+
+
+def test_home_puts_the_counts_under_the_grid_when_the_sentence_above_says_where_the_gpu_leads(monkeypatch):
+    """Above home's grid: where the GPU leads; under it (race_doubts): the counts, and how many GPU leads rest on a
+    changed state (§). Where the GPU leads nowhere, the counts stand above the grid instead."""
+    from build_hooks.views import race as views
+
+    def cell(leader, caveats=()):
+        side = {"epochs": {"32": {"64": {"caveats": list(caveats)}}}, "label": "Fixture", "machine_id": "m"}
+        return {"leader": leader, "out_of_line": False, "estimate": False, "gpu": side, "cpu": side}
+    found = {(32, 1): cell("CPU"), (32, 64): cell("GPU", ["unsettled"])}
+    monkeypatch.setattr(race, "verdicts", lambda race_data: found)
+    monkeypatch.setattr(race, "race_data", lambda data: {})
+    monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
+    above = page.render_fact("race_verdict_summary", Dataset([]))
+    assert above.endswith("The GPU's leads are all from batch 64 up. Elsewhere the CPU finishes first or the two are "
+                          "level") and "settings raced" not in above
+    under = page.render_fact("race_doubts", Dataset([]))
+    assert under.startswith("Of the 2 settings raced, the GPU finishes first at 1 and the CPU at 1. 1 of the GPU's "
+                            "leads rests on a time taken while the machine changed state (§). Every verdict rests")
+    found[(32, 64)] = cell("CPU")
+    assert page.render_fact("race_verdict_summary", Dataset([])).endswith("The CPU finishes first at all 2 settings raced")
+    assert not page.render_fact("race_doubts", Dataset([])).startswith("Of the")
 
 
 def test_a_race_sentence_marks_each_time_as_the_tables_do():

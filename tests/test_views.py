@@ -619,11 +619,20 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
     assert page.render_fact("home_one_number", cpu_only).startswith("By the labelled estimate against the build host's CPU")
     with_gpu = Dataset(committed)
     said = page.render_fact("home_one_number", with_gpu)
-    assert said.startswith("The rule behind it: ") and "step gets shorter than its CPU's once each operation it issues does " in said
-    low, high = said.split("issues does ")[1].split(" of arithmetic")[0].split(" to ")  # the committed H200: a span
+    assert said.startswith("The rule behind it: ") and "pays a larger fixed cost per step than its CPU" in said
+    per_step = said.split("(a step of ")[1].split(";")[0]  # the committed H200: a span, as the table's note says it
     table = bare_cells(page.render_section("break_even_table", with_gpu))
-    assert f"<td>{high}</td>" in table.split("break-even: the GPU")[1].split("</tr>")[0]
-    assert f"<td>{low} {high.split(' ')[1]}</td>" in table.split("break-even, bare operation")[1].split("</tr>")[0]
+    assert f"Per step, the break-even is {per_step}." in table
+    low, high = (float(x) for x in per_step.split(" ")[0:3:2])
+    # The table's two break-evens per operation, times the 38 operations each GPU step issues (same unit here).
+    per_op = [float(table.split(row)[1].split("</tr>")[0].split("<td>")[-1].split(" ")[0])
+              for row in ("break-even, bare operation", "break-even: the GPU")]
+    assert low == pytest.approx(per_op[0] * 38, rel=0.01) and high == pytest.approx(per_op[1] * 38, rel=0.01)
+    # The folded estimate says how far its break-even lies from the measured one, from the two tables' numbers.
+    estimated = float(table.split("break-even: the estimated GPU")[1].split("</tr>")[0].split("<td>")[-1].split(" ")[0])
+    ratios = table.split("The measured break-even above is ")[1].split(" this estimate")[0].split(" to ")
+    assert float(ratios[0].rstrip("×")) == pytest.approx(per_op[0] * 1e3 / estimated, rel=0.02)  # MFLOP / kFLOP
+    assert float(ratios[1].rstrip("×")) == pytest.approx(per_op[1] * 1e3 / estimated, rel=0.05)
 
 
 def test_the_break_even_is_turned_into_batches_of_the_race_network(monkeypatch):
@@ -688,10 +697,12 @@ def test_with_measured_lanes_the_race_says_how_far_each_epoch_fell_across_the_ba
              lane("CPU", "m", {"1": 4.0, "512": 2.0})]
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1, 512]})
     said = page.render_fact("race_estimate_flat", Dataset([]))  # the lane's name is a placeholder until the page
-    assert said.startswith("At width 32, between batch 1 and 512, ") and said.endswith("'s epoch fell 4.0× and its CPU's 2.0×")
-    lanes[2]["epochs"]["32"]["1"]["caveats"] = ["noisy", "unsettled"]  # the ratio carries its endpoints' caveats
-    assert page.render_fact("race_estimate_flat", Dataset([])).endswith(
-        "and its CPU's 2.0× (noisy; taken while the machine changed state)")
+    assert said.startswith("At width 32, between batch 1 and 512, ")
+    assert said.endswith("'s epoch fell 4.0× and its CPU's 2.0×. So the gap moved 2.0× towards the GPU")
+    lanes[2]["epochs"]["32"]["1"]["caveats"] = ["noisy", "unsettled"]  # the ratio carries its endpoints' marks
+    assert "and its CPU's 2.0×†§. So" in page.render_fact("race_estimate_flat", Dataset([]))
+    lanes[2]["epochs"]["32"]["1"]["seconds"] = 8.4  # both fell alike: within the meaningful ratio
+    assert page.render_fact("race_estimate_flat", Dataset([])).endswith("So neither gained much on the other")
 
 
 def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():

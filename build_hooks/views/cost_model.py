@@ -23,6 +23,7 @@ from build_hooks.render import (
     measured_value,
     missing,
     mostly_slow,
+    multiple,
     note,
     per_machine,
     si,
@@ -495,9 +496,11 @@ def home_one_number(data: Dataset) -> str:
     if extra <= 0:
         return f"The rule behind it: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
     batches = break_even_batches(data)
-    where = f". In the race's network, that takes {batches}" if batches else ""
-    return (f"The rule behind it: {gpu}'s step gets shorter than its CPU's once each operation it issues does "
-            f"{break_even_span(data)} of arithmetic (a FLOP is one addition or multiplication){where}")
+    per_step = break_even_step_span(data)
+    where = (f". In the race's network, that takes {batches} (a step of {per_step}; a FLOP is one addition or "
+             "multiplication)") if batches else f". That is a step of {per_step}"
+    return (f"The rule behind it: {gpu} pays a larger fixed cost per step than its CPU, and only enough arithmetic "
+            f"hides it{where}")
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:
@@ -532,11 +535,38 @@ def break_even_span(data: Dataset) -> str | None:
     work = break_even_work(data)
     if work is None:
         return None
-    if work[0] == work[1]:
-        return f"about {si(work[0], 'FLOP')}"
-    low, high = (si(w, "FLOP") for w in work)
-    number, unit = low.split(" ")
-    return f"{number} to {high}" if high.endswith(" " + unit) else f"{low} to {high}"
+    return _flop_span(*work)
+
+
+def _flop_span(low: float, high: float) -> str:
+    """Two amounts of work as a span, the unit said once where both share it ("5.43 to 18.6 MFLOP"); "about" one."""
+    if low == high:
+        return f"about {si(low, 'FLOP')}"
+    low_said, high_said = si(low, "FLOP"), si(high, "FLOP")
+    number, unit = low_said.split(" ")
+    return f"{number} to {high_said}" if high_said.endswith(" " + unit) else f"{low_said} to {high_said}"
+
+
+def break_even_step_work(data: Dataset) -> tuple[float, float] | None:
+    """break_even_work per step rather than per operation: times the operations the measured GPU's steps issue (the
+    same at every size, so the fit cannot split the two; break_even_batches reads the same FLOPs per operation).
+    The fewest operations times the low end, the most times the high end. None without a measured GPU."""
+    first, work = first_measured_break_even(data), break_even_work(data)
+    if first is None or work is None:
+        return None
+    machine = first[0]
+    ops = _step_ops(machine, machine.gpu_device(analysis.STEP))
+    if not ops:
+        return None
+    return work[0] * min(ops), work[1] * max(ops)
+
+
+def break_even_step_span(data: Dataset) -> str | None:
+    """break_even_step_work in words, like break_even_span ("206 to 707 MFLOP")."""
+    work = break_even_step_work(data)
+    if work is None:
+        return None
+    return _flop_span(*work)
 
 
 def break_even_batches(data: Dataset) -> str:
@@ -631,16 +661,55 @@ def break_even_table(data: Dataset) -> Html:
         "Fixed cost × rate: how much work one operation needs before a device's speed shows" if not measured else
         html("Estimated: an {} driven by the build host (a model)", gpu.name)))
     if measured:  # the model a build without a GPU falls back on, folded: the measured table is the answer
-        estimated = html('<details class="crossover-estimate"><summary>{}</summary>{}</details>',
-                         "The estimate's break-even (a model, for builds with no GPU)", estimated)
+        estimated = html('<details class="crossover-estimate"><summary>{}</summary>{}{}</details>',
+                         "The estimate's break-even (a model, for builds with no GPU)", estimated,
+                         note(_estimate_against_measured(data, even)))
     spans = [note("Two break-evens. The low one uses one bare, tiny operation's extra cost. The high one uses a real "
                   "step's: it also spreads the step's own fixed cost over its operations. The truth lies between.")
              if any(row[0] == "break-even, bare operation" for _, rows in measured for row in rows) else Html(""),
+             note(_per_step_words(data)) if measured else Html(""),
              marks_note({"slow"} if any(mostly_slow(m) for m in data.shown(analysis.STEP) if measured_break_even(m))
                         else set())]
     return join([table(head, measured_rows, caption=html("Fixed cost × rate, measured: {} against the CPU in its own "
                                                          "machine", gpu_name)) for gpu_name, measured_rows in measured]
                 + spans + [estimated])
+
+
+def _per_step_words(data: Dataset) -> str:
+    """Why "per operation" is a share of a step's cost, and the break-even per step: every step of a device issues
+    the same operations, so the fit cannot split the two."""
+    machine = first_measured_break_even(data)[0]
+    counts = {device: _step_ops(machine, device) for device in ("cpu", machine.gpu_device(analysis.STEP))}
+    if not all(len(ops) == 1 for ops in counts.values()):
+        return f"Per step, the break-even is {break_even_step_span(data)}."
+    cpu_ops, gpu_ops = (next(iter(ops)) for ops in counts.values())
+    same = f"the same {cpu_ops} operations" if cpu_ops == gpu_ops else (
+        f"the same operations ({cpu_ops} on the CPU, {gpu_ops} on the GPU)")
+    return (f"Per operation means a step's fixed cost shared out: every step issues {same}. So the fit cannot tell "
+            f"the two apart. Per step, the break-even is {break_even_step_span(data)}.")
+
+
+def _step_ops(machine: Machine, device: str) -> set[int]:
+    """The operation counts of a device's measured training steps (one, where every size issues the same)."""
+    return {b["extra_info"]["ops"] for b in machine.measured(analysis.STEP, device=device)
+            if b["extra_info"].get("ops")}
+
+
+def _estimate_against_measured(data: Dataset, even: BreakEven) -> str:
+    """Under the folded estimate: how its break-even compares with the measured one, and the two factors that make
+    the difference (the CPU's rate and the GPU's extra cost), so no reader takes the model's number for the GPU's."""
+    first, work = first_measured_break_even(data), break_even_work(data)
+    if first is None or work is None or even.crossover_flop <= 0:
+        return "No measured break-even to set it against."
+    machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
+    low, high = (w / even.crossover_flop for w in work)
+    ratio = multiple(low) if stats.compare(low, high) == 0 else f"{multiple(low)} to {multiple(high)}"
+    extras = sorted(e for e in (gpu_op - cpu_op, bare_extra(machine)) if e is not None and e > 0)
+    extra = si(extras[0], "s") if len(extras) == 1 or stats.compare(*extras) == 0 else (
+        f"{si(extras[0], 's')} to {si(extras[-1], 's')}")
+    return (f"The measured break-even above is {ratio} this estimate's. Two inputs differ. That machine's CPU rate "
+            f"is {multiple(cpu_rate / even.rate)} the build host's. Its GPU's measured extra cost per operation is "
+            f"{extra}, where the estimate charges a {si(gpu_model.LAUNCH_HOST_S, 's')} launch.")
 
 
 FITTED = "fitted: its steps' fixed time ÷ their operations"

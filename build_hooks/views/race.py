@@ -13,7 +13,6 @@ from build_hooks.render import (
     SITE_ROOT,
     Html,
     capitalised,
-    caveat_words,
     figure,
     html,
     join,
@@ -149,8 +148,8 @@ def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str
             who = "The GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
             # What "slow" means is said once, on home (explain); the race page's note links to the gallery's key.
             what = (f" (a fixed check task took over {gate.SLOW_STATE_RATIO:g}× its best)" if explain else "")
-            doubts.append((f"{who} started {100 * share:.0f}% of its rounds running slow{what}. So its times may be "
-                           "longer than its hardware needs", True))
+            doubts.append((f"{who} started {100 * share:.0f}% of its rounds running slow{what}. So both its lanes "
+                           "may be slower than its hardware allows", True))
     return doubts
 
 
@@ -222,15 +221,19 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
 
 @fact
 def race_verdict_summary(data: Dataset) -> str:
-    """Whom the grid pairs (when it is one pair), then at how many of the raced settings the GPU leads, the CPU
-    leads, or neither does."""
+    """Above home's grid: whom the grid pairs (when it is one pair), then where the GPU leads (_ground); where it
+    leads nowhere, the counts instead (_verdict_counts), which otherwise open the notes under the grid
+    (race_doubts)."""
+    intro, ground, counts = _summary_parts(data)
+    return f"{intro}{ground or counts}"
+
+
+def _summary_parts(data: Dataset) -> tuple[str, str, str]:
+    """Home's words about the grid: (whom it pairs, where the GPU leads, at how many settings each side leads).
+    The first two may be empty; each ends a sentence."""
     found = race.verdicts(race.race_data(data))
     if not found:
         raise MissingData("no CPU and GPU pair at the same setting")
-    # A verdict marked out of line is counted apart: it may come from a machine that slowed.
-    count = {leader: sum(p["leader"] == leader and not p["out_of_line"] for p in found.values())
-             for leader in ("GPU", "CPU", "level")}
-    doubted = sum(p["out_of_line"] for p in found.values())
     pairs = {(p["gpu"]["label"], p["cpu"]["label"], p["estimate"]) for p in found.values()}
     # Whom the GPU meets, when that is one CPU: a learner must not read "never" into other CPUs.
     intro = ""
@@ -243,13 +246,23 @@ def race_verdict_summary(data: Dataset) -> str:
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
         gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
+    return intro, _ground(found, gpu).rstrip(" ."), _verdict_counts(found, gpu, cpu)
+
+
+def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
+    """At how many of the raced settings the GPU leads, the CPU leads, or neither does, and how many GPU leads rest
+    on a changed state."""
+    # A verdict marked out of line is counted apart: it may come from a machine that slowed.
+    count = {leader: sum(p["leader"] == leader and not p["out_of_line"] for p in found.values())
+             for leader in ("GPU", "CPU", "level")}
+    doubted = sum(p["out_of_line"] for p in found.values())
     n = len(found)
     every = "the one setting" if n == 1 else f"all {n} settings"
     if count["level"] == n:
-        return f"{intro}At {every} raced, the two are level"
+        return f"At {every} raced, the two are level"
     for leader, who in (("GPU", gpu), ("CPU", cpu)):
         if count[leader] == n:
-            return f"{intro}{capitalised(who)} finishes first at {every} raced"
+            return f"{capitalised(who)} finishes first at {every} raced"
     leaders = [(who, count[leader]) for leader, who in (("GPU", gpu), ("CPU", cpu)) if count[leader]]
     # "the GPU finishes first at 7 and the CPU at 28": the verb once, with the first leader.
     leads = " and ".join(f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders))
@@ -257,7 +270,18 @@ def race_verdict_summary(data: Dataset) -> str:
     others = [f"{k} {'is' if k == 1 else 'are'} {what}" for k, what in ((count["level"], "too close to call"),
                                                                       (doubted, "out of line (see the key)")) if k]
     rest = f". {capitalised(listing(others))}" if others else ""
-    return f"{intro}{_ground(found, gpu)}Of the {n} settings raced, {leads}{rest}"
+    return f"Of the {n} settings raced, {leads}{rest}{_changed_leads(found)}"
+
+
+def _changed_leads(found: dict) -> str:
+    """How many GPU leads rest on an epoch the machine timed while changing state (§), as a sentence that closes a
+    fact: a learner counting the GPU's wins should know which are doubtful. Empty where none is."""
+    changed = sum(p["leader"] == "GPU" and not p["out_of_line"] and "unsettled" in _point_marks(p, *key)
+                  for key, p in found.items())
+    if not changed:
+        return ""
+    return (f". {changed} of the GPU's leads {'rests' if changed == 1 else 'rest'} on a time taken while the "
+            "machine changed state (§)")
 
 
 def _ground(found: dict, gpu: str) -> str:
@@ -294,12 +318,15 @@ def _ground(found: dict, gpu: str) -> str:
 
 @fact
 def race_doubts(data: Dataset) -> str:
-    """What weakens every verdict of home's grid (_doubts), said under it in short sentences; or that nothing does."""
+    """Under home's grid: the counts, where the sentence above it gave the GPU's ground instead (_summary_parts), then
+    what weakens every verdict (_doubts) in short sentences, or that nothing does."""
     found = race.verdicts(race.race_data(data))
     if not found:
         raise MissingData("no CPU and GPU pair at the same setting")
+    _, ground, counts = _summary_parts(data)
     said = [text for text, _ in _doubts(data, found, explain=True)]
-    return ". ".join(said) if said else "Every verdict rests on enough timed runs, from machines in their usual state"
+    said = said or ["Every verdict rests on enough timed runs, from machines in their usual state"]
+    return ". ".join(([counts] if ground else []) + said)
 
 
 @fact
@@ -328,8 +355,8 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     loser = "the CPU" if who != "the CPU" else gpu
     half = pairing.get("against_half")
     # A loser slower than at half the batch inflates the lead: the lead against that faster epoch is said too.
-    slowed = (f". {capitalised(loser)}'s epoch was shorter at batch {batch // 2}. Against that shorter epoch, the "
-              f"lead is {multiple(half)}"
+    slowed = (f". {capitalised(loser)}'s epoch was shorter at batch {batch // 2} than at {batch}. Even against that "
+              f"shorter epoch, {who} leads {multiple(half)}"
               if half and not pairing["out_of_line"] else "")
     return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}{doubt}{slowed}"
 
@@ -500,11 +527,15 @@ def _measured_fall(race_data: dict) -> str:
     fall = {kind: lane["epochs"][width][first]["seconds"] / lane["epochs"][width][last]["seconds"]
             for kind, lane in (("gpu", gpu), ("cpu", cpu))}
 
-    def doubt(lane: dict) -> str:  # a ratio of two epochs carries the caveats of both, in words
+    def doubt(lane: dict) -> str:  # a ratio of two epochs carries the marks of both, as the table keys them
         kinds = {k for b in (first, last) for k in lane["epochs"][width][b].get("caveats", [])}
-        return f" ({'; '.join(caveat_words(kinds))})" if kinds else ""
+        return _symbols({"caveats": kinds})
+    gain = fall["gpu"] / fall["cpu"]
+    moved = (f"So the gap moved {multiple(gain)} towards the GPU" if gain >= stats.MEANINGFUL_RATIO else
+             f"So the gap moved {multiple(1 / gain)} towards the CPU" if gain <= 1 / stats.MEANINGFUL_RATIO else
+             "So neither gained much on the other")
     return (f"At width {width}, between batch {first} and {last}, {untrusted.placeholder(gpu['label'])}'s epoch fell "
-            f"{multiple(fall['gpu'])}{doubt(gpu)} and its CPU's {multiple(fall['cpu'])}{doubt(cpu)}")
+            f"{multiple(fall['gpu'])}{doubt(gpu)} and its CPU's {multiple(fall['cpu'])}{doubt(cpu)}. {moved}")
 
 
 @fact

@@ -47,8 +47,8 @@ CONTRADICTED_TITLE = "another experiment timed this configuration differently"
 
 def _contradicted_note() -> Html:
     # No cause is named: a state change, a different set-up or a slow spot at that one size all fit (About the data).
-    return note(f"A {CONTRADICTED} marks a step that another experiment timed differently (About the data). It is "
-                "kept out of the cost model's fit.")
+    return note(f"A {CONTRADICTED} marks a step that another experiment timed differently (About the data). Read "
+                "past it: the cost model's fit leaves it out.")
 
 
 def step_table(machine: Machine) -> Html:
