@@ -11,6 +11,7 @@ Run it alone:  python snippets/transfer_arithmetic.py
 """
 
 SIZES_MB = [1, 16, 256]
+EXAMPLE_MB = 256  # the worked example's copy
 PUBLISHED = {  # name: bytes/s, theoretical per direction (published specifications)
     "PCIe 4.0 x16": 32e9,
     "PCIe 5.0 x16": 64e9,
@@ -32,14 +33,14 @@ def times_ms(rates: list[float]) -> list[tuple[int, list[float]]]:
     return [(mb, [transfer_ms(mb, rate) for rate in rates]) for mb in SIZES_MB]
 
 
-def example(megabytes: int = 256, link: str = "PCIe 5.0 x16") -> str:
+def example(megabytes: int = EXAMPLE_MB, link: str = "PCIe 5.0 x16") -> str:
     """One sentence of the arithmetic, for the transfer page (over the H200 SXM's host link by default)."""
     rate = PUBLISHED[link]
     return (f"{megabytes} MB over {link}, at its published {rate / 1e9:.0f} GB/s per direction, takes "
             f"{transfer_ms(megabytes, rate):.0f} ms (source: {SOURCES[link].split(',')[0]}).")
 
 
-def one_line(megabytes: int = 256, link: str = "PCIe 5.0 x16") -> str:
+def one_line(megabytes: int = EXAMPLE_MB, link: str = "PCIe 5.0 x16") -> str:
     """The same arithmetic as a formula, for the cheat sheet."""
     rate = PUBLISHED[link]
     return (f"{megabytes} MB / {rate / 1e9:.0f} GB/s ({link}, published) = {transfer_ms(megabytes, rate):.0f} ms")

@@ -59,7 +59,7 @@ def test_a_page_shows_the_code_behind_its_facts_and_sections(data):
     html = site_markdown().convert("A {{ fact: host_cpu }}.\n\n{{ section: crossover_table }}\n\nMore.")
     section = html[html.index("</table>"):html.index("More.")]
     assert '<details class="crossover-code"' in section and "build_hooks/views/training_step.py:" in section
-    assert "measured by <code>snippets/training_step.py:" in section and '<span class="nf">crossover_table</span>' in section
+    assert "measured by <code>snippets/" in section and "<code>snippets/training_step.py:" in section and '<span class="nf">crossover_table</span>' in section
     foot = html[html.index("More."):]
     assert "Code behind the 1 fact in this page" in foot and 'href="../code/#fact-host-cpu"' in render.site_root_links(foot, 1)
     assert '<span class="nf">host_cpu</span>' in foot and "data-search-exclude" in foot

@@ -589,7 +589,7 @@ def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():
     ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
     ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
     ("break_even_answer", "On the build host, an operation's arithmetic alone outlasts",
-     "On the measured Fixture GPU, the step gets shorter than its CPU's once an operation carries"),
+     "On the measured Fixture GPU, the step got shorter than its CPU's "),
 ])
 def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(name, without, with_gpu):
     """Each lesson fact about a GPU reads a measured GPU where the data has one (even on another machine than the
@@ -816,7 +816,7 @@ def test_a_machine_that_began_most_rounds_slow_is_marked_wherever_its_numbers_ar
     provenance, sheet, fitted = shown(0.61)
     assert "It began 61% of its rounds running slow. Its times may be longer than its hardware needs." in provenance
     assert sheet.count('<sup title="began most rounds slow">°</sup>') == 2 and "Slow machine (°)" in sheet
-    assert "Fixture GPU</bdi> (its machine began most rounds slow), the step gets shorter" in fitted
+    assert "Fixture GPU</bdi> (its machine began most rounds slow), the step got shorter" in fitted
     for text in shown(0.2):
         assert "rounds slow" not in text and "running slow" not in text and "°" not in text
 
@@ -988,3 +988,46 @@ def test_the_workload_table_marks_a_noisy_rate_and_keys_it():
     table = str(page.render_section("workload_table", Dataset([Machine(doc, "f", "t")])))
     row = table.split("bf16 (measured: one 1024×1024 product)")[1].split("</tr>")[0]
     assert "†" in row and "Noisy (†)" in table
+
+
+def test_the_cheat_sheet_sets_a_measured_copy_beside_its_published_arithmetic():
+    """transfer_measured_line gives the measured copy nearest the example's 256 MB, its time being that size over the
+    measured rate, pinned and pageable; with no GPU measured it says so."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset, untrusted
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    said = untrusted.restore(page.render_fact("transfer_measured_line", Dataset(committed)))
+    gpu = next(m for m in committed if m.gpu is not None)
+    pinned = analysis.transfer_bandwidth(gpu, "host_to_device", "pinned")
+    size = min(pinned, key=lambda n: abs(n - 256e6))
+    from build_hooks.render import si
+    assert f"{si(size, 'B')} took {si(size / pinned[size], 's')} from pinned memory" in said
+    cpu_only = Dataset([m for m in committed if m.gpu is None])
+    assert page.render_fact("transfer_measured_line", cpu_only) == "No copy to a GPU was measured for this build"
+
+
+def test_the_cheat_sheets_crossover_table_gives_the_home_grids_epoch_crossover_beside_the_steps():
+    """Each width's row has the step crossover and the home grid's (grid_leads): from the batch where the GPU leads
+    at every larger batch, with a lone earlier lead in brackets, or never."""
+    from build_hooks.views import training_step as views
+
+    assert views._epoch_lead(512, ["64"]) == "from batch 512 (and at 64)"
+    assert views._epoch_lead(64, []) == "from batch 64"
+    assert views._epoch_lead(None, ["16"]) == "only at batch 16"
+    assert views._epoch_lead(None, []) == "never in the raced range"
+    from pathlib import Path
+
+    from build_hooks import dataset, race
+    from build_hooks.views.race import grid_leads
+
+    root = Path(__file__).resolve().parent.parent
+    data = Dataset(dataset.load_committed(root / "results", root))
+    html = str(page.render_section("crossover_table", data))
+    assert "GPU epoch first (home grid)" in html
+    for width, (first, lone) in grid_leads(data, lambda p: not p["estimate"]).items():
+        row = html.split(f"<td>{width}</td>")[1].split("</tr>")[0]
+        assert views._epoch_lead(first, lone) in row
+    assert race.verdicts(race.race_data(data))  # the committed data has a grid to read

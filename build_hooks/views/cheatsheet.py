@@ -17,7 +17,12 @@ from build_hooks.render import (
     slow_mark,
     table,
 )
-from build_hooks.views.cost_model import break_even, break_even_span, first_measured_break_even
+from build_hooks.views.cost_model import (
+    break_even,
+    break_even_span,
+    break_even_step_span,
+    first_measured_break_even,
+)
 from build_hooks.views.intensity import _ridge, published_ridges
 from build_hooks.views.precision import bf16_against_fp32
 
@@ -65,7 +70,8 @@ def key_numbers(data: Dataset) -> Html:
                      _device_numbers(machine, "cpu", cpu_op, cpu_rate)),
                     (html("{}{}", machine.device_label(gpu), slow_mark(machine)),
                      _device_numbers(machine, gpu, gpu_op, gpu_rate)
-                     | {"break_even": break_even_span(data) if gpu_op > cpu_op else "any"})]
+                     | {"break_even": (f"{break_even_span(data)} (per step: {break_even_step_span(data)})"
+                                       if gpu_op > cpu_op else "any")})]
     else:
         columns.append(_estimate_numbers(even))
     rows = [[words] + [numbers.get(key, "—") for _, numbers in columns] + [_lesson(*LESSONS[key])]

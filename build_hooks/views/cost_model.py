@@ -478,10 +478,24 @@ def break_even_answer(data: Dataset) -> str:
             return (f"Fitted to measured steps, {gpu} pays no more per operation than its own CPU, so its step is "
                     "never longer")
         machine = first_measured_break_even(data)[0]
-        return (f"On the measured {gpu}{slow_words(machine)}, the step gets shorter than its CPU's once an operation "
-                f"carries {break_even_span(data)}")
+        return (f"On the measured {gpu}{slow_words(machine)}, the step got shorter than its CPU's "
+                f"{_step_crossings(machine)}. Per step, that takes {break_even_step_span(data)} of arithmetic")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
+
+
+def _step_crossings(machine: Machine) -> str:
+    """Where a machine's GPU step overtook its CPU's, per width, widest first, in words a learner reads: "from batch
+    128 at width 2048 and from batch 512 at width 512. At widths 8 and 32, never, up to batch 1024"."""
+    crossings = {w: analysis.crossover_batch(machine, w) for w in analysis.widths(machine)}
+    wins = [f"from batch {b} at width {w}" for w, b in sorted(crossings.items(), reverse=True) if b]
+    never = [str(w) for w, b in sorted(crossings.items()) if b is None]
+    largest = max((b["params"]["batch"] for b in machine.measured(analysis.STEP)), default=None)
+    up_to = f", up to batch {largest}" if largest else ""
+    if not wins:
+        return f"at no width measured{up_to}"
+    rest = f". At width{'s' if len(never) > 1 else ''} {listing(never)}, never{up_to}" if never else ""
+    return f"{listing(wins)}{rest}"
 
 
 @fact

@@ -443,12 +443,19 @@ def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: st
 
 
 def _estimated_leads(data: Dataset) -> dict[int, tuple[int | None, list[str]]]:
-    """Per width, where the labelled estimate leads its host's CPU: (the batch from which it leads at every larger
-    batch raced, by the grid's rule, or None; the batches of any lone lead below it). Empty with a measured GPU."""
-    found = {size: p for size, p in race.verdicts(race.race_data(data)).items() if p["estimate"]}
+    """Per width, where the labelled estimate leads its host's CPU (grid_leads). Empty with a measured GPU."""
+    return grid_leads(data, lambda pairing: pairing["estimate"])
+
+
+def grid_leads(data: Dataset, keep) -> dict[int, tuple[int | None, list[str]]]:
+    """Per width, where the grid's GPU leads, among the pairings `keep` accepts: (the batch from which it leads at
+    every larger batch raced, by the grid's rule, or None; the batches of any lone lead below it). A lead marked out
+    of line counts as none."""
+    found = {size: p for size, p in race.verdicts(race.race_data(data)).items() if keep(p)}
     leads_by_width = {}
     for width in sorted({w for w, _ in found}):
-        leads = {b: 1 if p["leader"] == "GPU" else -1 for (w, b), p in found.items() if w == width}
+        leads = {b: 1 if p["leader"] == "GPU" and not p["out_of_line"] else -1
+                 for (w, b), p in found.items() if w == width}
         first = analysis.crossover(leads)  # the site's one crossover rule (analysis.crossover)
         # A lead the grid shows below the crossover (a level or CPU batch breaks the run after it) is named too.
         lone = [str(b) for b in sorted(leads) if leads[b] == 1 and (first is None or b < first)]

@@ -171,23 +171,36 @@ def step_answer(data: Dataset) -> Html:
 @section
 def crossover_table(data: Dataset) -> Html:
     """The crossover batch per width for every machine that measured a GPU."""
+    from build_hooks.views.race import grid_leads  # the home grid's rule; imported late, as views import each other
     rows = []
     for m in data.shown(STEP):
         if m.gpu_device(STEP) is None:
             continue
+        epochs = grid_leads(data, lambda pairing, m=m: pairing["gpu"]["machine_id"] == m.id
+                            and not pairing["estimate"])
         for width in analysis.widths(m):
             batch = analysis.crossover_batch(m, width)
-            rows.append([m.label, width, f"from batch {batch}" if batch else "never in the measured range"])
+            rows.append([m.label, width, f"from batch {batch}" if batch else "never in the measured range",
+                         _epoch_lead(*epochs.get(width, (None, [])))])
     if not rows:
         return missing("No GPU was measured, so these crossovers are estimates.")
     # One machine (the usual case) is named once, in the caption, not in every row.
-    head, rows, said = fold_constant_columns(["machine", "hidden width", "GPU training step faster"], rows, [0])
+    head, rows, said = fold_constant_columns(
+        ["machine", "hidden width", "GPU training step faster", "GPU epoch first (home grid)"], rows, [0])
     caption = "Where a measured GPU overtook the CPU in its own machine"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
-            + note(html('Steps, not epochs: the home grid races whole epochs, so its verdicts can differ '
-                        '(<a href="{}batch-size/">why</a>).', Html(SITE_ROOT)))
+            + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
+                        '</a>). Where they do, the larger batch is the safer rule.', Html(SITE_ROOT)))
             + more_machines(data, STEP))
+
+
+def _epoch_lead(first: int | None, lone: list[str]) -> str:
+    """A width's epoch crossover from the home grid (grid_leads) as a cell: "from batch 512 (and at 64)"."""
+    also = f" (and at {listing(lone)})" if lone else ""
+    if first is not None:
+        return f"from batch {first}{also}"
+    return f"only at batch {listing(lone)}" if lone else "never in the raced range"
 
 
 @fact

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from build_hooks import analysis, plots, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
@@ -111,3 +113,24 @@ def transfer_summary(data: Dataset) -> str:
             f"{si(pinned[size], 'B/s')}{said('pinned', size)} from pinned memory and {si(pageable[size], 'B/s')}"
             f"{said('pageable', size)} from pageable memory. A {si(small, 'B')} copy reached only "
             f"{si(pinned[small], 'B/s')}{said('pinned', small)}, because every copy has a fixed cost.")
+
+
+@fact
+def transfer_measured_line(data: Dataset) -> str:
+    """The cheat sheet's measured twin of its published arithmetic: how long the host-to-GPU copy nearest the
+    example's size took from pinned and from pageable memory, on the first machine that measured both; or that none
+    did."""
+    gpu = gpu_with(data, GROUP)
+    pinned = analysis.transfer_bandwidth(gpu, "host_to_device", "pinned") if gpu else {}
+    pageable = analysis.transfer_bandwidth(gpu, "host_to_device", "pageable") if gpu else {}
+    both = [n for n in pinned if n in pageable]
+    if not both:
+        return "No copy to a GPU was measured for this build"
+    # The measured size nearest the worked example's, so the two lines compare like for like.
+    size = min(both, key=lambda n: abs(math.log(n / (arithmetic.EXAMPLE_MB * 1e6))))
+
+    def took(memory: str, rate: float) -> str:  # a time with its point's caveats in words, as the table marks it
+        return si(size / rate, "s") + caveat(gpu.measured(GROUP, direction="host_to_device", memory=memory,
+                                                          bytes=size)[0])
+    return (f"Measured on {untrusted.placeholder(gpu.label)}: {si(size, 'B')} took {took('pinned', pinned[size])} "
+            f"from pinned memory and {took('pageable', pageable[size])} from pageable memory")
