@@ -620,7 +620,7 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
     with_gpu = Dataset(committed)
     said = page.render_fact("home_one_number", with_gpu)
     assert said.startswith("The rule behind it: ") and "pays a larger fixed cost per step than its CPU" in said
-    per_step = said.split("(a step of ")[1].split(";")[0]  # the committed H200: a span, as the table's note says it
+    per_step = said.split("That is a step of ")[1].split(" (")[0]  # the committed H200: a span, as the table's note says it
     table = bare_cells(page.render_section("break_even_table", with_gpu))
     assert f"Per step, the break-even is {per_step}." in table
     low, high = (float(x) for x in per_step.split(" ")[0:3:2])

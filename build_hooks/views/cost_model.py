@@ -511,8 +511,9 @@ def home_one_number(data: Dataset) -> str:
         return f"The rule behind it: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
     batches = break_even_batches(data)
     per_step = break_even_step_span(data)
-    where = (f". In the race's network, that takes {batches} (a step of {per_step}; a FLOP is one addition or "
-             "multiplication)") if batches else f". That is a step of {per_step}"
+    # Two sentences: the batches a learner chooses, then the work they amount to.
+    where = (f". In the race's network, that takes {batches}. That is a step of {per_step} (a FLOP is one addition "
+             "or multiplication)") if batches else f". That is a step of {per_step}"
     return (f"The rule behind it: {gpu} pays a larger fixed cost per step than its CPU, and only enough arithmetic "
             f"hides it{where}")
 

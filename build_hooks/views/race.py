@@ -267,9 +267,10 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     # "the GPU finishes first at 7 and the CPU at 28": the verb once, with the first leader.
     leads = " and ".join(f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders))
     # The grid's own words, each said plainly where it first appears; the key under the grid has the rest.
-    others = [f"{k} {'is' if k == 1 else 'are'} {what}" for k, what in ((count["level"], "too close to call"),
-                                                                      (doubted, "out of line (see the key)")) if k]
-    rest = f". {capitalised(listing(others))}" if others else ""
+    # Each sentence opens with a word, not a count: a reader (and a sentence splitter) sees where it starts.
+    others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"),
+                                            (doubted, "out of line (see the key)")) if k]
+    rest = f". The rest: {', '.join(others)}" if others else ""
     return f"Of the {n} settings raced, {leads}{rest}{_changed_leads(found)}"
 
 
@@ -280,7 +281,7 @@ def _changed_leads(found: dict) -> str:
                   for key, p in found.items())
     if not changed:
         return ""
-    return (f". {changed} of the GPU's leads {'rests' if changed == 1 else 'rest'} on a time taken while the "
+    return (f". Of the GPU's leads, {changed} {'rests' if changed == 1 else 'rest'} on a time taken while the "
             "machine changed state (§)")
 
 
