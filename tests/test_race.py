@@ -303,3 +303,15 @@ def test_a_race_sentence_marks_each_time_as_the_tables_do():
 
     assert _symbols({"seconds": 0.66, "caveats": ["unsettled", "few", "noisy"]}) == "†‡§"
     assert _symbols({"seconds": 1.72}) == ""
+
+
+def test_the_tally_counts_each_sides_first_finishes_leaving_out_of_line_verdicts_apart(monkeypatch):
+    """race_tally counts the grid's CPU and GPU leads; a GPU lead out of line is not counted as one."""
+    found = {(8, 1): {"leader": "CPU", "out_of_line": False, "estimate": False},
+             (8, 2): {"leader": "GPU", "out_of_line": True, "estimate": False},
+             (8, 4): {"leader": "GPU", "out_of_line": False, "estimate": False},
+             (8, 8): {"leader": "level", "out_of_line": False, "estimate": False}}
+    monkeypatch.setattr(race, "verdicts", lambda race_data: found)
+    monkeypatch.setattr(race, "race_data", lambda data: {})
+    assert page.render_fact("race_tally", Dataset([])) == ("In the race's small network, the CPU finished first at 1 "
+                                                           "of 4 settings, the GPU at 1")

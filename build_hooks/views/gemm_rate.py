@@ -221,7 +221,10 @@ def workload_table(data: Dataset) -> Html:
                        (f"{sheet.name}, bf16 tensor cores, dense (published peak)", sheet.bf16_flops)):
         rows.append([what, si(peak, "FLOP/s"), _duration(flops / peak), f"{multiple(peak / rate)} shorter"])
     threads = host.cpu["threads_used"]
-    why = ("The published rows are peaks, so their times are lower bounds no real run reaches. "
+    strict = any("TF32 off" in how for _, _, how, _, _ in measured)
+    tf32 = (f"TF32 off means full fp32 precision. Allowing TF32 moves fp32 products onto tensor cores: "
+            f"{si(sheet.tf32_flops, 'FLOP/s')} at the published dense peak. " if strict and sheet.tf32_flops else "")
+    why = (f"{tf32}The published rows are peaks, so their times are lower bounds no real run reaches. "
            f"Source: {sheet.source}. A bf16 row is one product; Mixed precision sets it against fp32 at the "
            f"same size. The build host ran on {threads} thread{'s' if threads != 1 else ''}; a server socket with "
            "many more cores cuts its time, though rarely in proportion.")
@@ -256,7 +259,11 @@ def _measured_points(machine: Machine, device: str) -> list[tuple[str, str, floa
     found = []
     fp32 = analysis.best_matmul_rate(machine, device)
     if fp32:
-        found.append(("fp32", "measured: its fastest matrix product", fp32, _point_at(machine, device, fp32)))
+        # A GPU's fp32 rate depends on whether TF32 tensor cores were allowed: the row says which, from the file.
+        tf32 = ("" if device == "cpu" else
+                ", TF32 off" if machine.doc["software"].get("cuda_matmul_allow_tf32") is False else
+                ", TF32 allowed" if machine.doc["software"].get("cuda_matmul_allow_tf32") else "")
+        found.append(("fp32", f"measured: its fastest matrix product{tf32}", fp32, _point_at(machine, device, fp32)))
     bf16 = next(iter(machine.measured("precision", device=device, op="matmul", dtype="bf16")), None)
     if bf16 and bf16["extra_info"].get("flops"):
         side = bf16["extra_info"].get("n")

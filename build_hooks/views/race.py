@@ -249,6 +249,20 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
     return intro, _ground(found, gpu).rstrip(" ."), _verdict_counts(found, gpu, cpu)
 
 
+@fact
+def race_tally(data: Dataset) -> str:
+    """The race's grid in one short sentence, for a page that says fixed costs can erase a GPU's lead: at how many of
+    the raced settings each side finished first (out-of-line verdicts counted apart, as on home)."""
+    found = race.verdicts(race.race_data(data))
+    if not found:
+        raise MissingData("no CPU and GPU pair at the same setting")
+    count = {leader: sum(p["leader"] == leader and not p["out_of_line"] for p in found.values())
+             for leader in ("GPU", "CPU")}
+    gpu = "the estimated GPU" if all(p["estimate"] for p in found.values()) else "the GPU"
+    return (f"In the race's small network, the CPU finished first at {count['CPU']} of {len(found)} settings, "
+            f"{gpu} at {count['GPU']}")
+
+
 def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     """At how many of the raced settings the GPU leads, the CPU leads, or neither does, and how many GPU leads rest
     on a changed state."""
