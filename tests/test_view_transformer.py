@@ -132,7 +132,7 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
 @pytest.mark.parametrize("worst, answer, band", [
     (1.5, "even at the slow end of its band. It leads at d_model 128 from batch 8", "to 2.5× its value"),
     (4.0, "even at the slow end of its band. It leads at d_model 128 from batch 8", "to 4× its value. Its top is how far"),
-    (1e4, "an estimate of the NVIDIA H200 SXM is not ahead", "to 1e+04× its value. Its top is how far")])
+    (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "to 1e+04× its value. Its top is how far")])
 def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_measured_miss(monkeypatch, worst,
                                                                                              answer, band):
     """With no GPU run, the model's lead counts only beyond its band, whose top a measured GPU's worst miss raises:
@@ -237,3 +237,25 @@ def test_a_near_tie_is_named_in_one_order_whichever_term_is_larger():
                  "params": {"d_model": 128}, "stats": {"median": 1.0}}
         return regime(fitted, bench)[0]
     assert key(1.1e6, 1.0e6) == key(1.0e6, 1.1e6) == "compute+memory"
+
+
+def test_the_opening_says_which_gpu_file_lacks_the_transformer_and_how_small_the_host_is(monkeypatch):
+    """Without a GPU run, the first line names a GPU machine whose results lack the experiment (a reader saw it on
+    other pages), and, where the estimate leads, that the build host is a small CPU."""
+    from types import SimpleNamespace
+
+    from build_hooks.views import transformer as views
+
+    data = dataset(transformer_block=steps({1: 1e-1, 8: 8e-1, 64: 6.4}))
+    assert views._no_gpu_words(data) == "No GPU has timed it yet"
+    gpu_box = SimpleNamespace(gpu={"name": "Fixture GPU"}, label="Fixture GPU box")
+    with_gpu = Dataset(data.machines + [gpu_box])
+    said = views._no_gpu_words(with_gpu)
+    assert said.startswith("No GPU has timed it yet: the results from ") and said.endswith(" do not include it")
+    threads = data.machines[0].cpu["threads_used"]
+    small = f"The build host has {threads} threads: a CPU with more cores would be harder to beat"
+    assert (small in page.render_fact("transformer_gpu_answer", data)) == (threads <= views.SMALL_HOST_THREADS)
+    monkeypatch.setattr(views, "SMALL_HOST_THREADS", threads)  # a host at the limit is called small
+    assert small in page.render_fact("transformer_gpu_answer", data)
+    monkeypatch.setattr(views, "SMALL_HOST_THREADS", threads - 1)
+    assert "harder to beat" not in page.render_fact("transformer_gpu_answer", data)

@@ -180,10 +180,10 @@ def transformer_steps(data: Dataset) -> Html:
                            regime_words(found[0]) if found else ""]
                     if estimate is not None:
                         step = estimate.step(b["params"]["batch"], d_model)
-                        row.append(html("{} <small>(estimate, {} to {}; bounded by {})</small>",
-                                        si(step["seconds"], "s"),
+                        # The band, not the point: a measured GPU ran well slower than this model's point value.
+                        row.append(html("{} to {} <small>(point estimate {}; bounded by {})</small>",
                                         *(si(x, "s") for x in estimate.step_band(b["params"]["batch"], d_model)),
-                                        estimate.bounded_by(b["params"]["batch"], d_model)))
+                                        si(step["seconds"], "s"), estimate.bounded_by(b["params"]["batch"], d_model)))
                     elif gpu_device is None:
                         row.append("")
                     rows.append(row)
@@ -207,7 +207,7 @@ def transformer_steps(data: Dataset) -> Html:
                 "the build host's best matrix-product rate; the table below has the numbers.",
             size=(4.6, 3.8))
         head = ["device", "d_model", "batch", "tokens", "FLOPs per step", "time per step", "achieved",
-                "of the matmul rate at that size", "regime (cost model)"]
+                "of the matmul rate at that size", "regime (the cost model's largest term)"]
         if gpu_device is None:
             head.append(f"{gpu_estimate.SHEET.name} (estimate, not measured)")
         caption = (f"{MODEL['LAYERS']} blocks, {MODEL['HEADS']} heads, vocabulary {MODEL['VOCAB']}; FLOPs counted "
@@ -388,12 +388,27 @@ def transformer_gpu_answer(data: Dataset) -> str:
         return f"Measured: {transformer_crossover(data)}"
     found = [crossover(machine, d_model, seq, data.machines) for d_model, seq in curves(machine, "cpu")]
     if all(batch is None for batch, _, _ in found):
-        return (f"No GPU has timed it yet, and an estimate of the {gpu_estimate.SHEET.name} is not ahead at any "
-                "batch measured")
-    # Two sentences: who beats whom, then where (a sentence per idea, under 30 words each).
+        return (f"{_no_gpu_words(data)}. An estimate of the {gpu_estimate.SHEET.name} is not ahead at any batch "
+                "measured")
+    # Short sentences: who beats whom, then where, then whom it beat.
     _, said = _gpu_verdicts(data)
-    return (f"No GPU has timed it yet. An estimate of the {gpu_estimate.SHEET.name} beats the build host, "
-            f"{untrusted.placeholder(machine.label)}, even at the slow end of its band. It leads {said}")
+    threads = machine.cpu.get("threads_used")
+    small = (f". The build host has {threads} threads: a CPU with more cores would be harder to beat"
+             if threads and threads <= SMALL_HOST_THREADS else "")
+    return (f"{_no_gpu_words(data)}. An estimate of the {gpu_estimate.SHEET.name} beats the build host, "
+            f"{untrusted.placeholder(machine.label)}, even at the slow end of its band. It leads {said}{small}")
+
+
+SMALL_HOST_THREADS = 4  # a host this small is far from the CPUs a GPU is usually weighed against
+
+
+def _no_gpu_words(data: Dataset) -> str:
+    """Why the page has no measured GPU: none ran this experiment, though a GPU machine's file may hold others (a
+    reader has seen that GPU on every other page)."""
+    other = next((m for m in data.machines if m.gpu is not None), None)
+    if other is None:
+        return "No GPU has timed it yet"
+    return f"No GPU has timed it yet: the results from {untrusted.placeholder(other.label)} do not include it"
 
 
 @fact
