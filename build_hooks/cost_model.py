@@ -248,3 +248,18 @@ def validate(machine: Machine, device: str, calibrated: bool = False) -> Validat
                          else predict(params, counts, point.batch, width)["seconds"])
             points.append((point.batch, width, point.seconds, predicted))
     return Validation(points, params, fitted) if points else None
+
+
+def constant_baseline(machine: Machine, device: str) -> Validation | None:
+    """The fit's yardstick: one constant, the median measured time of the steps the fit trained on, judged on the
+    same held-out steps as the fit (validate, calibrated). A fit that does no better than this has learned the
+    steps' typical time, not its three terms. None where there is no fit."""
+    fitted = validate(machine, device, calibrated=True)
+    if fitted is None or not fitted.fitted.trained_on:
+        return None
+    trained = set(fitted.fitted.trained_on)
+    times = [point.seconds for width in analysis.widths(machine)
+             for point in analysis.step_curve(machine, device, width) if (point.batch, width) in trained]
+    constant = statistics.median(times)
+    return Validation([(batch, width, measured, constant) for batch, width, measured, _ in fitted.points],
+                      fitted.params)

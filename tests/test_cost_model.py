@@ -100,10 +100,32 @@ def test_accuracy_table_gives_each_forms_errors_from_the_data():
     html = bare_cells(page.render_section("cost_model_accuracy", Dataset([machine])))
     rows = re.findall(r"<tr>(.*?)</tr>", html)[1:]
     assert [re.findall(r"<td>(.*?)</td>", r)[:2] for r in rows] == [["raw", "6 measured steps"],
-                                                                    ["fitted", "3 steps the fit never saw"]]
+                                                                    ["fitted", "3 steps the fit never saw"],
+                                                                    ["a constant, no model", "3 steps the fit never saw"]]
+    constant = cost_model.constant_baseline(machine, "cpu")
     assert f"<td>{100 * raw.median_error:.0f}%</td>" in rows[0] and "<td>0%</td><td>0%</td>" in rows[1]
+    assert f"<td>{100 * constant.median_error:.0f}%</td>" in rows[2] and constant.median_error > 0.1
     assert "How far the model misses measured steps (machine: Fixture CPU (4 threads); device: CPU)" in html
-    assert "left out" not in html
+    assert "left out" not in html and "a constant does as well as the fit" not in html
+
+
+def test_a_constant_judges_the_fit_on_the_same_unseen_steps():
+    """constant_baseline predicts every held-out step with the median time of the steps the fit trained on; on flat
+    steps it does as well as the fit, and the accuracy table says so."""
+    from build_hooks import page
+    from build_hooks.dataset import Dataset
+
+    machine = machine_from_model(true_op=5e-6)
+    fitted, constant = (cost_model.validate(machine, "cpu", calibrated=True),
+                        cost_model.constant_baseline(machine, "cpu"))
+    assert [p[:3] for p in constant.points] == [p[:3] for p in fitted.points]
+    assert len({p[3] for p in constant.points}) == 1
+    # Flat steps: every step the same time, so a constant is exact and the note says the fit proves nothing.
+    for bench in machine.doc["benchmarks"]:
+        if bench["group"] == "training_step":
+            bench["stats"] = {**bench["stats"], "median": 1e-3, "q1": 1e-3, "q3": 1e-3}
+    assert cost_model.constant_baseline(machine, "cpu").median_error == 0
+    assert "a constant does as well as the fit" in str(page.render_section("cost_model_accuracy", Dataset([machine])))
 
 
 def test_gpu_extra_cost_gives_each_way_found_and_compares_the_fitted_one_with_the_launch():

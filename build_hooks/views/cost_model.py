@@ -110,7 +110,12 @@ def gpu_estimate(data: Dataset) -> Html:
     # A column with one value in every row is said once, in the note (#39: a table of identical cells).
     every = html(" In every row, {}.", join(same, "; ")) if same else ""
     source = gpu.source_checked(bool(gpu_model.checks(data.machines)))
-    return note(html("Estimate source: {}. Not a measurement.{}", source, every)) + table(head, rows)
+    shown = note(html("Estimate source: {}. Not a measurement.{}", source, every)) + table(head, rows)
+    if gpu_with(data, analysis.STEP) is None:
+        return shown
+    # With a measured GPU the estimate's rows are for builds without one: folded, as the break-even's are.
+    return html('<details class="crossover-estimate"><summary>{}</summary>{}</details>',
+                "The estimate's steps, size by size (a model, for builds with no GPU)", shown)
 
 
 def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, int, float | None, dict]]:
@@ -127,12 +132,16 @@ def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, in
 def cost_model_accuracy(data: Dataset) -> Html:
     """The cost model page's key table: per machine and device shown, how far the raw and the fitted model miss the
     measured steps (median and worst error, over how many steps), the fitted one judged only on steps it never saw."""
-    rows, left_out = [], 0
+    rows, left_out, flat = [], 0, []
     for machine in data.shown(analysis.STEP):
         for device in machine.devices(analysis.STEP):
             raw = cost_model.validate(machine, device)
             fitted = cost_model.validate(machine, device, calibrated=True)
-            for form, check, judged in (("raw", raw, "measured steps"), ("fitted", fitted, "steps the fit never saw")):
+            constant = cost_model.constant_baseline(machine, device)
+            if constant is not None and constant.median_error <= fitted.median_error * stats.MEANINGFUL_RATIO:
+                flat.append(machine.device_label(device))
+            for form, check, judged in (("raw", raw, "measured steps"), ("fitted", fitted, "steps the fit never saw"),
+                                        ("a constant, no model", constant, "steps the fit never saw")):
                 if check is not None:
                     rows.append([machine.label, DEVICE_NAME[device], form,
                                  f"{len(check.points)} {judged}", f"{100 * check.median_error:.0f}%",
@@ -149,8 +158,12 @@ def cost_model_accuracy(data: Dataset) -> Html:
         "How far the model misses measured steps"
     why = (f" {left_out} step{'s were' if left_out != 1 else ' was'} left out of the fit and its check: another "
            "experiment shows the machine in a changed state then." if left_out > 0 else "")
+    # A fit no better than a constant has learned the typical step, not the three prices: said, per device.
+    flat_words = "".join(f" On {name}, a constant does as well as the fit: its steps barely change, so the fit's "
+                         "low error says nothing about its three prices." for name in flat)
     return table(head, rows, caption=caption) + note(
-        "Raw: nothing fitted. Fitted: three constants set from some steps, then judged on the others." + why)
+        "Raw: nothing fitted. Fitted: three constants set from some steps, then judged on the others. A constant: "
+        "the median time of the steps the fit saw." + why + flat_words)
 
 
 @fact
@@ -264,7 +277,8 @@ def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     # The datasheet's variant (SXM or NVL) is not in a results file, and the miss includes the other host's issuing.
     return (f". Its top is {gpu.slower:.2g}×, not the {gpu_model.SLOWER:g}× first assumed. A measured GPU by that "
             "name, on its own host, took up to that much longer than the estimate. That miss mixes its host's speed "
-            "with the estimate's error: a calibration, not a test")
+            "with the estimate's error: a calibration, not a test. So no GPU it was not widened for has tested the "
+            "band yet")
 
 
 @fact
