@@ -1031,3 +1031,12 @@ def test_the_cheat_sheets_crossover_table_gives_the_home_grids_epoch_crossover_b
         row = html.split(f"<td>{width}</td>")[1].split("</tr>")[0]
         assert views._epoch_lead(first, lone) in row
     assert race.verdicts(race.race_data(data))  # the committed data has a grid to read
+
+
+def test_an_intensity_within_the_meaningful_ratio_of_a_ridge_is_called_at_the_ridge():
+    """intensity's _regime names a side only beyond 1.1× of the ridge: 14.2 against 14 is at the ridge, 16 is
+    compute-bound, 12 memory-bound."""
+    from build_hooks.views import intensity
+
+    assert intensity._regime(14.2, 14) == intensity.AT_RIDGE == intensity._regime(13.0, 14)
+    assert intensity._regime(16, 14) == "compute-bound" and intensity._regime(12, 14) == "memory-bound"

@@ -3,7 +3,7 @@ ridge points of the build host (measured) and of an H200 (datasheet, labelled)."
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, datasheets
+from build_hooks import analysis, cost_model, datasheets, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import Html, first_with, si, table
@@ -64,7 +64,14 @@ def _ridge(flop_per_byte: float) -> str:
 
 
 def _regime(intensity: float, ridge: float) -> str:
+    """Which side of a roof's ridge an intensity lies; within the meaningful ratio of it, neither (the ridge and the
+    count are both rough)."""
+    if ridge / stats.MEANINGFUL_RATIO < intensity < ridge * stats.MEANINGFUL_RATIO:
+        return AT_RIDGE
     return REGIME_WORDS["compute"] if intensity >= ridge else REGIME_WORDS["memory"]
+
+
+AT_RIDGE = "at the ridge"
 
 
 @section
@@ -85,7 +92,8 @@ def intensity_table(data: Dataset) -> Html:
                        for ridge, size, _ in roofs.values()]])
     return table(head, rows, caption="Intensity counts each matrix read or written once (fp32: 4 bytes per "
                                      "element; bf16: 2). Below its roof's ridge an operation is memory-bound at "
-                                     "best; above, compute-bound at best; overhead can still hold either back.")
+                                     "best; above, compute-bound at best; overhead can still hold either back. "
+                                     f"Within {stats.MEANINGFUL_RATIO:g}× of the ridge: {AT_RIDGE}.")
 
 
 @fact

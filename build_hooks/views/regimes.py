@@ -112,8 +112,12 @@ def regimes_gpu_summary(data: Dataset) -> str:
     if set(counts) == {"overhead"}:  # the lesson of the page in one measured line, the profile's timing first
         profiled = _profiled_overhead(machine)
         if profiled:
+            fitted = cost_model.fit(machine, device)
+            # A fit that charges nothing for bytes can never name a memory-bound step: the profile is the evidence.
+            free = (". That fit charges nothing for bytes, so the profile, not the fit, is the evidence"
+                    if fitted is not None and fitted.memory_factor == 0 else "")
             return (f"On {name}, {profiled}. The cost model fitted to its steps calls all {counts.total()} of them "
-                    "overhead-bound")
+                    f"overhead-bound{free}")
         return (f"On {name}, the cost model calls every one of its {counts.total()} steps overhead-bound. For a "
                 "network this small, issuing each operation outlasts its arithmetic")
     if len(counts) == 1:
