@@ -1040,3 +1040,30 @@ def test_an_intensity_within_the_meaningful_ratio_of_a_ridge_is_called_at_the_ri
 
     assert intensity._regime(14.2, 14) == intensity.AT_RIDGE == intensity._regime(13.0, 14)
     assert intensity._regime(16, 14) == "compute-bound" and intensity._regime(12, 14) == "memory-bound"
+
+
+@pytest.mark.parametrize("share, rounds, said", [
+    (0.61, 2, ". Both rest on 2 rounds each, on a machine that began most rounds slow"),
+    (0.0, 2, ". Both rest on 2 rounds each"),
+    (0.61, 5, ". Both come from a machine that began most rounds slow"),
+    (0.0, 5, "than fp32")])
+def test_mixed_precisions_first_line_says_when_its_gpu_verdicts_rest_on_few_rounds_or_a_slow_machine(
+        monkeypatch, share, rounds, said):
+    """precision_gpu_takeaway ends with the weakness of its verdicts: fewer than 3 rounds, a mostly slow machine,
+    both, or nothing."""
+    from pathlib import Path
+
+    from build_hooks import dataset, gate
+    from build_hooks.views import precision
+
+    root = Path(__file__).resolve().parent.parent
+    data = Dataset(dataset.load_committed(root / "results", root))
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc: share)
+    real = precision._gpu_ratios
+
+    def with_rounds(machine, device):
+        found = real(machine, device)
+        return [(op, ratio, {dt: {**s, "round_medians": [s["median"]] * rounds} for dt, s in took.items()})
+                for op, ratio, took in found]
+    monkeypatch.setattr(precision, "_gpu_ratios", with_rounds)
+    assert page.render_fact("precision_gpu_takeaway", data).endswith(said)

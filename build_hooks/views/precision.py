@@ -19,6 +19,7 @@ from build_hooks.render import (
     measured_value,
     median_text,
     missing,
+    mostly_slow,
     multiple,
     on_machine,
     per_machine,
@@ -125,8 +126,8 @@ def precision_gpu_takeaway(data: Dataset) -> str:
     if machine is None:
         return "No GPU measured 16-bit arithmetic for this build, so the measured results below are CPUs'"
     device = machine.gpu_device(GROUP)
-    said, signs = [], []
-    for op, ratio, _ in _gpu_ratios(machine, device):
+    said, signs, found = [], [], _gpu_ratios(machine, device)
+    for op, ratio, _ in found:
         what = product_words(machine, device) if op == "matmul" else "a training step"
         verdict = (f"{multiple(ratio.value)} faster" if ratio.verdict > 0 else
                    f"{multiple(ratio.inverted().value)} slower" if ratio.verdict < 0 else "no faster or slower")
@@ -136,7 +137,17 @@ def precision_gpu_takeaway(data: Dataset) -> str:
         return "No GPU timed both fp32 and bf16 for this build, so the measured results below are CPUs'"
     # One sentence: "14× faster, but ... 1.2× slower" where the two go opposite ways.
     joined = said[0] if len(said) == 1 else f"{said[0]}{', but' if signs[0] != signs[1] else ' and'} {said[1]}"
-    return f"Measured on the {untrusted.placeholder(machine.device_label(device))}, bf16 ran {joined} than fp32"
+    rounds = min((len(took["fp32"].get("round_medians", [])) for _, _, took in found), default=0)
+    # Few rounds, or a machine often slow, weaken both verdicts: said once, in plain words.
+    few, slow = 0 < rounds < FEW_ROUNDS, mostly_slow(machine)
+    machine_words = "a machine that began most rounds slow"
+    doubt = (f". Both rest on {rounds} rounds each, on {machine_words}" if few and slow else
+             f". Both rest on {rounds} rounds each" if few else
+             f". Both come from {machine_words}" if slow else "")
+    return f"Measured on the {untrusted.placeholder(machine.device_label(device))}, bf16 ran {joined} than fp32{doubt}"
+
+
+FEW_ROUNDS = 3  # below this, a verdict's interval rests on a handful of numbers (About the data)
 
 
 def _gpu_ratios(machine: Machine, device: str) -> list[tuple[str, stats.Ratio, dict]]:
@@ -172,8 +183,9 @@ def precision_gpu_answer(data: Dataset) -> Html:
     if not rows:
         return missing("This build has no GPU timing in both fp32 and bf16.")
     gpu = machine.device_label(device)
+    strict = ", fp32 with TF32 off" if machine.doc["software"].get("cuda_matmul_allow_tf32") is False else ""
     return table(["operation", "fp32", "bf16", "bf16 against fp32", "rounds"], rows,
-                 caption=f"bf16 against fp32, measured on the {gpu}") + marks_note_for(points)
+                 caption=f"bf16 against fp32, measured on the {gpu}{strict}") + marks_note_for(points)
 
 
 def _step_size(machine: Machine, device: str = "cpu") -> str:
