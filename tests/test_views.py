@@ -1067,3 +1067,17 @@ def test_mixed_precisions_first_line_says_when_its_gpu_verdicts_rest_on_few_roun
                 for op, ratio, took in found]
     monkeypatch.setattr(precision, "_gpu_ratios", with_rounds)
     assert page.render_fact("precision_gpu_takeaway", data).endswith(said)
+
+
+def test_the_gallery_says_when_a_file_recorded_no_instruction_set_and_what_its_peak_assumes():
+    """A machine whose file lacks the CPU's instruction set is said to lack it, not shown as another CPU; the peak's
+    one-thread-per-core assumption is stated under the table."""
+    from build_hooks.views import reference
+    from conftest import complete_doc
+
+    recorded_doc = complete_doc()
+    recorded_doc["machine_info"]["cpu"]["isa"] = ["avx2", "fma"]
+    bare_doc = complete_doc(machine_id="no-isa")  # the fixture records none
+    machines = [Machine(recorded_doc, "h", "this build host"), Machine(bare_doc, "b", "committed reference")]
+    html = str(page.render_section("gallery", Dataset(machines)))
+    assert html.count("instruction set not recorded") == 1 and reference.PEAK_ASSUMES in html

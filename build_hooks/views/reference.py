@@ -67,7 +67,7 @@ def gallery(data: Dataset) -> Html:
     # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
     head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
     every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
-    exceeded = note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html("")
+    exceeded = note(PEAK_ASSUMES) + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html(""))
     copies = [c for m in data.machines for d in ("cpu", m.gpu_device("call_overhead")) if d
               and (c := analysis.largest_copy(m, d))]
     return (table(head, rows) + marks_note_for(copies) + exceeded + every
@@ -102,7 +102,9 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
     transfer = analysis.transfer_bandwidth(m, "host_to_device", "pinned")
     crossings = [f"width {w}: {analysis.crossover_batch(m, w) or 'none'}" for w in analysis.widths(m)]
     return [
-        html("{}<br><small>{}, {}</small>", m.label, m.origin, m.doc["datetime"][:10]),
+        # Two files of one CPU read alike but for what one recorded: an absent instruction set is said, not implied.
+        html("{}<br><small>{}, {}{}</small>", m.label, m.origin, m.doc["datetime"][:10],
+             "" if m.cpu.get("isa") else "; instruction set not recorded"),
         _peak_cell(peak, analysis.clearly_above_peak(m)),
         html("{}<br>{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
              f"GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "GPU not measured"),
@@ -120,6 +122,8 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
 
 EXCEEDED = (f"Exceeded: a measured matrix product ran at least {stats.MEANINGFUL_RATIO:g}× this peak. So the peak's "
             "clock or its assumed FLOPs per cycle is too low, most often the clock (boost).")
+PEAK_ASSUMES = ("CPU fp32 peak: threads × reported clock × FLOPs per cycle. It counts each thread as a core: where two "
+                "threads share a core, the true peak is half.")
 
 
 def _peak_cell(peak: float | None, above: float | None) -> Html | str:
