@@ -1081,3 +1081,19 @@ def test_the_gallery_says_when_a_file_recorded_no_instruction_set_and_what_its_p
     machines = [Machine(recorded_doc, "h", "this build host"), Machine(bare_doc, "b", "committed reference")]
     html = str(page.render_section("gallery", Dataset(machines)))
     assert html.count("instruction set not recorded") == 1 and reference.PEAK_ASSUMES in html
+
+
+def test_all_measurements_gives_each_points_sample_count_and_no_spread_from_too_few():
+    """experiment_table has a samples (rounds) column, and a dash for the IQR of a point with fewer samples than
+    stats.MIN_SAMPLES."""
+    from build_hooks import stats
+    from build_hooks.views import reference
+    from conftest import complete_doc
+
+    machine = Machine(complete_doc(), "h", "this build host")
+    bench = next(b for b in machine.doc["benchmarks"] if b["group"] == "training_step")
+    bench["stats"]["data"] = [1e-4] * (stats.MIN_SAMPLES - 1)
+    bench["stats"]["round_medians"] = [1e-4, 1e-4]
+    html = bare_cells(reference.experiment_table(machine, "training_step"))
+    assert "samples (rounds)" in html and f"<td>{stats.MIN_SAMPLES - 1} (2)</td><td>—</td>" in html
+    assert reference._samples({"data": [1, 2, 3]}) == "3" and reference._samples(None) == ""

@@ -113,6 +113,12 @@ def _ratios(now: Machine, before: Machine) -> Html:
 
 
 @fact
+def min_samples(data: Dataset) -> str:
+    """The fewest samples whose spread a table quotes (stats.MIN_SAMPLES; a setting, not a measurement)."""
+    return f"{stats.MIN_SAMPLES}"
+
+
+@fact
 def meaningful_ratio(data: Dataset) -> str:
     """The smallest ratio a sentence calls a difference (a setting, not a measurement)."""
     return f"{stats.MEANINGFUL_RATIO:g}"

@@ -217,11 +217,22 @@ def experiment_table(machine: Machine, group: str) -> Html:
     rows = []
     for b, size in zip(benches, sizes):
         point_stats = b.get("stats") if b["extra_info"].get("calls_per_step") != 0 else None
-        iqr = iqr_share(point_stats) if point_stats and point_stats["median"] else ""
+        samples = len(point_stats.get("data") or []) if point_stats else 0
+        # A spread from a handful of samples is not a spread worth a percentage: a dash, and the count beside it.
+        iqr = (iqr_share(point_stats) if point_stats and point_stats["median"] and samples >= stats.MIN_SAMPLES
+               else "—" if point_stats else "")
         rate = _derived(b) if point_stats else ""
         rows.append([b["params"].get(k, "") for k in keys] + ([size] if any(sizes) else [])
-                    + [_value(b), iqr, rate])
-    return table(keys + (["size"] if any(sizes) else []) + ["median", "IQR", "rate"], rows)
+                    + [_value(b), _samples(point_stats), iqr, rate])
+    return table(keys + (["size"] if any(sizes) else []) + ["median", "samples (rounds)", "IQR", "rate"], rows)
+
+
+def _samples(point_stats: dict | None) -> str:
+    """How many samples a point's median rests on, and in how many rounds where it records them: "6 (2)"."""
+    if not point_stats:
+        return ""
+    rounds = point_stats.get("round_medians")
+    return f"{len(point_stats.get('data') or [])}" + (f" ({len(rounds)})" if rounds else "")
 
 
 def _chosen_size(bench: dict) -> str:
