@@ -482,8 +482,9 @@ def estimate_tile(data: Dataset) -> str:
 
 @fact
 def break_even_answer(data: Dataset) -> str:
-    """The FAQ's one-line why: with a measured GPU, the work per operation from which its step gets shorter than its
-    own CPU's (the measured break-even); without one, the estimate's (its launch × the build host's rate)."""
+    """The FAQ's short why: with a measured GPU, the batch from which its step got shorter than its own CPU's at each
+    width, and the measured break-even as work per step; without one, the estimate's (its launch × the build host's
+    rate)."""
     measured = _measured_extra(data)
     if measured is not None:
         gpu, extra = measured
@@ -514,9 +515,9 @@ def _step_crossings(machine: Machine) -> str:
 
 @fact
 def home_one_number(data: Dataset) -> str:
-    """Home's one-line why under the grid, from the measured break-even (the first machine drawn with a measured GPU):
-    the work per operation from which the GPU's step gets shorter. Where no GPU was measured,
-    the estimate's lines stand there instead (home_estimate_lines)."""
+    """Home's why under the grid, from the measured break-even (the first machine drawn with a measured GPU): the GPU
+    pays more fixed cost per step, the race's batches that pay it off, and the work per step they amount to. Where no
+    GPU was measured, the estimate's lines stand there instead (home_estimate_lines)."""
     measured = _measured_extra(data)
     if measured is None:
         return home_estimate_lines(data)
