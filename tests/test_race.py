@@ -286,14 +286,14 @@ def test_home_puts_the_counts_under_the_grid_when_the_sentence_above_says_where_
     monkeypatch.setattr(race, "verdicts", lambda race_data: found)
     monkeypatch.setattr(race, "race_data", lambda data: {})
     monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
-    above = page.render_fact("race_verdict_summary", Dataset([]))
-    assert above.endswith("The GPU's leads are all from batch 64 up. Elsewhere the CPU finishes first or the two are "
+    above = page.render_fact("race_ground", Dataset([]))
+    assert above.endswith("In the race below, the GPU's leads are all from batch 64 up. Elsewhere the CPU finishes first or the two are "
                           "level") and "settings raced" not in above
     under = page.render_fact("race_doubts", Dataset([]))
     assert under.startswith("Of the 2 settings raced, the GPU finishes first at 1 and the CPU at 1. Of the GPU's "
                             "leads, 1 rests on a time taken while the machine changed state (§). Every verdict rests")
     found[(32, 64)] = cell("CPU")
-    assert page.render_fact("race_verdict_summary", Dataset([])).endswith("The CPU finishes first at all 2 settings raced")
+    assert page.render_fact("race_ground", Dataset([])) == "The CPU finishes first at all 2 settings raced"
     assert not page.render_fact("race_doubts", Dataset([])).startswith("Of the")
 
 

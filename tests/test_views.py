@@ -636,9 +636,9 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
 
 
 def test_the_break_even_is_turned_into_batches_of_the_race_network(monkeypatch):
-    """break_even_batches gives, per width, the smallest measured batch whose FLOPs per operation reach each end of
-    the break-even; a width that never reaches the low end is left out, one that passes only the low end says "or
-    more"."""
+    """break_even_batches gives, per width, the batch at which the FLOPs per operation reach each end of the
+    break-even, read between measured batches; a width that never reaches the low end is left out, one that passes
+    only the low end says "or more"."""
     from types import SimpleNamespace
 
     from build_hooks.views import cost_model as views
@@ -649,12 +649,14 @@ def test_the_break_even_is_turned_into_batches_of_the_race_network(monkeypatch):
     machine = SimpleNamespace(gpu_device=lambda group: "cuda", measured=lambda group, device: points)
     monkeypatch.setattr(views, "first_measured_break_even", lambda data: (machine, None))
     monkeypatch.setattr(views, "break_even_work", lambda data: (5e6, 20e6))
-    # width 2048: 1e5 per sample reaches 5e6 at batch 50 (64 measured) and 20e6 at 200 (256); width 512 reaches
-    # 5e6 at batch 167 (256) but 20e6 only past 667 (1024); width 8 never reaches 5e6.
-    assert views.break_even_batches(Dataset([])) == "batch 64 to 256 at width 2048 and batch 256 to 1024 at width 512"
+    # width 2048: 1e5 per sample reaches 5e6 at batch 50 and 20e6 at 200, read between the measured batches; width
+    # 512 reaches 5e6 at batch 167 and 20e6 at 667; width 8 never reaches 5e6.
+    assert views.break_even_batches(Dataset([])) == ("about batch 50 to 200 at width 2048 and about batch 170 to "
+                                                      "670 at width 512")
     monkeypatch.setattr(views, "break_even_work", lambda data: (5e6, 5e8))
-    assert views.break_even_batches(Dataset([])) == ("batch 64 or more at width 2048 and batch 256 or more at "
-                                                      "width 512")
+    assert views.break_even_batches(Dataset([])) == ("about batch 50 or more at width 2048 and about batch 170 or "
+                                                      "more at width 512")
+    assert views._batch_reaching({1: 10.0, 2: 20.0}, 5.0) == "1"  # reached at the smallest batch measured
 
 
 @pytest.mark.parametrize("bare, said", [(None, "about 20.0 MFLOP"), (10.5e-6, "about 20.0 MFLOP"),

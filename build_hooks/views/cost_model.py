@@ -601,8 +601,9 @@ def break_even_step_span(data: Dataset) -> str | None:
 
 def break_even_batches(data: Dataset) -> str:
     """Where the race's network reaches the break-even work per operation, per width, on the machine it came from:
-    the smallest measured batch whose step's FLOPs per operation reach the low end, and the high end ("batch 64 to
-    256 at width 2048"). Widths whose largest batch stays below the low end are left out; empty if all are."""
+    the batch at which the step's FLOPs per operation reach the low end and the high end, read off between the two
+    measured batches around each ("about batch 50 to 200 at width 2048"; "or more" past the largest measured).
+    Widths whose largest batch stays below the low end are left out; empty if all are."""
     first, work = first_measured_break_even(data), break_even_work(data)
     if first is None or work is None:
         return ""
@@ -614,13 +615,27 @@ def break_even_batches(data: Dataset) -> str:
             per_op.setdefault(b["params"]["width"], {})[b["params"]["batch"]] = extra["flops"] / extra["ops"]
     said = []
     for width in sorted(per_op, reverse=True):  # the widest first: it gets there soonest
-        reach = [min((b for b, w in per_op[width].items() if w >= end), default=None) for end in work]
-        if reach[0] is None:
+        low, high = (_batch_reaching(per_op[width], end) for end in work)
+        if low is None:
             continue
-        span = (f"batch {reach[0]}" if reach[1] == reach[0] else
-                f"batch {reach[0]} to {reach[1]}" if reach[1] else f"batch {reach[0]} or more")
+        span = (f"about batch {low}" if high == low else
+                f"about batch {low} to {high}" if high else f"about batch {low} or more")
         said.append(f"{span} at width {width}")
     return listing(said) if said else ""
+
+
+def _batch_reaching(per_op: dict[int, float], work: float) -> str | None:
+    """The batch at which a step's FLOPs per operation reach `work`, read linearly between the measured batches on
+    either side (the work grows in proportion to the batch), to two significant figures; the smallest batch where it
+    is already reached; None past the largest."""
+    batches = sorted(per_op)
+    for before, after in zip([None] + batches, batches):
+        if per_op[after] >= work:
+            if before is None:
+                return str(after)
+            batch = before + (work - per_op[before]) * (after - before) / (per_op[after] - per_op[before])
+            return f"{float(f'{batch:.2g}'):g}"
+    return None
 
 
 def home_estimate_lines(data: Dataset) -> str:

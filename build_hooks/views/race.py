@@ -92,7 +92,7 @@ def verdict_grid(data: Dataset) -> Html:
 
 @section
 def verdict_grid_home(data: Dataset) -> Html:
-    """The same grid on home, where the sentence above it (race_verdict_summary) names who meets whom."""
+    """The same grid on home, where the sentence above it (race_pairing) names who meets whom."""
     return _grid(data, paired=False)
 
 
@@ -119,7 +119,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
         notes.append(note(OUT_OF_LINE_WORDS))
     if rough and not every_rough:
         notes.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
-    if paired:  # on home, the sentence above the grid says these (race_verdict_summary), on its first screen
+    if paired:  # on home, the sentence above the grid says these (race_ground, race_doubts), on its first screen
         notes += _doubt_notes(data, found)
     pairings = _pairings(found)
     if paired or len(pairings) > 1:  # one pairing is named in home's sentence above the grid
@@ -220,12 +220,19 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
 
 
 @fact
-def race_verdict_summary(data: Dataset) -> str:
-    """Above home's grid: whom the grid pairs (when it is one pair), then where the GPU leads (_ground); where it
-    leads nowhere, the counts instead (_verdict_counts), which otherwise open the notes under the grid
-    (race_doubts)."""
-    intro, ground, counts = _summary_parts(data)
-    return f"{intro}{ground or counts}"
+def race_ground(data: Dataset) -> str:
+    """Home's short answer in the data's terms, before the grid: where the GPU's leads lie (_ground), or, where it
+    leads nowhere, the counts."""
+    _, ground, counts = _summary_parts(data)
+    return f"In the race below, {ground[0].lower()}{ground[1:]}" if ground else counts
+
+
+@fact
+def race_pairing(data: Dataset) -> str:
+    """Whom home's grid pairs, when it is one pair (a learner must not read its verdicts into other CPUs); empty
+    words otherwise."""
+    intro, _, _ = _summary_parts(data)
+    return intro.strip().rstrip(".") or "Each GPU in the grid races the CPU of its own machine"
 
 
 def _summary_parts(data: Dataset) -> tuple[str, str, str]:
