@@ -278,6 +278,20 @@ def data_script(data: Dataset) -> render.Html:
     return render.Html(f'<script type="application/json" id="race-data">{payload}</script>')
 
 
+def _lane_role(lane: dict, lanes: list[dict], data: Dataset) -> render.Html | str:
+    """A small line under a lane's name saying what it is, where its name alone does not: an estimate, the build host,
+    or the CPU of a machine whose GPU also races (several CPUs of one brand read alike otherwise)."""
+    if lane["estimate"]:
+        return render.html("<br><small>estimate, not measured</small>")
+    if lane["kind"] != "CPU":
+        return ""
+    if data.host is not None and lane["machine_id"] == data.host.id:
+        return render.html("<br><small>the build host</small>")
+    gpu = next((other for other in lanes if other["kind"] == "GPU" and not other["estimate"]
+                and other["machine_id"] == lane["machine_id"]), None)
+    return render.html("<br><small>{}'s own CPU</small>", gpu["label"]) if gpu else ""
+
+
 def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
     """The same numbers as the race, readable without JavaScript: a table for each of `widths` (default: every width
     raced)."""
@@ -301,8 +315,8 @@ def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
     tables = []
     for width in [w for w in race["widths"] if widths is None or w in widths]:
         lanes = [lane for lane in race["lanes"] if str(width) in lane["epochs"]]
-        head = ["batch"] + [render.html("{}{}", lane["label"], render.html("<br><small>estimate, not measured</small>")
-                                        if lane["estimate"] else "") for lane in lanes]
+        head = ["batch"] + [render.html("{}{}", lane["label"], _lane_role(lane, race["lanes"], data))
+                            for lane in lanes]
         rows = [[batch] + [cell(lane, width, batch) for lane in lanes] for batch in race["batches"]]
         tables.append(render.table(head, rows, caption=f"Width {width}: time for one epoch of {rows_text} rows, "
                                                        "by batch size", table_id=f"race-table-{width}"))

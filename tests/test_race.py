@@ -210,8 +210,8 @@ def test_a_lead_over_a_slowed_loser_is_also_given_against_its_half_batch_epoch()
                "against_half": 5.0}
     said = _corner(pairing, 2048, 16)
     assert "6.5× ahead" in said
-    assert ". The CPU's epoch was shorter at batch 8 than at 16. Even against that shorter epoch, the GPU leads 5.0×" in said
-    assert "was shorter at batch" not in _corner({**pairing, "against_half": None}, 2048, 16)
+    assert said.endswith("6.5× ahead (5.0× against the CPU's shorter epoch at batch 8)")
+    assert "shorter epoch" not in _corner({**pairing, "against_half": None}, 2048, 16)
 
 
 def test_a_grid_cell_carries_the_marks_of_the_epochs_it_compares():
@@ -315,3 +315,18 @@ def test_the_tally_counts_each_sides_first_finishes_leaving_out_of_line_verdicts
     monkeypatch.setattr(race, "race_data", lambda data: {})
     assert page.render_fact("race_tally", Dataset([])) == ("In the race's small network, the CPU finished first at 1 "
                                                            "of 4 settings, the GPU at 1")
+
+
+def test_a_race_tables_lane_says_whether_it_is_an_estimate_the_build_host_or_a_gpus_own_cpu():
+    """_lane_role labels an estimate, the build host's CPU and a CPU whose machine's GPU races too; other lanes
+    need no label."""
+    from types import SimpleNamespace
+
+    def lane(kind, machine, estimate=False, label="Fixture"):
+        return {"kind": kind, "machine_id": machine, "estimate": estimate, "label": label}
+    lanes = [lane("CPU", "host"), lane("CPU", "box"), lane("GPU", "box", label="Fixture GPU"), lane("CPU", "other"),
+             lane("GPU", "host", estimate=True)]
+    data = SimpleNamespace(host=SimpleNamespace(id="host"))
+    said = [str(race._lane_role(one, lanes, data)) for one in lanes]
+    assert said == ["<br><small>the build host</small>", "<br><small>Fixture GPU's own CPU</small>", "", "",
+                    "<br><small>estimate, not measured</small>"]

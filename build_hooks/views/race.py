@@ -377,10 +377,9 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     loser = "the CPU" if who != "the CPU" else gpu
     half = pairing.get("against_half")
     # A loser slower than at half the batch inflates the lead: the lead against that faster epoch is said too.
-    slowed = (f". {capitalised(loser)}'s epoch was shorter at batch {batch // 2} than at {batch}. Even against that "
-              f"shorter epoch, {who} leads {multiple(half)}"
+    slowed = (f" ({multiple(half)} against {loser}'s shorter epoch at batch {batch // 2})"
               if half and not pairing["out_of_line"] else "")
-    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{narrow}{doubt}{slowed}"
+    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{slowed}{narrow}{doubt}"
 
 
 def _lane_name(lane: dict) -> str:
