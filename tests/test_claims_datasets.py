@@ -49,10 +49,10 @@ def rendered(case: str) -> dict[str, str]:
 
 
 CASES = {
-    "gpu slower everywhere": (["never became the shorter one", "never, up to batch", "never in the measured range"],
+    "gpu slower everywhere": (["never became the shorter one", "never, up to batch", "never stayed ahead"],
                               ["from batch"]),
     "gpu faster everywhere": (["first from batch 1 (width 32)"],
-                              ["never, up to batch", "never became", "never in the measured range"]),
+                              ["never, up to batch", "never became", "never stayed ahead"]),
     "crossover at 64": (["first from batch 64 (width 32)", "from batch 64"], ["from batch 1 ", "never, up to batch"]),
     "no gpu": (["No GPU has been measured", "No GPU was measured", "(estimate)"], ["the shorter one", "GPU step shorter"]),
     "bf16 faster than fp32": (["faster in bf16 than in fp32", "native 16-bit"], ["slower in bf16"]),

@@ -1019,7 +1019,8 @@ def test_the_cheat_sheets_crossover_table_gives_the_home_grids_epoch_crossover_b
     assert views._epoch_lead(512, ["64"]) == "from batch 512 (and at 64)"
     assert views._epoch_lead(64, []) == "from batch 64"
     assert views._epoch_lead(None, ["16"]) == "only at batch 16"
-    assert views._epoch_lead(None, []) == "never in the raced range"
+    assert views._epoch_lead(None, []) == "never stayed ahead"
+    assert views._epoch_lead(None, [], 1) == "never stayed ahead (1 out-of-line lead left out)"
     from pathlib import Path
 
     from build_hooks import dataset, race
@@ -1029,9 +1030,10 @@ def test_the_cheat_sheets_crossover_table_gives_the_home_grids_epoch_crossover_b
     data = Dataset(dataset.load_committed(root / "results", root))
     html = str(page.render_section("crossover_table", data))
     assert "GPU epoch first (home grid)" in html
+    doubted = views._out_of_line_leads(data, next(m for m in data.machines if m.gpu is not None))
     for width, (first, lone) in grid_leads(data, lambda p: not p["estimate"]).items():
         row = html.split(f"<td>{width}</td>")[1].split("</tr>")[0]
-        assert views._epoch_lead(first, lone) in row
+        assert views._epoch_lead(first, lone, doubted.get(width, 0)) in row
     assert race.verdicts(race.race_data(data))  # the committed data has a grid to read
 
 
@@ -1099,3 +1101,23 @@ def test_all_measurements_gives_each_points_sample_count_and_no_spread_from_too_
     html = bare_cells(reference.experiment_table(machine, "training_step"))
     assert "samples (rounds)" in html and f"<td>{stats.MIN_SAMPLES - 1} (2)</td><td>—</td>" in html
     assert reference._samples({"data": [1, 2, 3]}) == "3" and reference._samples(None) == ""
+
+
+def test_the_gpu_floor_says_when_its_steps_ran_longer_than_their_share_of_an_epoch(monkeypatch):
+    """gpu_step_floor adds the epoch-share sentence only where most of the GPU's steps alone took clearly longer than
+    their share of an epoch, counting them as consistency's epoch check does."""
+    from pathlib import Path
+
+    from build_hooks import consistency, dataset, stats
+    from build_hooks.views import training_step as views
+
+    root = Path(__file__).resolve().parent.parent
+    data = Dataset(dataset.load_committed(root / "results", root))
+    machine = next(m for m in data.machines if m.gpu is not None)
+    epochs = [c for c in consistency.checks(machine, "cuda") if c.kind == "epoch"]
+    longer = sum(c.ratio >= stats.MEANINGFUL_RATIO for c in epochs)
+    said = page.render_fact("gpu_step_floor", data)
+    assert (f"at {longer} of {len(epochs)} settings" in said) == (2 * longer > len(epochs))
+    monkeypatch.setattr(consistency, "checks", lambda machine, device: [
+        consistency.Check("epoch", device, 1, 8, 1.0), consistency.Check("epoch", device, 2, 8, 1.5)])
+    assert views._epoch_share_words(machine, "cuda") == ""  # one of two is not most

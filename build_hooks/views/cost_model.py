@@ -509,7 +509,7 @@ def _step_crossings(machine: Machine) -> str:
     up_to = f", up to batch {largest}" if largest else ""
     if not wins:
         return f"at no width measured{up_to}"
-    rest = f". At width{'s' if len(never) > 1 else ''} {listing(never)}, never{up_to}" if never else ""
+    rest = f". At width{'s' if len(never) > 1 else ''} {listing(never)}, it never stayed ahead{up_to}" if never else ""
     return f"{listing(wins)}{rest}"
 
 

@@ -47,8 +47,8 @@ CONTRADICTED_TITLE = "another experiment timed this configuration differently"
 
 def _contradicted_note() -> Html:
     # No cause is named: a state change, a different set-up or a slow spot at that one size all fit (About the data).
-    return note(f"A {CONTRADICTED} marks a step that another experiment timed differently (About the data). Read "
-                "past it: the cost model's fit leaves it out.")
+    return note(f"A {CONTRADICTED} marks a step that another experiment timed differently (About the data). Lean "
+                "on it less: the cost model's fit leaves it out.")
 
 
 def step_table(machine: Machine) -> Html:
@@ -178,10 +178,11 @@ def crossover_table(data: Dataset) -> Html:
             continue
         epochs = grid_leads(data, lambda pairing, m=m: pairing["gpu"]["machine_id"] == m.id
                             and not pairing["estimate"])
+        doubted = _out_of_line_leads(data, m)
         for width in analysis.widths(m):
             batch = analysis.crossover_batch(m, width)
-            rows.append([m.label, width, f"from batch {batch}" if batch else "never in the measured range",
-                         _epoch_lead(*epochs.get(width, (None, [])))])
+            rows.append([m.label, width, f"from batch {batch}" if batch else "never stayed ahead",
+                         _epoch_lead(*epochs.get(width, (None, [])), doubted.get(width, 0))])
     if not rows:
         return missing("No GPU was measured, so these crossovers are estimates.")
     # One machine (the usual case) is named once, in the caption, not in every row.
@@ -195,12 +196,25 @@ def crossover_table(data: Dataset) -> Html:
             + more_machines(data, STEP))
 
 
-def _epoch_lead(first: int | None, lone: list[str]) -> str:
-    """A width's epoch crossover from the home grid (grid_leads) as a cell: "from batch 512 (and at 64)"."""
+def _epoch_lead(first: int | None, lone: list[str], doubted: int = 0) -> str:
+    """A width's epoch crossover from the home grid (grid_leads) as a cell: "from batch 512 (and at 64)"; a GPU lead
+    the grid marks out of line is said to be left out, so the cell does not contradict the grid."""
     also = f" (and at {listing(lone)})" if lone else ""
+    left_out = (f" ({doubted} out-of-line lead{'s' if doubted > 1 else ''} left out)" if doubted else "")
     if first is not None:
-        return f"from batch {first}{also}"
-    return f"only at batch {listing(lone)}" if lone else "never in the raced range"
+        return f"from batch {first}{also}{left_out}"
+    return f"only at batch {listing(lone)}{left_out}" if lone else f"never stayed ahead{left_out}"
+
+
+def _out_of_line_leads(data: Dataset, machine: Machine) -> dict[int, int]:
+    """Per width, how many of a machine's GPU leads the home grid marks out of line."""
+    from build_hooks import race
+    found = race.verdicts(race.race_data(data))
+    counts: dict[int, int] = {}
+    for (width, _), pairing in found.items():
+        if pairing["gpu"]["machine_id"] == machine.id and pairing["leader"] == "GPU" and pairing["out_of_line"]:
+            counts[width] = counts.get(width, 0) + 1
+    return counts
 
 
 @fact
@@ -300,6 +314,17 @@ def gpu_step_floor(data: Dataset) -> str:
     gpu = untrusted.placeholder(machine.device_label(device))
     said = (f"From batch {batches[0]} to {batches[-1]}, at every width, the {gpu}'s step stayed between "
             f"{si(fastest, 's')} and {si(slowest, 's')}")
-    if slowest <= FLAT * fastest:
-        return said + ". Its arithmetic never outgrew its fixed cost per step"
-    return said + f": {slowest / fastest:.0f}× apart, so at its largest sizes the arithmetic shows"
+    said += (". Its arithmetic never outgrew its fixed cost per step" if slowest <= FLAT * fastest else
+             f": {slowest / fastest:.0f}× apart, so at its largest sizes the arithmetic shows")
+    return said + _epoch_share_words(machine, device)
+
+
+def _epoch_share_words(machine: Machine, device: str) -> str:
+    """Where the GPU's step timed alone ran clearly longer than its share of an epoch (consistency's epoch check, by
+    the meaningful ratio) at most settings, a sentence saying so: its fixed cost may be overstated. Else nothing."""
+    epochs = [c for c in consistency.checks(machine, device) if c.kind == "epoch"]
+    longer = sum(c.ratio >= stats.MEANINGFUL_RATIO for c in epochs)
+    if not epochs or 2 * longer <= len(epochs):
+        return ""
+    return (f". Inside an epoch it took at least {stats.MEANINGFUL_RATIO:g}× less per step at {longer} of "
+            f"{len(epochs)} settings. So these steps may overstate its fixed cost")
