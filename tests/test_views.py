@@ -1121,3 +1121,21 @@ def test_the_gpu_floor_says_when_its_steps_ran_longer_than_their_share_of_an_epo
     monkeypatch.setattr(consistency, "checks", lambda machine, device: [
         consistency.Check("epoch", device, 1, 8, 1.0), consistency.Check("epoch", device, 2, 8, 1.5)])
     assert views._epoch_share_words(machine, "cuda") == ""  # one of two is not most
+
+
+def test_why_gpu_gives_the_gpu_machines_share_of_each_peak():
+    """gpu_machine_peak_shares divides each device's fastest matrix product by its peak (the CPU's computed one, the
+    GPU's datasheet FP32); without a GPU it says only the build host is compared."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset, datasheets
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    machine = next(m for m in committed if m.gpu is not None)
+    said = page.render_fact("gpu_machine_peak_shares", Dataset(committed))
+    cpu = analysis.best_matmul_rate(machine) / machine.cpu["fp32_peak_flops"]
+    gpu = analysis.best_matmul_rate(machine, "cuda") / datasheets.for_gpu(machine.gpu["name"]).fp32_flops
+    assert f"its CPU reached {100 * cpu:.0f}% of its computed peak" in said and f"its GPU {100 * gpu:.0f}% of" in said
+    cpu_only = Dataset([m for m in committed if m.gpu is None])
+    assert "only the build host's peak" in page.render_fact("gpu_machine_peak_shares", cpu_only)

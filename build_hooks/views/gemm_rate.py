@@ -187,7 +187,30 @@ def workload_headline(data: Dataset) -> str:
 
 
 def _or_bf16(flops: float, rates: dict[str, float], gloss: str = "") -> str:
-    return f", or {_duration(flops / rates['bf16'])} in bf16{gloss}" if "bf16" in rates else ""
+    # "about": a bf16 rate is one product's, not the fastest of a sweep, so it bounds nothing.
+    return f", or about {_duration(flops / rates['bf16'])} in bf16{gloss}" if "bf16" in rates else ""
+
+
+@fact
+def gpu_machine_peak_shares(data: Dataset) -> str:
+    """why-gpu's peak section for the measured GPU machine: the share of its CPU's computed fp32 peak and of its GPU's
+    datasheet FP32 peak that each one's fastest matrix product reached; or that no GPU was measured."""
+    machine = gpu_with(data, GROUP)
+    if machine is None:
+        return "No GPU was measured for this build, so only the build host's peak is compared"
+    device = machine.gpu_device(GROUP)
+    said = []
+    cpu_rate, cpu_peak = analysis.best_matmul_rate(machine), machine.cpu.get("fp32_peak_flops")
+    if cpu_rate and cpu_peak:
+        said.append(f"its CPU reached {100 * cpu_rate / cpu_peak:.0f}% of its computed peak "
+                    f"({si(cpu_rate, 'FLOP/s')} of {si(cpu_peak, 'FLOP/s')})")
+    sheet, gpu_rate = datasheets.for_gpu(machine.gpu["name"]), analysis.best_matmul_rate(machine, device)
+    if sheet and sheet.fp32_flops and gpu_rate:
+        said.append(f"its GPU {100 * gpu_rate / sheet.fp32_flops:.0f}% of the {sheet.name}'s datasheet FP32 peak "
+                    f"({si(gpu_rate, 'FLOP/s')} of {si(sheet.fp32_flops, 'FLOP/s')})")
+    if not said:
+        raise MissingData("no matrix-product rate and peak on the GPU machine")
+    return f"On {untrusted.placeholder(machine.label)}, {', and '.join(said)}"
 
 
 @fact
