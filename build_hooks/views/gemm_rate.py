@@ -8,6 +8,7 @@ from build_hooks.page import fact, section
 from build_hooks.render import (
     DEVICE_NAME,
     Html,
+    MissingData,
     caveat,
     figure,
     first_with,
@@ -197,7 +198,7 @@ def gpu_machine_peak_shares(data: Dataset) -> str:
     datasheet FP32 peak that each one's fastest matrix product reached; or that no GPU was measured."""
     machine = gpu_with(data, GROUP)
     if machine is None:
-        return "No GPU was measured for this build, so only the build host's peak is compared"
+        return "No GPU's matrix products were timed for this build, so only the build host's peak is compared"
     device = machine.gpu_device(GROUP)
     said = []
     cpu_rate, cpu_peak = analysis.best_matmul_rate(machine), machine.cpu.get("fp32_peak_flops")
