@@ -566,7 +566,7 @@ def test_the_cheat_sheet_gives_a_measured_gpus_own_numbers_beside_the_estimates(
     (cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _) = measured_break_even(machine)
     shown = bare_cells(page.render_section("key_numbers", Dataset([machine])))
     assert "<th>Fixture GPU</th>" in shown
-    work = re.search(r"<td>work per operation before it nears its own top speed.*?</tr>", shown).group(0)
+    work = re.search(r"<td>work per operation at which arithmetic takes as long as the fixed cost.*?</tr>", shown).group(0)
     assert work.count("<td>") == 5 and f"<td>{si(gpu_op * gpu_rate, 'FLOP')}</td>" in work
     assert (si((gpu_op - cpu_op) * cpu_rate, "FLOP") in shown) == (gpu_op > cpu_op)
     assert "estimated" not in shown and "(a model)" not in shown

@@ -188,7 +188,7 @@ def crossover_table(data: Dataset) -> Html:
     # One machine (the usual case) is named once, in the caption, not in every row.
     head, rows, said = fold_constant_columns(
         ["machine", "hidden width", "GPU training step faster", "GPU epoch first (home grid)"], rows, [0])
-    caption = "Where a measured GPU overtook the CPU in its own machine"
+    caption = "Where a measured GPU overtook the CPU in its own machine, on the race's 512→H→10 network"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
