@@ -390,12 +390,13 @@ def test_the_faqs_one_thread_answer_counts_every_machine_in_the_data(monkeypatch
     monkeypatch.setattr(threads, "_one_thread_leads", lambda m: ([1], {}, []) if m.id == "b" else ([], {}, []))
     monkeypatch.setattr(Dataset, "shown", lambda self, group=None: self.machines[:1])  # pages draw the host only
     answer = page.render_fact("one_thread_answer", data)
-    assert answer.startswith("Yes, in this build's data: on ") and "at batch 1" in answer
-    assert "training-step" not in answer
+    assert answer.startswith("Yes, on 1 machine in this build's data: ") and "at batch 1" in answer
+    assert "training step's" not in answer
     # Where its own all-thread point disagreed and the training step's stood in, the answer says which it used.
     monkeypatch.setattr(threads, "_one_thread_leads", lambda m: ([], {4: {}}, []) if m.id == "b" else ([], {}, []))
-    assert page.render_fact("one_thread_answer", data).endswith(
-        "at batch 4 (against the training-step experiment's all-thread time)")
+    said = page.render_fact("one_thread_answer", data)
+    assert "at batch 4. For " in said and said.endswith(", the all-thread time is the training step's: its own was set "
+                                                        "aside (≠)")
 
 
 def test_the_step_profile_table_leaves_out_a_kind_the_step_never_ran():

@@ -493,8 +493,10 @@ def break_even_answer(data: Dataset) -> str:
             return (f"Fitted to measured steps, {gpu} pays no more per operation than its own CPU, so its step is "
                     "never longer")
         machine = first_measured_break_even(data)[0]
-        return (f"On the measured {gpu}{slow_words(machine)}, the step got shorter than its CPU's "
-                f"{_step_crossings(machine)}. Per step, that takes {break_even_step_span(data)} of arithmetic")
+        slow = ". That machine often began its rounds slow, so its times may run high" if mostly_slow(machine) else ""
+        return (f"On the measured {gpu}, the GPU's step got shorter than its own machine's CPU's "
+                f"{_step_crossings(machine)}{slow}. The fitted cost model puts the break-even at a step of "
+                f"{break_even_step_span(data)}")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 

@@ -200,20 +200,23 @@ def one_thread_answer(data: Dataset) -> str:
     """The FAQ's measured answer, in a few words: the machines and batches where one thread beat all threads in a
     comparison the consistency checks trust, or that it never did. Every machine in the build's data counts ("not
     in this build's data" must hold for all of it), and the first three are named."""
-    wins, doubted = [], []
+    wins, twins, doubted = [], [], []
     for machine in data.with_experiment(GROUP):
         trusted, by_twin, uncounted = _one_thread_leads(machine)
         name = untrusted.placeholder(machine.label)
-        if trusted:
-            wins.append(f"on {name} at batch {listing([str(b) for b in trusted])}")
+        if trusted or by_twin:
+            wins.append(f"{name} at batch {listing([str(b) for b in sorted({*trusted, *by_twin})])}")
         if by_twin:  # its own all-thread point disagreed with the training step's: the comparison says which it used
-            wins.append(f"on {name} at batch {listing([str(b) for b in by_twin])} (against the training-step "
-                        "experiment's all-thread time)")
+            twins.append(name)
         if uncounted:
             doubted.append(untrusted.placeholder(machine.label))
     if wins:
-        more = f"; and on {len(wins) - 3} more machines (gallery)" if len(wins) > 3 else ""
-        return "Yes, in this build's data: " + "; ".join(wins[:3]) + more
+        more = f", and {len(wins) - 3} more machines (gallery)" if len(wins) > 3 else ""
+        machines = f"{len(wins)} machine{'s' if len(wins) > 1 else ''}"
+        # Which all-thread time a comparison used is said apart, so the list stays readable.
+        used = (f". For {listing(twins)}, the all-thread time is the training step's: its own was set aside (≠)"
+                if twins else "")
+        return f"Yes, on {machines} in this build's data: {listing(wins[:3])}{more}{used}"
     # A lead the consistency check does not trust is neither a yes nor a plain no: say it was seen and set aside.
     if doubted:
         return (f"Not in a comparison this build trusts. On {listing(doubted)}, one thread did lead, but against an "
