@@ -130,8 +130,8 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
 
 
 @pytest.mark.parametrize("worst, answer, band", [
-    (1.5, "even at the slow end of its band. It leads at d_model 128 from batch 8", "to 2.5× its value"),
-    (4.0, "even at the slow end of its band. It leads at d_model 128 from batch 8", "to 4× its value. Its top is how far"),
+    (1.5, "Even at that band's top, it beats the build host, ", "to 2.5× its value"),
+    (4.0, "at width (d_model) 128 from batch 8", "to 4× its value. Its top is how far"),
     (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "to 1e+04× its value. Its top is how far")])
 def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_measured_miss(monkeypatch, worst,
                                                                                              answer, band):
@@ -150,7 +150,7 @@ def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_m
     fast = dataset(transformer_block=steps({1: 1e-6, 8: 2e-6, 64: 4e-6}))  # a CPU no model of a GPU catches
     assert "is not ahead at any batch measured" in page.render_fact("transformer_gpu_answer", fast)
     slowest = dataset(transformer_block=steps({1: 1e3, 8: 8e3, 64: 6.4e4}))  # behind even at batch 1
-    assert "d_model 128 at every batch measured" in page.render_fact("transformer_gpu_answer", slowest)
+    assert "width (d_model) 128 at every batch measured" in page.render_fact("transformer_gpu_answer", slowest)
 
 
 def test_the_regime_follows_what_dominates_the_cost_model():

@@ -395,8 +395,20 @@ def transformer_gpu_answer(data: Dataset) -> str:
     threads = machine.cpu.get("threads_used")
     small = (f". The build host has {threads} threads: a CPU with more cores would be harder to beat"
              if threads and threads <= SMALL_HOST_THREADS else "")
-    return (f"{_no_gpu_words(data)}. An estimate of the {gpu_estimate.SHEET.name} beats the build host, "
-            f"{untrusted.placeholder(machine.label)}, even at the slow end of its band. It leads {said}{small}")
+    low, high = _band_span(machine, data.machines)
+    # The width's name is defined where it is first used: this line comes before the page explains it.
+    said = said.replace("at d_model", "at width (d_model)", 1)
+    return (f"{_no_gpu_words(data)}. A model of the {gpu_estimate.SHEET.name} puts its step at {si(low, 's')} to "
+            f"{si(high, 's')}: an estimate, with a band for its error. Even at that band's top, it beats the build "
+            f"host, {untrusted.placeholder(machine.label)}, {said}{small}")
+
+
+def _band_span(machine: Machine, peers: Iterable[Machine]) -> tuple[float, float]:
+    """The lowest and highest edge of the estimate's band over every size the CPU measured."""
+    edges = [edge for (d_model, seq), points in curves(machine, "cpu").items()
+             if (estimate := estimate_for(machine, seq, peers))
+             for b in points for edge in estimate.step_band(b["params"]["batch"], d_model)]
+    return min(edges), max(edges)
 
 
 SMALL_HOST_THREADS = 4  # a host this small is far from the CPUs a GPU is usually weighed against
@@ -423,7 +435,7 @@ def transformer_band(data: Dataset) -> str:
     estimates = [e for e in (estimate_for(machine, seq, data.machines) for _, seq in curves(machine, "cpu")) if e]
     if not estimates:
         raise MissingData("no counted CPU transformer steps to drive the model")
-    raised = (". Its top is how far a measured GPU missed its estimate on the MLP"
+    raised = (". Its top is how far a measured GPU missed its estimate on the MLP, so on this model it is untested"
               if estimates[0].slower > gpu_estimate.SLOWER else "")
     return (f"The estimate's lead counts only beyond its band, {estimates[0].band_words}{raised}"
             f"{_host_bound_words(machine, data.machines)}")
