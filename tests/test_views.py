@@ -725,13 +725,14 @@ def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
         assert (f"{n} steps are {REGIME_WORDS[regime]}" in said or f"{n} {REGIME_WORDS[regime]}" in said
                 or f"every one of its {n} steps is {REGIME_WORDS[regime]}" in said
                 or f"every one of its {n} steps {REGIME_WORDS[regime]}" in said
-                or f"The cost model fitted to its steps calls all {n} of them {REGIME_WORDS[regime]}" in said)
+                or f"The cost model's fit calls all {n} of them {REGIME_WORDS[regime]}" in said)
     if set(counts) == {"overhead"}:  # the fit's reading, backed by the profile that times host and kernels apart
         assert "whose kernels ran for" in said and "the GPU waited on overhead" in said
     assert "only the CPU" in page.render_fact("regimes_gpu_summary", Dataset([m for m in committed if not m.gpu]))
-    # The tables set the GPU beside the CPU in its own machine, not beside another machine's CPU.
+    # The tables set the GPU beside the CPU in its own machine, then the build host's CPU, which the page counts.
     tables = str(page.render_section("regimes_by_width", Dataset(committed)))
-    assert tables.count("<table>") == 2 and "regime on the same machine&#x27;s Intel(R) Xeon(R) Processor" in tables
+    assert tables.count("<table>") == 3 and "regime on the same machine&#x27;s Intel(R) Xeon(R) Processor" in tables
+    assert "Its steps stayed between " in said and " while their arithmetic grew " in said
 
 
 def test_the_transformer_page_leads_with_throughput_only_where_time_grew_less_than_tokens(monkeypatch):

@@ -16,6 +16,7 @@ from build_hooks.render import (
     join,
     listing,
     missing,
+    multiple,
     si,
     slow_words,
     table,
@@ -113,17 +114,28 @@ def regimes_gpu_summary(data: Dataset) -> str:
         profiled = _profiled_overhead(machine)
         if profiled:
             fitted = cost_model.fit(machine, device)
-            # A fit that charges nothing for bytes can never name a memory-bound step: the profile is the evidence.
-            free = (". That fit charges nothing for bytes, so the profile, not the fit, is the evidence"
-                    if fitted is not None and fitted.memory_factor == 0 else "")
-            return (f"On {name}, {profiled}. The cost model fitted to its steps calls all {counts.total()} of them "
-                    f"overhead-bound{free}")
+            # A fit that charges nothing for bytes can never name a memory-bound step: the measured steps come first.
+            free = (", though it charges nothing for bytes" if fitted is not None and fitted.memory_factor == 0
+                    else "")
+            return (f"On {name}, {profiled}. {_flat_steps(machine, device)}. The cost model's fit calls all "
+                    f"{counts.total()} of them overhead-bound{free}")
         return (f"On {name}, the cost model calls every one of its {counts.total()} steps overhead-bound. For a "
                 "network this small, issuing each operation outlasts its arithmetic")
     if len(counts) == 1:
         return f"On {name}, every one of its {counts.total()} steps is {REGIME_WORDS[next(iter(counts))]}"
     ranked = [f"{counts[r]} {REGIME_WORDS[r]}" for r, _ in counts.most_common()]
     return f"On {name}, of its {counts.total()} steps, {listing(ranked)}"
+
+
+def _flat_steps(machine: Machine, device: str) -> str:
+    """How little a device's measured steps moved while their arithmetic grew: the range of their times and the
+    growth of their FLOPs, smallest step to largest."""
+    points = [p for w in analysis.widths(machine) for p in analysis.step_curve(machine, device, w)]
+    flops = [b["extra_info"]["flops"] for b in machine.measured(analysis.STEP, device=device)
+             if b["extra_info"].get("flops")]
+    times = [p.seconds for p in points]
+    return (f"Its steps stayed between {si(min(times), 's')} and {si(max(times), 's')} while their arithmetic grew "
+            f"{multiple(max(flops) / min(flops))}")
 
 
 def _profiled_overhead(machine: Machine) -> str:
@@ -143,7 +155,7 @@ def regimes_by_width(data: Dataset) -> Html:
     """Per width, the regimes a step passes through as the batch grows, each with its run of batches (where it
     switches moves with noise): a table, one width per row. The first measured GPU's (the page's question), by the
     same model fitted to that GPU's own steps, then the CPU in the same machine, so the two tables compare one
-    machine; the build host's CPU where no GPU's machine has its own (the sentence under the tables counts it)."""
+    machine; then the build host's CPU, which the sentence under the tables counts and the roofline below uses."""
     machine = first_with(data, analysis.STEP)
     tables = []
     gpu_machine = gpu_with(data, analysis.STEP)
@@ -156,8 +168,10 @@ def regimes_by_width(data: Dataset) -> Html:
                 tables.append(_regimes_table(gpu_machine, on, caption))
             except MissingData:  # a device without the cost model's inputs has no regimes to show
                 pass
-    if len(tables) < 2:
-        tables.append(_regimes_table(machine, "cpu", f"Each CPU training step's regime on {machine.label}"))
+    if len(tables) < 2 or machine is not gpu_machine:  # the build host's too: the sentence under it counts its steps
+        tables.append(_regimes_table(machine, "cpu", f"Each CPU training step's regime on the build host, "
+                                                     f"{machine.label}" if machine is data.host else
+                                     f"Each CPU training step's regime on {machine.label}"))
     return join(tables)
 
 
