@@ -142,7 +142,7 @@ def test_gpu_extra_cost_gives_each_way_found_and_compares_the_fitted_one_with_th
     html = untrusted.restore(str(page.render_section("gpu_extra_cost", with_gpu)))
     rows = [re.findall(r"<td>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", html)[1:]]
     assert [r[0] for r in rows] == ["published: one kernel launch (PETSc, on a V100)", "measured: one bare tiny operation",
-                                    "fitted: an operation of a whole step"]
+                                    "fitted: a whole step, GPU minus CPU, per operation"]
     extra = views._measured_extra(with_gpu)[1]
     assert f"the extra was {extra / gpu_estimate.LAUNCH_HOST_S:.2g}× the published launch" in html
     ran_fast = bool(gpu_estimate.checks(with_gpu.machines)) and gpu_estimate.checks(with_gpu.machines)[0].median > 1.1

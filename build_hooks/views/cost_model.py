@@ -132,7 +132,7 @@ def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, in
 def cost_model_accuracy(data: Dataset) -> Html:
     """The cost model page's key table: per machine and device shown, how far the raw and the fitted model miss the
     measured steps (median and worst error, over how many steps), the fitted one judged only on steps it never saw."""
-    rows, left_out, flat = [], 0, []
+    rows, left_out, flat = [], {}, []
     for machine in data.shown(analysis.STEP):
         for device in machine.devices(analysis.STEP):
             raw = cost_model.validate(machine, device)
@@ -147,7 +147,9 @@ def cost_model_accuracy(data: Dataset) -> Html:
                                  f"{len(check.points)} {judged}", f"{100 * check.median_error:.0f}%",
                                  f"{100 * check.worst[2]:.0f}%"])
             if raw is not None and fitted is not None:  # steps another experiment contradicts (consistency)
-                left_out += len(raw.points) - len(fitted.fitted.trained_on) - len(fitted.points)
+                dropped = len(raw.points) - len(fitted.fitted.trained_on) - len(fitted.points)
+                if dropped > 0:
+                    left_out[machine.device_label(device)] = dropped
     if not rows:
         return missing("The cost model lacks call_overhead, gemm_rate or memory_bandwidth results.")
     head, rows, said = fold_constant_columns(["machine", "device", "model", "judged on", "median error",
@@ -156,8 +158,9 @@ def cost_model_accuracy(data: Dataset) -> Html:
         rows = [["" if i and row[0] == rows[i - 1][0] else row[0], *row[1:]] for i, row in enumerate(rows)]
     caption = html("How far the model misses measured steps ({})", join(said, "; ")) if said else \
         "How far the model misses measured steps"
-    why = (f" {left_out} step{'s were' if left_out != 1 else ' was'} left out of the fit and its check: another "
-           "experiment shows the machine in a changed state then." if left_out > 0 else "")
+    # Each device named: the held-out counts differ between rows, and a reader should see why.
+    why = "".join(f" On {name}, {n} step{'s were' if n != 1 else ' was'} left out of the fit and its check: another "
+                  "experiment shows the machine in a changed state then." for name, n in left_out.items())
     # A fit no better than a constant has learned the typical step, not the three prices: said, per device.
     flat_words = "".join(f" On {name}, a constant does as well as the fit: its steps barely change, so the fit's "
                          "low error says nothing about its three prices." for name in flat)
@@ -277,8 +280,7 @@ def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     # The datasheet's variant (SXM or NVL) is not in a results file, and the miss includes the other host's issuing.
     return (f". Its top is {gpu.slower:.2g}×, not the {gpu_model.SLOWER:g}× first assumed. A measured GPU by that "
             "name, on its own host, took up to that much longer than the estimate. That miss mixes its host's speed "
-            "with the estimate's error: a calibration, not a test. So no GPU it was not widened for has tested the "
-            "band yet")
+            "with the estimate's error. The band was widened to fit it, so only a GPU not yet measured can test it")
 
 
 @fact
@@ -328,8 +330,8 @@ def gpu_extra_cost(data: Dataset) -> Html:
         rows.append(["measured: one bare tiny operation", si(bare[1], "s"), html("GPU minus CPU, on {}", bare[0])])
     fitted = _measured_extra(data)
     if fitted is not None:
-        rows.append(["fitted: an operation of a whole step", si(fitted[1], "s"),
-                     html("autograd and memory bookkeeping included, on {}", fitted[0])])
+        rows.append(["fitted: a whole step, GPU minus CPU, per operation",
+                     si(fitted[1], "s"), html("Python, autograd and launches included, on {}", fitted[0])])
     head = ["how it was found", "GPU's extra cost per operation", "what it counts"]
     if fitted is None:
         return table(head, rows) + note("No GPU step was fitted here, so the published launch is not checked against "
