@@ -1140,3 +1140,25 @@ def test_why_gpu_gives_the_gpu_machines_share_of_each_peak():
     assert f"its CPU reached {100 * cpu:.0f}% of its computed peak" in said and f"its GPU {100 * gpu:.0f}% of" in said
     cpu_only = Dataset([m for m in committed if m.gpu is None])
     assert "only the build host's peak is compared" in page.render_fact("gpu_machine_peak_shares", cpu_only)
+
+
+def test_mixed_precision_says_how_much_of_the_gpu_step_its_arithmetic_explains():
+    """step_flops counts forward and weight gradients for every layer and input gradients for all but the first;
+    precision_step_arithmetic divides them by the GPU's fastest fp32 product and the step's median."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset
+    from build_hooks.views import precision
+    from snippets.precision import STEP
+
+    b, w, i, c = 2, 8, STEP["inputs"], STEP["classes"]
+    assert precision.step_flops(b, w) == 2 * (2 * b * i * w + 2 * b * w * w + 2 * b * w * c) + 2 * b * w * w + 2 * b * w * c
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    machine = next(m for m in committed if m.gpu is not None)
+    point = machine.measured("precision", device="cuda", op="train_step", dtype="fp32")[0]
+    flops = precision.step_flops(point["extra_info"]["batch"], point["extra_info"]["width"])
+    share = flops / analysis.best_matmul_rate(machine, "cuda") / point["stats"]["median"]
+    said = page.render_fact("precision_step_arithmetic", Dataset(committed))
+    assert f"it would take {100 * share:.0f}% of the step" in said
+    assert "not known" in page.render_fact("precision_step_arithmetic", Dataset([m for m in committed if not m.gpu]))

@@ -188,6 +188,35 @@ def precision_gpu_answer(data: Dataset) -> Html:
                  caption=f"bf16 against fp32, measured on the {gpu}{strict}") + marks_note_for(points)
 
 
+@fact
+def precision_step_arithmetic(data: Dataset) -> str:
+    """How much of the measured GPU's fp32 mixed-precision step its matrix arithmetic could explain: the step's FLOPs
+    (counted from the network's layers) at the GPU's fastest fp32 product, as a share of the step's median time. A
+    step mostly not arithmetic gains little from 16-bit products."""
+    machine = gpu_with(data, GROUP)
+    device = machine.gpu_device(GROUP) if machine else None
+    point = next(iter(machine.measured(GROUP, device=device, op="train_step", dtype="fp32")), None) if device else None
+    rate = analysis.best_matmul_rate(machine, device) if device else None
+    extra = point["extra_info"] if point else {}
+    if not point or not rate or "batch" not in extra or "width" not in extra:
+        return "No GPU timed the fp32 training step beside its matrix products, so its arithmetic share is not known"
+    flops = step_flops(extra["batch"], extra["width"])
+    seconds = point["stats"]["median"]
+    share = flops / rate / seconds
+    said = (f"That fp32 step does {si(flops, 'FLOP')} of matrix arithmetic in {si(seconds, 's')}. At the GPU's "
+            f"fastest fp32 product it would take {100 * share:.0f}% of the step")
+    return said + (". The rest is time beyond that arithmetic, which bf16 does not shorten" if share < 0.5 else "")
+
+
+def step_flops(batch: int, width: int) -> float:
+    """The matrix FLOPs of one training step of precision's network (inputs → width → width → classes): forward and
+    the weight gradients for every layer, and the input gradient for all but the first, which needs none."""
+    from snippets.precision import STEP
+    layers = [(STEP["inputs"], width), (width, width), (width, STEP["classes"])]
+    products = [2 * batch * inputs * outputs for inputs, outputs in layers]
+    return 2 * sum(products) + sum(products[1:])
+
+
 def _step_size(machine: Machine, device: str = "cpu") -> str:
     """ " at batch 64 and width 256": the step the probe chose for this machine (sizes differ between machines)."""
     point = machine.measured(GROUP, device=device, op="train_step", dtype="fp32")
