@@ -497,13 +497,13 @@ def break_even_answer(data: Dataset) -> str:
         machine = first_measured_break_even(data)[0]
         slow = ". That machine often began its rounds slow, so its times may run high" if mostly_slow(machine) else ""
         return (f"On the measured {gpu}, the GPU's step got shorter than its own machine's CPU's "
-                f"{_step_crossings(machine)}{slow}. The fitted cost model puts the break-even at a step of "
+                f"{step_crossings(machine)}{slow}. The fitted cost model puts the break-even at a step of "
                 f"{break_even_step_span(data)}")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
 
-def _step_crossings(machine: Machine) -> str:
+def step_crossings(machine: Machine) -> str:
     """Where a machine's GPU step overtook its CPU's, per width, widest first, in words a learner reads: "from batch
     128 at width 2048 and from batch 512 at width 512. At widths 8 and 32, never, up to batch 1024"."""
     crossings = {w: analysis.crossover_batch(machine, w) for w in analysis.widths(machine)}

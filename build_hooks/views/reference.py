@@ -46,6 +46,10 @@ def gallery_takeaway(data: Dataset) -> str:
         gpu_rate, gpu = max(gpus, key=lambda pair: pair[0])
         said.append(f"The {untrusted.placeholder(gpu.device_label(gpu.gpu_device('gemm_rate')))} reached "
                     f"{si(gpu_rate, 'FLOP/s')}, {multiple(gpu_rate / cpu_rate)} that")
+        if gpu.gpu_device(analysis.STEP):  # a faster product is not a faster training step: the table's column says
+            from build_hooks.views.cost_model import step_crossings  # imported late, as views import each other
+            said.append(f"Yet on the small network, its training step beat its own CPU's only "
+                        f"{step_crossings(gpu)}")
     slow = [m for m in data.machines if mostly_slow(m)]
     if slow:
         who = ("that machine" if slow == [cpu] else listing([untrusted.placeholder(m.label) for m in slow]))
@@ -63,7 +67,7 @@ def gallery(data: Dataset) -> Html:
     rows = [_gallery_row(m, feeder) for m in data.machines]
     head = ["machine", "CPU fp32 peak (from the reported clock)", "fastest fp32 matrix product",
             "copy bandwidth (all threads; read plus write)",
-            "host→device (pinned)", "GPU step shorter from batch", "GPU estimate's error", "rounds begun slow"]
+            "host→device (pinned)", "GPU step shorter from batch (one step, not an epoch)", "GPU estimate's error", "rounds begun slow"]
     # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
     head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
     every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
@@ -142,7 +146,7 @@ def _estimate_error(m: Machine, feeder: Machine) -> str:
     found = gpu_estimate.check(m, feeder)
     if found is None:
         return "no GPU here" if m.gpu is None else f"not compared: not the {gpu_estimate.SHEET.name}"
-    return (f"a real step took {found.median:.2g}× the estimate (median; {found.lowest:.2g}× to "
+    return (f"a real step took {found.median:.2g}× the estimate (median; best {found.lowest:.2g}×, worst "
             f"{found.highest:.2g}×)")
 
 
