@@ -1162,3 +1162,17 @@ def test_mixed_precision_says_how_much_of_the_gpu_step_its_arithmetic_explains()
     said = page.render_fact("precision_step_arithmetic", Dataset(committed))
     assert f"it would take {100 * share:.0f}% of the step" in said
     assert "not known" in page.render_fact("precision_step_arithmetic", Dataset([m for m in committed if not m.gpu]))
+
+
+def test_the_conditions_table_shows_rounds_cut_by_a_time_box():
+    """measurement_conditions gives rounds "2 of 3" and the time box where a run stopped short, and says above the
+    table how many experiments did; a run that finished its rounds shows the plain count."""
+    from conftest import complete_doc
+
+    doc = complete_doc()
+    with_conditions = [meta for meta in doc["experiments"].values() if meta.get("conditions")]
+    assert with_conditions  # the fixture records its conditions
+    with_conditions[0]["conditions"].update(rounds=2, planned_rounds=3, time_box_s=12.0)
+    html = bare_cells(page.render_section("measurement_conditions", Dataset([Machine(doc, "h", "this build host")])))
+    assert "<td>2 of 3</td><td>12 s</td>" in html
+    assert f"1 of its {len(with_conditions)} experiments ran fewer rounds than planned: the time box ran out." in html

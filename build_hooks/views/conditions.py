@@ -41,12 +41,22 @@ def measurement_conditions(data: Dataset) -> Html:
             load = measured_under.get("load_before")
             gated = ([measured_under["remeasured"], measured_under["unsettled"], f"{measured_under['waited_s']:.1f} s"]
                      if "remeasured" in measured_under else ["not recorded"] * 3)
-            rows.append([name, measured_under["rounds"]]
+            planned = measured_under.get("planned_rounds")
+            rounds = (f"{measured_under['rounds']} of {planned}" if planned and planned != measured_under["rounds"]
+                      else measured_under["rounds"])
+            box = measured_under.get("time_box_s")
+            rows.append([name, rounds, f"{box:g} s" if box else "none recorded"]
                         + [_drift(canaries.get(kind)) for kind in ("one_thread", "all_threads", "memory")]
                         + gated + [_percent(measured_under.get("foreign_cpu")), _percent(measured_under.get("steal")),
                            f"{load[0]:.2f}" if load else "not recorded", loaded])
-        parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
-            ["experiment", "rounds", "one-core canary drift", "all-thread canary drift", "memory canary drift",
+        short = sum(1 for meta in m.doc["experiments"].values() if (c := meta.get("conditions"))
+                    and c.get("planned_rounds") and c["rounds"] < c["planned_rounds"])
+        # Rounds cut by a time box weaken every comparison on that machine: said above its table, not only in it.
+        cut = (html("<p>{} of its {} experiments ran fewer rounds than planned: the time box ran out.</p>", short,
+                    len(rows)) if short else "")
+        parts.append(html("<p><strong>{}</strong></p>{}", m.label, cut) + table(
+            ["experiment", "rounds (of planned)", "time box", "one-core canary drift", "all-thread canary drift",
+             "memory canary drift",
              "rounds re-measured", "points unsettled", "time added", "CPU used by other processes", "steal",
              "load average before", "points under load"], rows))
     return join(parts, "\n") + more_machines(data) + note(
@@ -142,7 +152,12 @@ def consistency_checks(data: Dataset) -> Html:
                              f"{min(ratios):.2g} to {max(ratios):.2g}",
                              ", ".join(f"batch {c.batch}, width {c.width} ({c.ratio:.2f})" for c in off) or "none"])
         if rows:
-            parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
+            short = sum(1 for meta in m.doc["experiments"].values() if (c := meta.get("conditions"))
+                    and c.get("planned_rounds") and c["rounds"] < c["planned_rounds"])
+        # Rounds cut by a time box weaken every comparison on that machine: said above its table, not only in it.
+        cut = (html("<p>{} of its {} experiments ran fewer rounds than planned: the time box ran out.</p>", short,
+                    len(rows)) if short else "")
+        parts.append(html("<p><strong>{}</strong></p>{}", m.label, cut) + table(
                 ["what is compared", "device", "configurations", "consistent (rule below)",
                  "ratio range", "inconsistent (ratio)"], rows))
     if not parts:

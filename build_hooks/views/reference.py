@@ -67,7 +67,8 @@ def gallery(data: Dataset) -> Html:
     rows = [_gallery_row(m, feeder) for m in data.machines]
     head = ["machine", "CPU fp32 peak (from the reported clock)", "fastest fp32 matrix product",
             "copy bandwidth (all threads; read plus write)",
-            "host→device (pinned)", "GPU step shorter from batch (one step, not an epoch)", "GPU estimate's error", "rounds begun slow"]
+            "host→device (pinned)", "GPU step shorter from batch (one step, not an epoch)", "GPU estimate's error",
+            "rounds begun slow"]
     # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
     head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
     every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
