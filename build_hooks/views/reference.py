@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model, experiments, gate, gpu_estimate, stats, untrusted
+from build_hooks import analysis, conditions, cost_model, experiments, gate, gpu_estimate, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import (
@@ -285,7 +285,7 @@ def thresholds(data: Dataset) -> Html:
     host = data.host or (data.machines[0] if data.machines else None)
     estimate = gpu_estimate.for_host(host, data.machines) if host else None
     band = estimate.band_words if estimate else gpu_estimate.band_words(gpu_estimate.FASTER)
-    raised = (", its top raised to the worst miss of a measured GPU" if estimate
+    raised = (", its top set by its worst miss on a measured GPU" if estimate
               and f"{estimate.slower:.2g}" != f"{gpu_estimate.SLOWER:g}" else "")
     rows = [
         ["different", f"{stats.MEANINGFUL_RATIO:g}× and beyond the spread",
@@ -298,10 +298,16 @@ def thresholds(data: Dataset) -> Html:
         ["slow state", f"{gate.SLOW_STATE_RATIO:g}× the run's fastest canary",
          "Above it the machine is in a slow state, and a point waits before it is measured."],
         ["outlying round", f"{gate.ROUND_SPREAD_LIMIT:g}× the point's fastest round", "That round is measured again."],
-        ["mostly slow", f"over {100 * gate.MOSTLY_SLOW:.0f}% of rounds begun slow",
-         "The machine is named wherever its results are read."],
-        ["agreement", f"within {consistency.TOLERANCE:g}× either way",
+        ["changed state (§)", "an outlying round no re-measurement settled",
+         "The machine changed state while the point was measured."],
+        ["under load (*)", f"other processes over {100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU",
+         "The point was measured while something else ran."],
+        ["mostly slow (°)", f"over {100 * gate.MOSTLY_SLOW:.0f}% of rounds begun slow",
+         "The machine is marked wherever its results are read."],
+        ["agreement (≠ where it fails)", f"within {consistency.TOLERANCE:g}× either way",
          "Two experiments that time the same configuration agree."],
+        ["longer than at half the batch (↑)", f"{stats.MEANINGFUL_RATIO:g}× the same lane's epoch at half the batch",
+         "Twice the batch is half the steps, so that epoch is out of line."],
         ["estimate's band", f"{band}{raised}", "A lead over the GPU estimate counts only beyond it."],
     ]
     return table(["rule", "threshold", "what it decides"], rows,
