@@ -1176,3 +1176,21 @@ def test_the_conditions_table_shows_rounds_cut_by_a_time_box():
     html = bare_cells(page.render_section("measurement_conditions", Dataset([Machine(doc, "h", "this build host")])))
     assert "<td>2 of 3</td><td>12 s</td>" in html
     assert f"1 of its {len(with_conditions)} experiments ran fewer rounds than planned: the time box ran out." in html
+
+
+def test_transfer_sets_the_measured_bus_against_the_measured_memories():
+    """bus_against_memory gives the pinned bus rate at the largest copy, the GPU's and the CPU's copy bandwidth as the
+    cost model counts them, and their ratio; with no GPU it says none was measured."""
+    from pathlib import Path
+
+    from build_hooks import analysis, cost_model, dataset
+    from build_hooks.render import multiple, si
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    machine = next(m for m in committed if m.gpu is not None)
+    pinned = analysis.transfer_bandwidth(machine, "host_to_device", "pinned")
+    bus, gpu = pinned[max(pinned)], cost_model.measured_params(machine, "cuda").bandwidth
+    said = page.render_fact("bus_against_memory", Dataset(committed))
+    assert f"the bus moved {si(bus, 'B/s')}, its GPU's memory {si(gpu, 'B/s')} ({multiple(gpu / bus)} the bus" in said
+    assert page.render_fact("bus_against_memory", Dataset([m for m in committed if not m.gpu])).startswith("No machine")

@@ -17,6 +17,7 @@ from build_hooks.render import (
     marks_note_for,
     missing,
     more_machines,
+    multiple,
     per_machine,
     point_mark,
     si,
@@ -134,3 +135,23 @@ def transfer_measured_line(data: Dataset) -> str:
                                                           bytes=size)[0])
     return (f"Measured on {untrusted.placeholder(gpu.label)}: {si(size, 'B')} took {took('pinned', pinned[size])} "
             f"from pinned memory and {took('pageable', pageable[size])} from pageable memory")
+
+
+@fact
+def bus_against_memory(data: Dataset) -> str:
+    """The measured twin of the page's published ratio: on the first machine that copied to its GPU, the pinned bus
+    rate at its largest copy against its GPU's and its CPU's copy bandwidth (largest copy, read plus write, as the
+    cost model and the cheat sheet count it); or that no bus was measured."""
+    from build_hooks import cost_model
+    gpu = gpu_with(data, GROUP)
+    pinned = analysis.transfer_bandwidth(gpu, "host_to_device", "pinned") if gpu else {}
+    device = gpu.gpu_device("memory_bandwidth") if gpu else None
+    gpu_params = cost_model.measured_params(gpu, device) if device else None
+    if not pinned or gpu_params is None:
+        return "No machine here measured both its bus and its GPU's memory"
+    bus = pinned[max(pinned)]
+    cpu_params = cost_model.measured_params(gpu, "cpu")
+    cpu = f", and its CPU's memory {si(cpu_params.bandwidth, 'B/s')}" if cpu_params else ""
+    return (f"Measured on {untrusted.placeholder(gpu.label)}: the bus moved {si(bus, 'B/s')}, its GPU's memory "
+            f"{si(gpu_params.bandwidth, 'B/s')} ({multiple(gpu_params.bandwidth / bus)} the bus, counting bytes read "
+            f"plus written){cpu}")
