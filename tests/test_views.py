@@ -1194,3 +1194,42 @@ def test_transfer_sets_the_measured_bus_against_the_measured_memories():
     said = page.render_fact("bus_against_memory", Dataset(committed))
     assert f"the bus moved {si(bus, 'B/s')}, its GPU's memory {si(gpu, 'B/s')} ({multiple(gpu / bus)} the bus" in said
     assert page.render_fact("bus_against_memory", Dataset([m for m in committed if not m.gpu])).startswith("No machine")
+
+
+def test_cpu_choice_opens_with_where_the_gpu_stayed_ahead_of_no_cpu_and_where_it_pulled_ahead(monkeypatch):
+    """cpu_choice_answer names the widths where the GPU lane is ahead of no CPU lane, then each other width's range of
+    crossover batches over the CPUs, from the same rule as the table."""
+    from build_hooks.views import cpu_choice
+
+    def lane(kind, machine, times):
+        return {"kind": kind, "machine_id": machine, "estimate": False, "label": f"Fixture {kind} {machine}",
+                "epochs": {w: {str(b): {"seconds": t, "q1": t, "q3": t} for b, t in by_batch.items()}
+                           for w, by_batch in times.items()}}
+    gpu = lane("GPU", "box", {"8": {1: 9.0, 64: 5.0}, "512": {1: 9.0, 64: 1.0}})
+    cpus = [lane("CPU", "box", {"8": {1: 1.0, 64: 0.5}, "512": {1: 5.0, 64: 4.0}}),
+            lane("CPU", "other", {"8": {1: 1.0, 64: 0.5}, "512": {1: 10.0, 64: 8.0}})]
+    monkeypatch.setattr(cpu_choice, "_lanes", lambda data: (gpu, cpus))
+    said = page.render_fact("cpu_choice_answer", Dataset([]))
+    assert said.endswith("stayed ahead of none of the 2 CPUs at width 8, up to batch 64. It pulled ahead at width "
+                         "512 from batch 1 to 64, depending on the CPU")
+
+
+def test_cpu_choice_says_where_a_gpu_served_a_request_faster_than_its_own_cpu():
+    """inference_gpu_lead compares each width's CPU and GPU request beyond both spreads, per batch; without a GPU it
+    says only CPUs are compared."""
+    from pathlib import Path
+
+    from build_hooks import dataset, stats
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    machine = next(m for m in committed if m.gpu is not None)
+    said = page.render_fact("inference_gpu_lead", Dataset(committed))
+    timed = {(b["params"]["device"], b["params"]["width"], b["params"]["batch"]): b["stats"]
+             for b in machine.measured("inference_latency")}
+    for (device, width, batch), point in timed.items():
+        if device == "cpu" and ("cuda", width, batch) in timed:
+            gpu_led = stats.compare_points(point, timed[("cuda", width, batch)]) > 0
+            assert f"at batch {batch} the GPU served faster" in said
+            assert not gpu_led or "at no width" not in said.split(f"at batch {batch}")[1].split(";")[0]
+    assert "only CPUs" in page.render_fact("inference_gpu_lead", Dataset([m for m in committed if not m.gpu]))

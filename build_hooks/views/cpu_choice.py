@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, race, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import SITE_ROOT, Html, MissingData, html, note, table
+from build_hooks.render import SITE_ROOT, Html, MissingData, html, listing, note, table
 
 # Where two close curves part moves by a doubling between runs of the same machine, so
 # the rule names the scale of the batch beside the batch itself (batch 1 is exact). The
@@ -62,15 +62,54 @@ def cpu_choice_table(data: Dataset) -> Html:
     return table(["CPU lane"] + [f"width {w}" for w in widths], rows, caption=caption) + apart
 
 
-def _crossover_words(cpu: dict, gpu: dict, width: int) -> str:
-    """Where the GPU lane's epoch gets ahead of the CPU lane's at `width` and stays so, in words."""
+@fact
+def cpu_choice_answer(data: Dataset) -> str:
+    """The page's answer first, from its table: the widths where the GPU lane stayed ahead of no CPU lane, and at the
+    others the range of batches from which it pulled ahead, over every CPU."""
+    gpu, cpus = _lanes(data)
+    widths = sorted({int(w) for cpu in cpus for w in cpu["epochs"]} & {int(w) for w in gpu["epochs"]})
+    never, ranges, largest = [], [], 0
+    for width in widths:
+        found = [_crossover_batch(cpu, gpu, width) for cpu in cpus]
+        largest = max([largest] + [max(batches) for _, batches in found if batches])
+        crossings = [batch for batch, batches in found if batches and batch is not None]
+        if not crossings:
+            never.append(str(width))
+        else:
+            low, high = min(crossings), max(crossings)
+            span = f"from batch {low}" if low == high else f"from batch {low} to {high}"
+            ranges.append(f"at width {width} {span}" + ("" if len(crossings) == len(cpus) else
+                                                      f" (against {len(crossings)} of the {len(cpus)} CPUs)"))
+    gpu_name = untrusted.placeholder(gpu["label"]) + (" (estimated)" if gpu["estimate"] else "")
+    said = []
+    if never:
+        said.append(f"the {gpu_name} stayed ahead of none of the {len(cpus)} CPUs at width"
+                    f"{'s' if len(never) > 1 else ''} {' and '.join(never)}, up to batch {largest}")
+    if ranges:
+        depends = ", depending on the CPU" if len(cpus) > 1 else ""
+        said.append(f"{'It' if never else f'The {gpu_name}'} pulled ahead {listing(ranges)}{depends}")
+    if not said:
+        raise MissingData("no epochs to compare")
+    return "Measured here, " + ". ".join(said)
+
+
+def _crossover_batch(cpu: dict, gpu: dict, width: int) -> tuple[int | None, list[int]]:
+    """(the batch from which the GPU lane's epoch is ahead of the CPU lane's at `width` and stays so, or None; the
+    batches both timed)."""
     ours, theirs = cpu["epochs"].get(str(width), {}), gpu["epochs"].get(str(width), {})
     batches = sorted(int(b) for b in set(ours) & set(theirs))
     if not batches:
-        return "not measured"
+        return None, []
     # "Ahead" only beyond both spreads (and an estimate's error), so a near-tie is no crossover.
-    batch = analysis.crossover(analysis.verdicts({b: race.point_stats(ours[str(b)]) for b in batches},
-                                                 {b: race.point_stats(theirs[str(b)]) for b in batches}))
+    return analysis.crossover(analysis.verdicts({b: race.point_stats(ours[str(b)]) for b in batches},
+                                                {b: race.point_stats(theirs[str(b)]) for b in batches})), batches
+
+
+def _crossover_words(cpu: dict, gpu: dict, width: int) -> str:
+    """Where the GPU lane's epoch gets ahead of the CPU lane's at `width` and stays so, in words."""
+    batch, batches = _crossover_batch(cpu, gpu, width)
+    if not batches:
+        return "not measured"
     if batch is None:
         return f"not ahead by batch {max(batches)}"
     if batch == min(batches):

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, consistency, stats
+from build_hooks import analysis, consistency, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (
     DEVICE_NAME,
     Html,
     first_with,
+    gpu_with,
+    listing,
     machines_table,
     marks_note_for,
     measured_value,
@@ -53,6 +55,26 @@ def inference_summary(data: Dataset) -> str:
                  + _epoch_disagrees(machine, widest, step["stats"]["median"]))
         quoted.append(step)
     return bracketed(text, marked_timings(quoted))  # caveats in the sentence's last bracket, not a sentence
+
+
+@fact
+def inference_gpu_lead(data: Dataset) -> str:
+    """Where a GPU served a request faster than its own machine's CPU, per batch measured, beyond both spreads (the
+    site's rule): the widths where it led, or that it led at none; or that no GPU served requests."""
+    machine = gpu_with(data, GROUP)
+    if machine is None:
+        return "No GPU served requests for this build, so only CPUs are compared"
+    device = machine.gpu_device(GROUP)
+    timed = {(b["params"]["device"], b["params"]["width"], b["params"]["batch"]): b["stats"]
+             for b in machine.measured(GROUP)}
+    said = []
+    for batch in sorted({batch for _, _, batch in timed}):
+        widths = sorted(w for d, w, b in timed if d == "cpu" and b == batch and (device, w, batch) in timed)
+        led = [str(w) for w in widths if stats.compare_points(timed[("cpu", w, batch)], timed[(device, w, batch)]) > 0]
+        where = ("at no width" if not led else "at every width" if len(led) == len(widths) else
+                 f"only at width{'s' if len(led) > 1 else ''} {listing(led)}")
+        said.append(f"at batch {batch} the GPU served faster {where}")
+    return f"On {untrusted.placeholder(machine.label)}, " + "; ".join(said)
 
 
 @section
