@@ -1137,7 +1137,7 @@ def test_why_gpu_gives_the_gpu_machines_share_of_each_peak():
     said = page.render_fact("gpu_machine_peak_shares", Dataset(committed))
     cpu = analysis.best_matmul_rate(machine) / machine.cpu["fp32_peak_flops"]
     gpu = analysis.best_matmul_rate(machine, "cuda") / datasheets.for_gpu(machine.gpu["name"]).fp32_flops
-    assert f"its CPU reached {100 * cpu:.0f}% of its computed peak" in said and f"its GPU {100 * gpu:.0f}% of" in said
+    assert f"the CPU reached {100 * cpu:.0f}% of its computed peak" in said and f"Its GPU reached {100 * gpu:.0f}% of" in said
     cpu_only = Dataset([m for m in committed if m.gpu is None])
     assert "only the build host's peak is compared" in page.render_fact("gpu_machine_peak_shares", cpu_only)
 

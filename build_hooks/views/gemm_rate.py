@@ -203,15 +203,15 @@ def gpu_machine_peak_shares(data: Dataset) -> str:
     said = []
     cpu_rate, cpu_peak = analysis.best_matmul_rate(machine), machine.cpu.get("fp32_peak_flops")
     if cpu_rate and cpu_peak:
-        said.append(f"its CPU reached {100 * cpu_rate / cpu_peak:.0f}% of its computed peak "
-                    f"({si(cpu_rate, 'FLOP/s')} of {si(cpu_peak, 'FLOP/s')})")
+        said.append(f"On {untrusted.placeholder(machine.label)}, the CPU reached {100 * cpu_rate / cpu_peak:.0f}% "
+                    f"of its computed peak ({si(cpu_rate, 'FLOP/s')} of {si(cpu_peak, 'FLOP/s')})")
     sheet, gpu_rate = datasheets.for_gpu(machine.gpu["name"]), analysis.best_matmul_rate(machine, device)
     if sheet and sheet.fp32_flops and gpu_rate:
-        said.append(f"its GPU {100 * gpu_rate / sheet.fp32_flops:.0f}% of the {sheet.name}'s datasheet FP32 peak "
-                    f"({si(gpu_rate, 'FLOP/s')} of {si(sheet.fp32_flops, 'FLOP/s')})")
+        said.append(f"Its GPU reached {100 * gpu_rate / sheet.fp32_flops:.0f}% of the {sheet.name}'s datasheet "
+                    f"FP32 peak ({si(gpu_rate, 'FLOP/s')} of {si(sheet.fp32_flops, 'FLOP/s')})")
     if not said:
         raise MissingData("no matrix-product rate and peak on the GPU machine")
-    return f"On {untrusted.placeholder(machine.label)}, {', and '.join(said)}"
+    return ". ".join(said)  # one sentence per device
 
 
 @fact
