@@ -162,8 +162,8 @@ def cost_model_accuracy(data: Dataset) -> Html:
     why = "".join(f" On {name}, {n} step{'s were' if n != 1 else ' was'} left out of the fit and its check: another "
                   "experiment shows the machine in a changed state then." for name, n in left_out.items())
     # A fit no better than a constant has learned the typical step, not the three prices: said, per device.
-    flat_words = "".join(f" On {name}, a constant does as well as the fit: its steps barely change, so the fit's "
-                         "low error says nothing about its three prices." for name in flat)
+    flat_words = "".join(f" On {name}, a constant does as well as the fit, so its low error proves none of its "
+                         "three prices." for name in flat)
     return table(head, rows, caption=caption) + note(
         "Raw: nothing fitted. Fitted: three constants set from some steps, then judged on the others. A constant: "
         "the median time of the steps the fit saw." + why + flat_words)
