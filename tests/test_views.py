@@ -1176,6 +1176,8 @@ def test_the_conditions_table_shows_rounds_cut_by_a_time_box():
     html = bare_cells(page.render_section("measurement_conditions", Dataset([Machine(doc, "h", "this build host")])))
     assert "<td>2 of 3</td><td>12 s</td>" in html
     assert f"1 of its {len(with_conditions)} experiments ran fewer rounds than planned: the time box ran out." in html
+    machines = Dataset([Machine(doc, "h", "this build host")])
+    assert "ran fewer rounds" not in str(page.render_section("consistency_checks", machines))  # said once, here
 
 
 def test_transfer_sets_the_measured_bus_against_the_measured_memories():

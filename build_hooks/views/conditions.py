@@ -152,12 +152,7 @@ def consistency_checks(data: Dataset) -> Html:
                              f"{min(ratios):.2g} to {max(ratios):.2g}",
                              ", ".join(f"batch {c.batch}, width {c.width} ({c.ratio:.2f})" for c in off) or "none"])
         if rows:
-            short = sum(1 for meta in m.doc["experiments"].values() if (c := meta.get("conditions"))
-                    and c.get("planned_rounds") and c["rounds"] < c["planned_rounds"])
-        # Rounds cut by a time box weaken every comparison on that machine: said above its table, not only in it.
-        cut = (html("<p>{} of its {} experiments ran fewer rounds than planned: the time box ran out.</p>", short,
-                    len(rows)) if short else "")
-        parts.append(html("<p><strong>{}</strong></p>{}", m.label, cut) + table(
+            parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
                 ["what is compared", "device", "configurations", "consistent (rule below)",
                  "ratio range", "inconsistent (ratio)"], rows))
     if not parts:
