@@ -249,34 +249,27 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     assert "running slow" not in str(page.render_section("verdict_grid", data))
 
 
-def test_the_summary_says_where_the_gpus_clear_leads_lie():
-    """The sentence above the grid names the widths and the smallest batch of the GPU's leads, leaving out a lead
-    marked out of line, and says nothing where the GPU leads nowhere or at every width from the smallest batch."""
-    from build_hooks.views.race import _ground
+def test_the_summary_says_where_the_gpus_clear_wins_lie():
+    """The sentence above the grid names the widths and the smallest batch of the GPU's wins, leaving out a lead
+    marked out of line, and says nothing where the GPU wins nowhere or at every width from the smallest batch."""
+    from build_hooks.views.race import _wins_where
 
     def grid(gpu_cells, out_of_line=()):
         return {(w, b): {"leader": "GPU" if (w, b) in gpu_cells else "CPU", "out_of_line": (w, b) in out_of_line}
                 for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}
 
     wide = grid({(512, 64), (2048, 64), (2048, 512), (32, 16)}, out_of_line={(32, 16)})
-    assert _ground(wide, "the GPU") == ("The GPU's leads are all at widths 512 and 2048, from batch 64 up, though 1 "
-                                        "of the 4 cells there is not a GPU lead. Elsewhere the CPU finishes first or "
-                                        "the two are level, except 1 cell marked out of line. ")
-    assert _ground(grid({(2048, 512)}), "the GPU") == ("The GPU's leads are all at width 2048, from batch 512 up. "
-                                                       "Elsewhere the CPU finishes first or the two are level. ")
-    levelled = grid({(512, 64), (2048, 64), (2048, 512)})
-    levelled[(512, 512)]["leader"] = "level"
-    assert "from batch 64 up, though 1 of the 4 cells there is level. Elsewhere" in _ground(levelled, "the GPU")
-    assert _ground(grid({(w, 16) for w in (8, 32, 512, 2048)}), "the GPU") == (
-        "The GPU's leads are all from batch 16 up, though 8 of the 12 cells there are not GPU leads. Elsewhere the CPU "
-        "finishes first or the two are level. ")
-    assert _ground(grid(set()), "the GPU") == ""
-    assert _ground(grid({(w, 1) for w in (8, 32, 512, 2048)}), "the GPU") == ""
+    assert _wins_where(wide, "the GPU") == "All 3 of the GPU's wins are at widths 512 and 2048, from batch 64 up"
+    assert _wins_where(grid({(2048, 512)}), "the GPU") == "The GPU's one win is at width 2048, from batch 512 up"
+    assert _wins_where(grid({(w, 16) for w in (8, 32, 512, 2048)}), "the GPU") == (
+        "All 4 of the GPU's wins are from batch 16 up")
+    assert _wins_where(grid(set()), "the GPU") == ""
+    assert _wins_where(grid({(w, 1) for w in (8, 32, 512, 2048)}), "the GPU") == ""
 
 
-def test_home_puts_the_counts_under_the_grid_when_the_sentence_above_says_where_the_gpu_leads(monkeypatch):
-    """Above home's grid: where the GPU leads; under it (race_doubts): the counts, and how many GPU leads rest on a
-    changed state (§). Where the GPU leads nowhere, the counts stand above the grid instead."""
+def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_doubts_under_it(monkeypatch):
+    """Above home's grid: the counts, then where the GPU wins; under it (race_doubts): how many GPU leads rest on a
+    changed state (§), then what weakens every verdict."""
     from build_hooks.views import race as views
 
     def cell(leader, caveats=()):
@@ -287,13 +280,13 @@ def test_home_puts_the_counts_under_the_grid_when_the_sentence_above_says_where_
     monkeypatch.setattr(race, "race_data", lambda data: {})
     monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
     above = page.render_fact("race_ground", Dataset([]))
-    assert above.endswith("In the race below, the GPU's leads are all from batch 64 up. Elsewhere the CPU finishes first or the two are "
-                          "level") and "settings raced" not in above
+    assert above == ("Of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. The GPU's one win "
+                     "is from batch 64 up")
     under = page.render_fact("race_doubts", Dataset([]))
-    assert under.startswith("Of the 2 settings raced, the GPU finishes first at 1 and the CPU at 1. Of the GPU's "
-                            "leads, 1 rests on a time taken while the machine changed state (§). Every verdict rests")
+    assert under.startswith("Of the GPU's wins, 1 rests on a time taken while the machine changed state (§). Every "
+                            "verdict rests")
     found[(32, 64)] = cell("CPU")
-    assert page.render_fact("race_ground", Dataset([])) == "The CPU finishes first at all 2 settings raced"
+    assert page.render_fact("race_ground", Dataset([])) == "The CPU finishes first at all 2 settings raced below"
     assert not page.render_fact("race_doubts", Dataset([])).startswith("Of the")
 
 

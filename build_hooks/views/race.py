@@ -223,8 +223,8 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
 def race_ground(data: Dataset) -> str:
     """Home's short answer in the data's terms, before the grid: where the GPU's leads lie (_ground), or, where it
     leads nowhere, the counts."""
-    _, ground, counts = _summary_parts(data)
-    return f"In the race below, {ground[0].lower()}{ground[1:]}" if ground else counts
+    _, where, counts = _summary_parts(data)
+    return f"{counts}. {where}" if where else counts
 
 
 @fact
@@ -253,7 +253,7 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
         gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
-    return intro, _ground(found, gpu).rstrip(" ."), _verdict_counts(found, gpu, cpu)
+    return intro, _wins_where(found, gpu), _verdict_counts(found, gpu, cpu)
 
 
 @fact
@@ -280,10 +280,10 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     n = len(found)
     every = "the one setting" if n == 1 else f"all {n} settings"
     if count["level"] == n:
-        return f"At {every} raced, the two are level"
+        return f"At {every} raced below, the two are level"
     for leader, who in (("GPU", gpu), ("CPU", cpu)):
         if count[leader] == n:
-            return f"{capitalised(who)} finishes first at {every} raced"
+            return f"{capitalised(who)} finishes first at {every} raced below"
     leaders = [(who, count[leader]) for leader, who in (("GPU", gpu), ("CPU", cpu)) if count[leader]]
     # "the GPU finishes first at 7 and the CPU at 28": the verb once, with the first leader.
     leads = " and ".join(f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders))
@@ -292,7 +292,7 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"),
                                             (doubted, "out of line (see the key)")) if k]
     rest = f". The rest: {', '.join(others)}" if others else ""
-    return f"Of the {n} settings raced, {leads}{rest}{_changed_leads(found)}"
+    return f"Of the {n} settings raced below, {leads}{rest}"
 
 
 def _changed_leads(found: dict) -> str:
@@ -302,40 +302,26 @@ def _changed_leads(found: dict) -> str:
                   for key, p in found.items())
     if not changed:
         return ""
-    return (f". Of the GPU's leads, {changed} {'rests' if changed == 1 else 'rest'} on a time taken while the "
+    return (f"Of the GPU's wins, {changed} {'rests' if changed == 1 else 'rest'} on a time taken while the "
             "machine changed state (§)")
 
 
-def _ground(found: dict, gpu: str) -> str:
-    """Where the GPU's leads lie, as the sentence that opens a fact: the widths and the smallest batch of every lead
-    that is not out of line ("The GPU's leads are all at widths 512 and 2048, from batch 64 up. "); empty where it
-    has none."""
-    leads = [(width, batch) for (width, batch), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]]
-    if not leads:
+def _wins_where(found: dict, gpu: str) -> str:
+    """Where every clear GPU win lies, as one short sentence ("All 6 of the GPU's wins are at widths 512 and 2048,
+    from batch 64 up"); empty where it has none, or where they span every width from the smallest batch."""
+    wins = [(w, b) for (w, b), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]]
+    if not wins or len(wins) == len(found):
         return ""
-    widths = sorted({width for width, _ in leads})
-    batch = min(batch for _, batch in leads)
-    where = [] if len(widths) == len({width for width, _ in found}) else [
+    widths = sorted({w for w, _ in wins})
+    batch = min(b for _, b in wins)
+    where = [] if len(widths) == len({w for w, _ in found}) else [
         f"at width{'s' if len(widths) > 1 else ''} {listing([str(w) for w in widths])}"]
     if batch > min(b for _, b in found):
         where.append(f"from batch {batch} up")
     if not where:
         return ""
-    # The region those words draw, and the cells in it that are not GPU leads: a learner reads the words as a block.
-    region = [p for (w, b), p in found.items() if w in widths and b >= batch]
-    others = [p for p in region if p["leader"] != "GPU" or p["out_of_line"]]
-    one = len(others) == 1
-    level = all(p["leader"] == "level" and not p["out_of_line"] for p in others)
-    kind = "level" if level else ("not a GPU lead" if one else "not GPU leads")
-    verb = "is" if one else "are"
-    though = f", though {len(others)} of the {len(region)} cells there {verb} {kind}" if others else ""
-    # Outside that block the GPU leads only where a cell is out of line (the block holds every other lead).
-    outside = [p for (w, b), p in found.items() if w not in widths or b < batch]
-    odd = sum(p["leader"] == "GPU" for p in outside)
-    elsewhere = ((" Elsewhere the CPU finishes first or the two are level"
-                  + (f", except {odd} cell{'s' if odd > 1 else ''} marked out of line" if odd else "") + ".")
-                 if outside else "")
-    return f"{capitalised(gpu)}'s leads are all {', '.join(where)}{though}.{elsewhere} "
+    every = f"All {len(wins)} of {gpu}'s wins are" if len(wins) > 1 else f"{capitalised(gpu)}'s one win is"
+    return f"{every} {', '.join(where)}"
 
 
 @fact
@@ -345,10 +331,10 @@ def race_doubts(data: Dataset) -> str:
     found = race.verdicts(race.race_data(data))
     if not found:
         raise MissingData("no CPU and GPU pair at the same setting")
-    _, ground, counts = _summary_parts(data)
     said = [text for text, _ in _doubts(data, found, explain=True)]
     said = said or ["Every verdict rests on enough timed runs, from machines in their usual state"]
-    return ". ".join(([counts] if ground else []) + said)
+    changed = _changed_leads(found)
+    return ". ".join(([changed] if changed else []) + said)
 
 
 @fact
