@@ -210,7 +210,7 @@ def test_a_lead_over_a_slowed_loser_is_also_given_against_its_half_batch_epoch()
                "against_half": 5.0}
     said = _corner(pairing, 2048, 16)
     assert "6.5× ahead" in said
-    assert said.endswith("6.5× ahead (5.0× against the CPU's shorter epoch at batch 8)")
+    assert said.endswith("6.5× ahead (5.0× even against the CPU's faster epoch at batch 8)")
     assert "shorter epoch" not in _corner({**pairing, "against_half": None}, 2048, 16)
 
 

@@ -1235,3 +1235,18 @@ def test_cpu_choice_says_where_a_gpu_served_a_request_faster_than_its_own_cpu():
             assert f"at batch {batch} the GPU served faster" in said
             assert not gpu_led or "at no width" not in said.split(f"at batch {batch}")[1].split(";")[0]
     assert "only CPUs" in page.render_fact("inference_gpu_lead", Dataset([m for m in committed if not m.gpu]))
+
+
+def test_the_epoch_fall_skips_an_end_the_machine_changed_state_at(monkeypatch):
+    """race_estimate_flat's fall starts at the first batch where neither lane is marked § when two such batches
+    remain, so a changed-state epoch does not set the ratio."""
+    from build_hooks import race
+
+    def lane(kind, times):
+        return {"kind": kind, "estimate": False, "machine_id": "m", "label": f"Fixture {kind}",
+                "epochs": {"32": {b: {"seconds": t, "q1": t, "q3": t} for b, t in times.items()}}}
+    lanes = [lane("GPU", {"1": 8.0, "2": 4.0, "512": 2.0}), lane("CPU", {"1": 9.0, "2": 3.0, "512": 1.0})]
+    lanes[1]["epochs"]["32"]["1"]["caveats"] = ["unsettled"]
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1, 2, 512]})
+    said = page.render_fact("race_estimate_flat", Dataset([]))
+    assert said.startswith("At width 32, between batch 2 and 512, ") and "fell 2.0× and its CPU's 3.0×" in said

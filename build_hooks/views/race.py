@@ -363,7 +363,7 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     loser = "the CPU" if who != "the CPU" else gpu
     half = pairing.get("against_half")
     # A loser slower than at half the batch inflates the lead: the lead against that faster epoch is said too.
-    slowed = (f" ({multiple(half)} against {loser}'s shorter epoch at batch {batch // 2})"
+    slowed = (f" ({multiple(half)} even against {loser}'s faster epoch at batch {batch // 2})"
               if half and not pairing["out_of_line"] else "")
     return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{slowed}{narrow}{doubt}"
 
@@ -529,7 +529,8 @@ def home_estimate_pace(data: Dataset) -> str:
 
 def _measured_fall(race_data: dict) -> str:
     """With measured lanes only: how far the first GPU's epoch and its own machine's CPU's fell from the smallest
-    batch to the largest, at the chart's width (the point above, in numbers)."""
+    batch to the largest, at the chart's width (the point above, in numbers). Ends where either lane changed state
+    (§) are skipped while two steady batches remain."""
     width = str(chart_width(race_data["widths"]))
     gpu = next((lane for lane in race_data["lanes"] if lane["kind"] == "GPU" and width in lane["epochs"]), None)
     cpu = gpu and next((lane for lane in race_data["lanes"] if lane["kind"] == "CPU"
@@ -537,7 +538,10 @@ def _measured_fall(race_data: dict) -> str:
     if cpu is None:
         return "No GPU lane here has its own CPU to set it against"
     batches = sorted(set(gpu["epochs"][width]) & set(cpu["epochs"][width]), key=int)
-    first, last = batches[0], batches[-1]
+    # Ends the machine was steady at, where there are such: a fall from a changed-state epoch measures the change.
+    steady = [b for b in batches if not any("unsettled" in lane["epochs"][width][b].get("caveats", [])
+                                            for lane in (gpu, cpu))]
+    first, last = (steady[0], steady[-1]) if len(steady) > 1 else (batches[0], batches[-1])
     fall = {kind: lane["epochs"][width][first]["seconds"] / lane["epochs"][width][last]["seconds"]
             for kind, lane in (("gpu", gpu), ("cpu", cpu))}
 
