@@ -714,7 +714,7 @@ def break_even_table(data: Dataset) -> Html:
                          "The estimate's break-even (a model, for builds with no GPU)", estimated,
                          note(_estimate_against_measured(data, even)))
     spans = [note("Two break-evens. The low one uses one bare, tiny operation's extra cost. The high one uses a real "
-                  "step's: it also spreads the step's own fixed cost over its operations. The truth lies between.")
+                  "step's: it also spreads the step's own fixed cost over its operations.")
              if any(row[0] == "break-even, bare operation" for _, rows in measured for row in rows) else Html(""),
              note(_per_step_words(data)) if measured else Html(""),
              marks_note({"slow"} if any(mostly_slow(m) for m in data.shown(analysis.STEP) if measured_break_even(m))
@@ -732,10 +732,13 @@ def _per_step_words(data: Dataset) -> str:
     if not all(len(ops) == 1 for ops in counts.values()):
         return f"Per step, the break-even is {break_even_step_span(data)}."
     cpu_ops, gpu_ops = (next(iter(ops)) for ops in counts.values())
-    same = f"the same {cpu_ops} operations" if cpu_ops == gpu_ops else (
-        f"the same operations ({cpu_ops} on the CPU, {gpu_ops} on the GPU)")
-    return (f"Per operation means a step's fixed cost shared out: every step issues {same}. So the fit cannot tell "
-            f"the two apart. Per step, the break-even is {break_even_step_span(data)}.")
+    ops = f"{cpu_ops}" if cpu_ops == gpu_ops else f"{cpu_ops} on the CPU, {gpu_ops} on the GPU"
+    # The fit sees one fixed cost per step; "per operation" is that cost shared out, said so in plain words.
+    best = analysis.best_rate(machine, "cpu")
+    in_step = (f" Inside a step this CPU reached at most {si(best[0].flops_per_s, 'FLOP/s')}, which would lower "
+               "both." if best and best[0].flops_per_s else "")
+    return (f"The fit sees one fixed cost per step, shared here over the step's operations ({ops}). Per step, the "
+            f"break-even is {break_even_step_span(data)}. Both rows use the CPU's best matrix product.{in_step}")
 
 
 def _step_ops(machine: Machine, device: str) -> set[int]:
