@@ -24,7 +24,7 @@ from build_hooks.views.cost_model import (
     first_measured_break_even,
 )
 from build_hooks.views.intensity import _ridge, published_ridges
-from build_hooks.views.precision import bf16_against_fp32
+from build_hooks.views.precision import bf16_against_fp32, precision_side
 
 
 def _lesson(path: str, words: str) -> Html:
@@ -41,7 +41,7 @@ ROWS = {
                   "CPU, not near its own top speed)",
     "bandwidth": "copy bandwidth, largest copy (bytes read plus written)",
     "ridge": "ridge point (that matrix-product rate ÷ that copy bandwidth): FLOPs per byte to be compute-bound",
-    "bf16": "bf16 against fp32, one matrix product",
+    "bf16": "bf16 against fp32, one matrix product of the same size in both",
 }
 LESSONS = {"op": ("cost-model/", "Predicting a step"), "rate": ("why-gpu/", "Why a GPU is faster"),
            "work": ("batch-size/#why-the-batch-decides", "Why batch size matters"),
@@ -100,7 +100,8 @@ def _device_numbers(machine: Machine, device: str, op_s: float, rate: float) -> 
         numbers |= {"bandwidth": html("{}{}", si(params.bandwidth, "B/s"), marked), "ridge": ridge}
     bf16 = bf16_against_fp32(machine, device)
     if bf16:
-        numbers["bf16"] = bf16
+        side = precision_side(machine, device)
+        numbers["bf16"] = f"{bf16} ({side}×{side})" if side else bf16
     return numbers
 
 

@@ -88,6 +88,12 @@ def bf16_against_fp32(machine: Machine, device: str = "cpu") -> str | None:
     return f"{multiple(ratio)} faster" if verdict > 0 else f"{multiple(1 / ratio)} slower" if verdict < 0 else "level"
 
 
+def precision_side(machine: Machine, device: str = "cpu") -> int | None:
+    """The side of the square product the precision experiment chose on this device, or None."""
+    point = machine.measured(GROUP, device=device, op="matmul", dtype="fp32")
+    return point[0]["extra_info"].get("n") if point else None
+
+
 def product_words(machine: Machine, device: str = "cpu") -> str:
     """ "a 256×256 matrix product": the side the probe chose for this machine (sizes differ between
     machines, so a comparison across them names each)."""

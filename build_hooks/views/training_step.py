@@ -181,7 +181,8 @@ def crossover_table(data: Dataset) -> Html:
         doubted = _out_of_line_leads(data, m)
         for width in analysis.widths(m):
             batch = analysis.crossover_batch(m, width)
-            rows.append([m.label, width, f"from batch {batch}" if batch else "never stayed ahead",
+            led = any(v > 0 for v in _step_verdicts(m, width).values())
+            rows.append([m.label, width, f"from batch {batch}" if batch else "never stayed ahead" if led else "never",
                          _epoch_lead(*epochs.get(width, (None, [])), doubted.get(width, 0))])
     if not rows:
         return missing("No GPU was measured, so these crossovers are estimates.")
@@ -203,7 +204,18 @@ def _epoch_lead(first: int | None, lone: list[str], doubted: int = 0) -> str:
     left_out = (f" ({doubted} out-of-line lead{'s' if doubted > 1 else ''} left out)" if doubted else "")
     if first is not None:
         return f"from batch {first}{also}{left_out}"
-    return f"only at batch {listing(lone)}{left_out}" if lone else f"never stayed ahead{left_out}"
+    # "Never stayed ahead" only where a lead was left out; a GPU that never led at all "never" did.
+    return (f"only at batch {listing(lone)}{left_out}" if lone else
+            f"never stayed ahead{left_out}" if doubted else "never")
+
+
+def _step_verdicts(machine: Machine, width: int) -> dict[int, int]:
+    """The GPU step against the CPU step at each batch of one width, by the site's rule (+1: the GPU's is shorter)."""
+    gpu = machine.gpu_device(STEP)
+
+    def points(device: str) -> dict[int, dict]:
+        return {b["params"]["batch"]: b["stats"] for b in machine.measured(STEP, device=device, width=width)}
+    return analysis.verdicts(points("cpu"), points(gpu)) if gpu else {}
 
 
 def _out_of_line_leads(data: Dataset, machine: Machine) -> dict[int, int]:

@@ -133,7 +133,9 @@ def transfer_measured_line(data: Dataset) -> str:
     def took(memory: str, rate: float) -> str:  # a time with its point's caveats in words, as the table marks it
         return si(size / rate, "s") + caveat(gpu.measured(GROUP, direction="host_to_device", memory=memory,
                                                           bytes=size)[0])
-    return (f"Measured on {untrusted.placeholder(gpu.label)}: {si(size, 'B')} took {took('pinned', pinned[size])} "
+    # A power-of-two buffer is named in MiB too: "268 MB" beside the example's "256 MB" reads as another size.
+    mib = f" ({size / 2**20:g} MiB)" if size >= 2**20 and size & (size - 1) == 0 else ""
+    return (f"Measured on {untrusted.placeholder(gpu.label)}: {si(size, 'B')}{mib} took {took('pinned', pinned[size])} "
             f"from pinned memory and {took('pageable', pageable[size])} from pageable memory")
 
 
