@@ -1251,3 +1251,20 @@ def test_the_epoch_fall_skips_an_end_the_machine_changed_state_at(monkeypatch):
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1, 2, 512]})
     said = page.render_fact("race_estimate_flat", Dataset([]))
     assert said.startswith("At width 32, between batch 2 and 512, ") and "fell 2.0× and its CPU's 3.0×" in said
+
+
+def test_the_faq_gives_the_work_of_the_steps_where_the_gpu_crossed():
+    """_crossing_work reads the FLOPs of the GPU step at each width's crossover batch; equal within the spread rule,
+    it says one amount."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset
+    from build_hooks.render import si
+    from build_hooks.views import cost_model as views
+
+    root = Path(__file__).resolve().parent.parent
+    machine = next(m for m in dataset.load_committed(root / "results", root) if m.gpu is not None)
+    work = [machine.measured("training_step", device="cuda", width=w, batch=b)[0]["extra_info"]["flops"]
+            for w in analysis.widths(machine) if (b := analysis.crossover_batch(machine, w))]
+    said = views._crossing_work(machine)
+    assert len(work) == 2 and said == f" Both crossings were steps of about {si(min(work), 'FLOP')}."

@@ -497,10 +497,29 @@ def break_even_answer(data: Dataset) -> str:
         machine = first_measured_break_even(data)[0]
         slow = ". That machine often began its rounds slow, so its times may run high" if mostly_slow(machine) else ""
         return (f"On the measured {gpu}, the GPU's step got shorter than its own machine's CPU's "
-                f"{step_crossings(machine)}{slow}. The fitted cost model puts the break-even at a step of "
-                f"{break_even_step_span(data)}")
+                f"{step_crossings(machine)}{slow}.{_crossing_work(machine)} The fitted cost model puts the "
+                f"break-even at a step of {break_even_step_span(data)}")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
+
+
+def _crossing_work(machine: Machine) -> str:
+    """The arithmetic of the GPU steps at each measured crossover, as a sentence opening with a space: the measured
+    twin of the fitted break-even. Empty where the GPU never crossed."""
+    device = machine.gpu_device(analysis.STEP)
+    work = []
+    for width in analysis.widths(machine):
+        batch = analysis.crossover_batch(machine, width)
+        point = next(iter(machine.measured(analysis.STEP, device=device, width=width, batch=batch)), None)
+        if batch and point and point["extra_info"].get("flops"):
+            work.append(point["extra_info"]["flops"])
+    if not work:
+        return ""
+    if len(work) == 1:
+        return f" That crossing was a step of {si(work[0], 'FLOP')}."
+    low, high = min(work), max(work)
+    said = f"about {si(low, 'FLOP')}" if stats.compare(low, high) == 0 else _flop_span(low, high)
+    return f" {'Both' if len(work) == 2 else 'All'} crossings were steps of {said}."
 
 
 def step_crossings(machine: Machine) -> str:

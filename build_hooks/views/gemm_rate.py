@@ -207,8 +207,12 @@ def gpu_machine_peak_shares(data: Dataset) -> str:
                     f"of its computed peak ({si(cpu_rate, 'FLOP/s')} of {si(cpu_peak, 'FLOP/s')})")
     sheet, gpu_rate = datasheets.for_gpu(machine.gpu["name"]), analysis.best_matmul_rate(machine, device)
     if sheet and sheet.fp32_flops and gpu_rate:
+        # The file names the GPU as torch does; where the datasheet names a variant, that variant is an assumption.
+        assumed = ("" if sheet.name.lower() == machine.gpu["name"].lower() else
+                   f". That assumes the {sheet.name}: the device reports only "
+                   f"{untrusted.placeholder(machine.gpu['name'])}")
         said.append(f"Its GPU reached {100 * gpu_rate / sheet.fp32_flops:.0f}% of the {sheet.name}'s datasheet "
-                    f"FP32 peak ({si(gpu_rate, 'FLOP/s')} of {si(sheet.fp32_flops, 'FLOP/s')})")
+                    f"FP32 peak ({si(gpu_rate, 'FLOP/s')} of {si(sheet.fp32_flops, 'FLOP/s')}){assumed}")
     if not said:
         raise MissingData("no matrix-product rate and peak on the GPU machine")
     return ". ".join(said)  # one sentence per device
