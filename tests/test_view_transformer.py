@@ -130,7 +130,7 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
 
 
 @pytest.mark.parametrize("worst, answer, band", [
-    (1.5, "Even at that band's top, it beats the build host, ", "to 2.5× its value"),
+    (1.5, "took longer than even the band's top there", "to 2.5× its value"),
     (4.0, "at width (d_model) 128 from batch 8", "to 4× its value. Its top is how far"),
     (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "to 1e+04× its value. Its top is how far")])
 def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_measured_miss(monkeypatch, worst,
@@ -253,9 +253,20 @@ def test_the_opening_says_which_gpu_file_lacks_the_transformer_and_how_small_the
     said = views._no_gpu_words(with_gpu)
     assert said.startswith("No GPU has timed it yet: the results from ") and said.endswith(" do not include it")
     threads = data.machines[0].cpu["threads_used"]
-    small = f"The build host has {threads} threads: a CPU with more cores would be harder to beat"
+    small = f"It has {threads} threads: a CPU with more cores would be harder to beat"
     assert (small in page.render_fact("transformer_gpu_answer", data)) == (threads <= views.SMALL_HOST_THREADS)
     monkeypatch.setattr(views, "SMALL_HOST_THREADS", threads)  # a host at the limit is called small
     assert small in page.render_fact("transformer_gpu_answer", data)
     monkeypatch.setattr(views, "SMALL_HOST_THREADS", threads - 1)
     assert "harder to beat" not in page.render_fact("transformer_gpu_answer", data)
+
+
+def test_a_compile_ratio_within_the_spread_shows_its_direction_without_calling_it():
+    """_within_spread says "same" only where the medians are level by the spread rule; else it shows the medians'
+    direction, marked as within the spread."""
+    from build_hooks import stats
+    from build_hooks.views import transformer as views
+
+    assert views._within_spread(stats.Ratio(1.02, 0.9, 1.1, paired=True)) == "same within the spread"
+    assert views._within_spread(stats.Ratio(0.8, 0.7, 1.05, paired=True)) == "within the spread (1.2× slower by median)"
+    assert views._within_spread(stats.Ratio(1.2, 0.95, 1.3, paired=True)) == "within the spread (1.2× faster by median)"
