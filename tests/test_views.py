@@ -725,7 +725,7 @@ def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
         assert (f"{n} steps are {REGIME_WORDS[regime]}" in said or f"{n} {REGIME_WORDS[regime]}" in said
                 or f"every one of its {n} steps is {REGIME_WORDS[regime]}" in said
                 or f"every one of its {n} steps {REGIME_WORDS[regime]}" in said
-                or f"The cost model's fit calls all {n} of them {REGIME_WORDS[regime]}" in said)
+                or f"The cost model's fit agrees: all {n} steps are {REGIME_WORDS[regime]}" in said)
     if set(counts) == {"overhead"}:  # the fit's reading, backed by the profile that times host and kernels apart
         assert "whose kernels ran for" in said and "the GPU waited on overhead" in said
     assert "only the CPU" in page.render_fact("regimes_gpu_summary", Dataset([m for m in committed if not m.gpu]))

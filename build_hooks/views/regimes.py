@@ -113,12 +113,9 @@ def regimes_gpu_summary(data: Dataset) -> str:
     if set(counts) == {"overhead"}:  # the lesson of the page in one measured line, the profile's timing first
         profiled = _profiled_overhead(machine)
         if profiled:
-            fitted = cost_model.fit(machine, device)
-            # A fit that charges nothing for bytes can never name a memory-bound step: the measured steps come first.
-            free = (", though it charges nothing for bytes" if fitted is not None and fitted.memory_factor == 0
-                    else "")
-            return (f"On {name}, {profiled}. {_flat_steps(machine, device)}. The cost model's fit calls all "
-                    f"{counts.total()} of them overhead-bound{free}")
+            # The measured evidence first; the fit (which may charge nothing for bytes) only agrees with it.
+            return (f"On {name}, {profiled}. {_flat_steps(machine, device)}: the time is fixed cost, not "
+                    f"arithmetic. The cost model's fit agrees: all {counts.total()} steps are overhead-bound")
         return (f"On {name}, the cost model calls every one of its {counts.total()} steps overhead-bound. For a "
                 "network this small, issuing each operation outlasts its arithmetic")
     if len(counts) == 1:
