@@ -1268,3 +1268,25 @@ def test_the_faq_gives_the_work_of_the_steps_where_the_gpu_crossed():
             for w in analysis.widths(machine) if (b := analysis.crossover_batch(machine, w))]
     said = views._crossing_work(machine)
     assert len(work) == 2 and said == f" Both crossings were steps of about {si(min(work), 'FLOP')}."
+
+
+def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu_copies_stop_being_fixed():
+    """cost_model_takeaway quotes the calibrated check's median and worst error; gpu_copy_fixed_cost gives the largest
+    GPU copy within 1.5× of the smallest one's time, sized by the memory it occupies."""
+    from pathlib import Path
+
+    from build_hooks import cost_model, dataset
+    from build_hooks.render import si
+    from build_hooks.views import cost_model as views
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    host = next(m for m in committed if m.gpu is None)
+    check = cost_model.validate(host, "cpu", calibrated=True)
+    said = page.render_fact("cost_model_takeaway", Dataset([host]))
+    assert f"within {100 * check.median_error:.0f}% (median; worst {100 * check.worst[2]:.0f}%)" in said
+    gpu = next(m for m in committed if m.gpu is not None)
+    copies = sorted((b["params"]["bytes"], b["stats"]["median"]) for b in gpu.measured("memory_bandwidth",
+                                                                                      device="cuda"))
+    flat = [size for size, seconds in copies if seconds <= views.FLAT_COPY * copies[0][1]]
+    assert f"up to {si(2 * flat[-1], 'B')} took" in page.render_fact("gpu_copy_fixed_cost", Dataset(committed))

@@ -128,6 +128,40 @@ def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, in
     return rows
 
 
+@fact
+def cost_model_takeaway(data: Dataset) -> str:
+    """The cost model page's answer in numbers: how closely the model fitted to the build host's CPU steps predicts
+    the steps it never saw (median and worst error)."""
+    machine = data.host or first_with(data, analysis.STEP)
+    check = cost_model.validate(machine, "cpu", calibrated=True)
+    if check is None:
+        return "This build has too few CPU steps to fit the model and check it"
+    return (f"Fitted to the build host's steps, it predicted {len(check.points)} steps it never saw within "
+            f"{100 * check.median_error:.0f}% (median; worst {100 * check.worst[2]:.0f}%)")
+
+
+@fact
+def gpu_copy_fixed_cost(data: Dataset) -> str:
+    """Up to which size a measured GPU's tensor copies took about one call's fixed cost (within 1.5× of its smallest
+    copy's time), so their "bandwidth" measures that cost; or that no GPU copy was measured."""
+    machine = gpu_with(data, "memory_bandwidth")
+    device = machine.gpu_device("memory_bandwidth") if machine else None
+    copies = sorted(((b["params"]["bytes"], b["stats"]["median"]) for b in machine.measured("memory_bandwidth",
+                                                                                          device=device)),
+                    key=lambda c: c[0]) if device else []
+    if not copies:
+        return "No GPU copy was measured for this build, so where a GPU copy stops being a fixed cost is not known"
+    floor = copies[0][1]
+    flat = [(size, seconds) for size, seconds in copies if seconds <= FLAT_COPY * floor]
+    largest, times = flat[-1][0], [seconds for _, seconds in flat]
+    # Sized as the table beside it sizes a copy: the memory it occupies, source and destination.
+    return (f"On {untrusted.placeholder(machine.device_label(device))}, every copy occupying up to "
+            f"{si(2 * largest, 'B')} took {si(min(times), 's')} to {si(max(times), 's')}")
+
+
+FLAT_COPY = 1.5  # copies within this multiple of the smallest one's time cost what a call costs, not bytes
+
+
 @section
 def cost_model_accuracy(data: Dataset) -> Html:
     """The cost model page's key table: per machine and device shown, how far the raw and the fitted model miss the
