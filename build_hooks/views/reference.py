@@ -48,8 +48,8 @@ def gallery_takeaway(data: Dataset) -> str:
                     f"{si(gpu_rate, 'FLOP/s')}, {multiple(gpu_rate / cpu_rate)} that")
         if gpu.gpu_device(analysis.STEP):  # a faster product is not a faster training step: the table's column says
             from build_hooks.views.cost_model import step_crossings  # imported late, as views import each other
-            said.append(f"Yet on the small network, its training step beat its own CPU's only "
-                        f"{step_crossings(gpu)}")
+            said.append(f"Yet on the race's small network (512 inputs, one hidden layer of some width), its "
+                        f"training step beat its own CPU's only {step_crossings(gpu)}")
     slow = [m for m in data.machines if mostly_slow(m)]
     if slow:
         who = ("that machine" if slow == [cpu] else listing([untrusted.placeholder(m.label) for m in slow]))
@@ -67,7 +67,8 @@ def gallery(data: Dataset) -> Html:
     rows = [_gallery_row(m, feeder) for m in data.machines]
     head = ["machine", "CPU fp32 peak (from the reported clock)", "fastest fp32 matrix product",
             "copy bandwidth (all threads; read plus write)",
-            "host→device (pinned)", "GPU step shorter from batch (one step, not an epoch)", "GPU estimate's error",
+            "host→device (pinned)", "GPU step shorter from batch (one step, not an epoch)",
+            "how far the GPU estimate missed real steps",
             "rounds begun slow"]
     # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
     head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
