@@ -60,6 +60,9 @@ def measurement_conditions(data: Dataset) -> Html:
              "rounds re-measured", "points unsettled", "time added", "CPU used by other processes", "steal",
              "load average before", "points under load"], rows))
     return join(parts, "\n") + more_machines(data) + note(
+        "Time box: once an experiment has run this long, it starts no new round and re-measures nothing. A round "
+        "already begun finishes, so an experiment can run past its box. Canary drift: the slowest reading over the "
+        "fastest, minus one.") + note(
                                     "A point is marked under load when other processes used more than "
                                     f"{100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.")
 

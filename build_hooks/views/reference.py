@@ -304,7 +304,7 @@ def thresholds(data: Dataset) -> Html:
         ["under load (*)", f"other processes over {100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU",
          "The point was measured while something else ran."],
         ["mostly slow (°)", f"over {100 * gate.MOSTLY_SLOW:.0f}% of rounds begun slow",
-         "The machine is marked wherever its results are read."],
+         "Lesson tables mark the machine; its provenance line says so wherever it appears."],
         ["agreement (≠ where it fails)", f"within {consistency.TOLERANCE:g}× either way",
          "Two experiments that time the same configuration agree."],
         ["longer than at half the batch (↑)", f"{stats.MEANINGFUL_RATIO:g}× the same lane's epoch at half the batch",
