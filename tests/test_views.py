@@ -1290,3 +1290,17 @@ def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu
                                                                                       device="cuda"))
     flat = [size for size, seconds in copies if seconds <= views.FLAT_COPY * copies[0][1]]
     assert f"up to {si(2 * flat[-1], 'B')} took" in page.render_fact("gpu_copy_fixed_cost", Dataset(committed))
+
+
+def test_all_measurements_marks_a_step_another_experiment_contradicts():
+    """experiment_table puts ≠ beside a training step consistency.disagreeing lists, and on no other."""
+    from pathlib import Path
+
+    from build_hooks import consistency, dataset
+    from build_hooks.views import reference
+
+    root = Path(__file__).resolve().parent.parent
+    machine = next(m for m in dataset.load_committed(root / "results", root) if m.gpu is not None)
+    expected = sum(len(consistency.disagreeing(machine, d)) for d in machine.devices("training_step"))
+    html = str(reference.experiment_table(machine, "training_step"))
+    assert expected and html.count(">≠</sup>") == expected

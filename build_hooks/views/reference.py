@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, conditions, cost_model, experiments, gate, gpu_estimate, stats, untrusted
+from build_hooks import analysis, conditions, consistency, cost_model, experiments, gate, gpu_estimate, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import (
@@ -24,6 +24,7 @@ from build_hooks.render import (
     si,
     table,
 )
+from build_hooks.views.training_step import CONTRADICTED, CONTRADICTED_TITLE
 from build_hooks.wording import why_no_transfer
 
 
@@ -221,6 +222,9 @@ def experiment_table(machine: Machine, group: str) -> Html:
     keys = sorted({k for b in benches for k in b["params"]}, key=lambda k: (k != "device", k))
     sizes = [_chosen_size(b) for b in benches]
     rows = []
+    # A training step another experiment timed differently carries ≠ here too, as on the lesson pages.
+    contradicted = ({device: consistency.disagreeing(machine, device) for device in machine.devices(group)}
+                    if group == analysis.STEP else {})
     for b, size in zip(benches, sizes):
         point_stats = b.get("stats") if b["extra_info"].get("calls_per_step") != 0 else None
         samples = len(point_stats.get("data") or []) if point_stats else 0
@@ -228,9 +232,13 @@ def experiment_table(machine: Machine, group: str) -> Html:
         iqr = (iqr_share(point_stats) if point_stats and point_stats["median"] and samples >= stats.MIN_SAMPLES
                else "—" if point_stats else "")
         rate = _derived(b) if point_stats else ""
+        value = _value(b)
+        if (b["params"].get("batch"), b["params"].get("width")) in contradicted.get(b["params"].get("device"), ()):
+            value += html('<sup title="{}">{}</sup>', CONTRADICTED_TITLE, CONTRADICTED)
         rows.append([b["params"].get(k, "") for k in keys] + ([size] if any(sizes) else [])
-                    + [_value(b), _samples(point_stats), iqr, rate])
-    return table(keys + (["size"] if any(sizes) else []) + ["median", "samples (rounds)", "IQR", "rate"], rows)
+                    + [value, _samples(point_stats), iqr, rate])
+    return table(keys + (["size"] if any(sizes) else []) + ["median (or the one value)", "samples (rounds)", "IQR",
+                                                             "rate"], rows)
 
 
 def _samples(point_stats: dict | None) -> str:
@@ -281,7 +289,6 @@ def _value(bench: dict) -> Html:
 def thresholds(data: Dataset) -> Html:
     """Every threshold the pages' verdicts and marks use, each from its constant, stated once here: the pages name
     the rule and link here instead of repeating it."""
-    from build_hooks import consistency
 
     host = data.host or (data.machines[0] if data.machines else None)
     estimate = gpu_estimate.for_host(host, data.machines) if host else None
