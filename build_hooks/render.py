@@ -386,8 +386,13 @@ def first_only(group: int = 0):
 
 
 def more_machines(data: Dataset, group: str | None = None) -> Html:
-    """Where the machines a page leaves out are: nothing when it shows them all."""
-    hidden = data.not_shown(group)
+    """Where the machines a page leaves out are: nothing when it shows them all. A machine whose file holds the
+    experiment but no measured point of it (a CPU-only machine's bus) is not counted: nothing of it is elsewhere."""
+    if group:
+        shown = data.shown(group)
+        hidden = sum(1 for m in data.with_experiment(group) if all(m is not s for s in shown) and m.measured(group))
+    else:
+        hidden = data.not_shown()
     if not hidden:
         return Html("")
     # Opens with a word: a sentence that starts with a digit would read as the end of the one before it.

@@ -1304,3 +1304,19 @@ def test_all_measurements_marks_a_step_another_experiment_contradicts():
     expected = sum(len(consistency.disagreeing(machine, d)) for d in machine.devices("training_step"))
     html = str(reference.experiment_table(machine, "training_step"))
     assert expected and html.count(">≠</sup>") == expected
+
+
+def test_more_machines_counts_only_machines_that_measured_points_of_the_experiment():
+    """A machine whose file lists an experiment but holds no measured point of it (a CPU-only bus) is not sent to
+    the gallery for it."""
+    from types import SimpleNamespace
+
+    from build_hooks.render import more_machines
+
+    shown = SimpleNamespace(measured=lambda group: [1])
+    empty, full = SimpleNamespace(measured=lambda group: []), SimpleNamespace(measured=lambda group: [1])
+    data = SimpleNamespace(shown=lambda group=None: [shown], with_experiment=lambda group: [shown, empty, full],
+                           not_shown=lambda group=None: 2)
+    assert "Also measured on 1 more machine:" in str(more_machines(data, "transfer"))
+    data.with_experiment = lambda group: [shown, empty]
+    assert str(more_machines(data, "transfer")) == ""

@@ -153,7 +153,9 @@ def bus_against_memory(data: Dataset) -> str:
         return "No machine here measured both its bus and its GPU's memory"
     bus = pinned[max(pinned)]
     cpu_params = cost_model.measured_params(gpu, "cpu")
-    cpu = f", and its CPU's memory {si(cpu_params.bandwidth, 'B/s')}" if cpu_params else ""
+    copy = analysis.largest_copy(gpu, "cpu")  # each rate carries its copy's caveats, as the tables mark them
+    cpu = (f", and its CPU's memory {si(cpu_params.bandwidth, 'B/s')}{caveat(copy) if copy else ''}"
+           if cpu_params else "")
     return (f"Measured on {untrusted.placeholder(gpu.label)}: the bus moved {si(bus, 'B/s')}, its GPU's memory "
-            f"{si(gpu_params.bandwidth, 'B/s')} ({multiple(gpu_params.bandwidth / bus)} the bus, counting bytes read "
-            f"plus written){cpu}")
+            f"{si(gpu_params.bandwidth, 'B/s')}{caveat(analysis.largest_copy(gpu, device))} "
+            f"({multiple(gpu_params.bandwidth / bus)} the bus, counting bytes read plus written){cpu}")
