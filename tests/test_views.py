@@ -1212,9 +1212,11 @@ def test_cpu_choice_opens_with_where_the_gpu_stayed_ahead_of_no_cpu_and_where_it
     cpus = [lane("CPU", "box", {"8": {1: 1.0, 64: 0.5}, "512": {1: 5.0, 64: 4.0}}),
             lane("CPU", "other", {"8": {1: 1.0, 64: 0.5}, "512": {1: 10.0, 64: 8.0}})]
     monkeypatch.setattr(cpu_choice, "_lanes", lambda data: (gpu, cpus))
-    said = page.render_fact("cpu_choice_answer", Dataset([]))
-    assert said.endswith("stayed ahead of none of the 2 CPUs at width 8, up to batch 64. It pulled ahead at width "
-                         "512 from batch 1 to 64, depending on the CPU")
+    said = untrusted.restore(page.render_fact("cpu_choice_answer", Dataset([]))).replace("<bdi>", "").replace(
+        "</bdi>", "")
+    assert said.endswith("with a hidden layer of width 8, the Fixture GPU box stayed ahead of none of the 2 CPUs, "
+                         "up to batch 64. With a wider layer, it pulled ahead once the batch was large enough: at "
+                         "width 512 batch 1 to 64, depending on the CPU")
 
 
 def test_cpu_choice_says_where_a_gpu_served_a_request_faster_than_its_own_cpu():
@@ -1320,3 +1322,13 @@ def test_more_machines_counts_only_machines_that_measured_points_of_the_experime
     assert "Also measured on 1 more machine:" in str(more_machines(data, "transfer"))
     data.with_experiment = lambda group: [shown, empty]
     assert str(more_machines(data, "transfer")) == ""
+
+
+def test_cpu_choice_says_once_when_every_gpu_lane_epoch_rests_on_too_few_samples():
+    """_gpu_lane_doubts adds its note only when every epoch of a measured GPU lane is marked too few."""
+    from build_hooks.views import cpu_choice
+
+    few = {"kind": "GPU", "estimate": False, "epochs": {"8": {"1": {"caveats": ["few"]}, "2": {"caveats": ["few"]}}}}
+    assert "fewer than" in str(cpu_choice._gpu_lane_doubts(few))
+    few["epochs"]["8"]["2"]["caveats"] = []
+    assert str(cpu_choice._gpu_lane_doubts(few)) == ""

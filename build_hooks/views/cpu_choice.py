@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, race, untrusted
+from build_hooks import analysis, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
 from build_hooks.render import SITE_ROOT, Html, MissingData, html, listing, note, table
@@ -59,7 +59,17 @@ def cpu_choice_table(data: Dataset) -> Html:
     # Rows across machines compare runs apart in time and software: said once, under the table.
     apart = note(html('Each other row is another machine, run at another time, with its own library versions '
                       '(<a href="{}gallery/">gallery</a>).', Html(SITE_ROOT))) if len(cpus) > 1 else Html("")
-    return table(["CPU lane"] + [f"width {w}" for w in widths], rows, caption=caption) + apart
+    return table(["CPU lane"] + [f"width {w}" for w in widths], rows, caption=caption) + apart + _gpu_lane_doubts(gpu)
+
+
+def _gpu_lane_doubts(gpu: dict) -> Html:
+    """What weakens every cell at once: the GPU lane's epochs all resting on too few samples (its marks are not in
+    the cells, which name batches, not times). Nothing where they do not."""
+    points = [point for epochs in gpu["epochs"].values() for point in epochs.values()]
+    if gpu["estimate"] or not points or not all("few" in p.get("caveats", []) for p in points):
+        return Html("")
+    return note(f"Every epoch of the GPU lane rests on fewer than {stats.MIN_SAMPLES} samples, so a rerun may move "
+                "a crossover by a batch step.")
 
 
 @fact
@@ -77,17 +87,19 @@ def cpu_choice_answer(data: Dataset) -> str:
             never.append(str(width))
         else:
             low, high = min(crossings), max(crossings)
-            span = f"from batch {low}" if low == high else f"from batch {low} to {high}"
+            span = f"batch {low}" if low == high else f"batch {low} to {high}"
             ranges.append(f"at width {width} {span}" + ("" if len(crossings) == len(cpus) else
                                                       f" (against {len(crossings)} of the {len(cpus)} CPUs)"))
     gpu_name = untrusted.placeholder(gpu["label"]) + (" (estimated)" if gpu["estimate"] else "")
     said = []
     if never:
-        said.append(f"the {gpu_name} stayed ahead of none of the {len(cpus)} CPUs at width"
-                    f"{'s' if len(never) > 1 else ''} {' and '.join(never)}, up to batch {largest}")
+        said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} stayed ahead of none of the "
+                    f"{len(cpus)} CPUs, up to batch {largest}")
     if ranges:
         depends = ", depending on the CPU" if len(cpus) > 1 else ""
-        said.append(f"{'It' if never else f'The {gpu_name}'} pulled ahead {listing(ranges)}{depends}")
+        # The batch is where the lead begins, not a range it holds: said so in its own words.
+        said.append(f"{'With a wider layer, it' if never else f'The {gpu_name}'} pulled ahead once the batch was "
+                    f"large enough: {listing(ranges)}{depends}")
     if not said:
         raise MissingData("no epochs to compare")
     return "Measured here, " + ". ".join(said)
