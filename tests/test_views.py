@@ -1332,3 +1332,13 @@ def test_cpu_choice_says_once_when_every_gpu_lane_epoch_rests_on_too_few_samples
     assert "fewer than" in str(cpu_choice._gpu_lane_doubts(few))
     few["epochs"]["8"]["2"]["caveats"] = []
     assert str(cpu_choice._gpu_lane_doubts(few)) == ""
+
+
+def test_the_code_reference_leaves_brackets_that_only_name_code_out_of_its_summaries():
+    """_reader_summary drops "(_doubts)" and "(race.matchup, analysis.crossover)" but keeps a bracket of words."""
+    from build_hooks.views.code_reference import _reader_summary
+
+    said = _reader_summary("The counts (_summary_parts), then the doubts (race.matchup, analysis.crossover).\n\n"
+                           "Second paragraph.")
+    assert said == "The counts, then the doubts."
+    assert _reader_summary("A step (fused) stays.") == "A step (fused) stays."

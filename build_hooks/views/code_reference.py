@@ -50,7 +50,7 @@ def code_reference(data: Dataset) -> Html:
         for name in names:
             view = page.view(kind, name)
             source = code_view.of_view(view)
-            summary = " ".join((view.__doc__ or "").strip().split("\n\n")[0].split())  # one line, single spaces
+            summary = _reader_summary(view.__doc__ or "")
             measured = [s.where for s in map(code_view.of_measurement, _reads(kind, name, data)) if s]
             pages = join((html('<a href="{}">{}</a>', url, title) for title, url in used.get((kind, name), [])),
                          ", ")
@@ -70,3 +70,15 @@ def _pages_digest() -> str:
 
 
 code_reference.also_reads = _pages_digest  # view_cache keys its rendering on these too
+
+
+# A bracket that only names code, "(_doubts)" or "(race.matchup, analysis.crossover)": it helps a maintainer
+# reading the source, which the listing beside the summary shows; a reader of the table gets plain words.
+_NAME = r"(?=[\w.]*[_.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"  # an identifier with a "_" or a "."
+_CODE_NAMES = re.compile(rf"\s*\({_NAME}(?:, {_NAME})*\)")
+
+
+def _reader_summary(doc: str) -> str:
+    """A docstring's first paragraph on one line, with single spaces and brackets that only name code left out."""
+    first = " ".join(doc.strip().split("\n\n")[0].split())
+    return _CODE_NAMES.sub("", first)
