@@ -130,7 +130,7 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
 
 
 @pytest.mark.parametrize("worst, answer, band", [
-    (1.5, "took longer than even the band's top there", "to 2.5× its value"),
+    (1.5, "took longer than even the model's slowest figure", "to 2.5× its value"),
     (4.0, "at width (d_model) 128 from batch 8", "to 4× its value. Its top is how far"),
     (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "to 1e+04× its value. Its top is how far")])
 def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_measured_miss(monkeypatch, worst,

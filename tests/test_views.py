@@ -1286,7 +1286,7 @@ def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu
     host = next(m for m in committed if m.gpu is None)
     check = cost_model.validate(host, "cpu", calibrated=True)
     said = page.render_fact("cost_model_takeaway", Dataset([host]))
-    assert f"within {100 * check.median_error:.0f}% (median; worst {100 * check.worst[2]:.0f}%)" in said
+    assert f"a median error of {100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)" in said
     gpu = next(m for m in committed if m.gpu is not None)
     copies = sorted((b["params"]["bytes"], b["stats"]["median"]) for b in gpu.measured("memory_bandwidth",
                                                                                       device="cuda"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 
-from build_hooks import analysis, conditions, consistency, gate, stats
+from build_hooks import analysis, conditions, consistency, forecast, gate, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import DEVICE_NAME, Html, html, join, missing, more_machines, note, table
@@ -60,9 +60,9 @@ def measurement_conditions(data: Dataset) -> Html:
              "rounds re-measured", "points unsettled", "time added", "CPU used by other processes", "steal",
              "load average before", "points under load"], rows))
     return join(parts, "\n") + more_machines(data) + note(
-        "Time box: once an experiment has run this long, it starts no new round and re-measures nothing. A round "
-        "already begun finishes, so an experiment can run past its box. Canary drift: the slowest reading over the "
-        "fastest, minus one.") + note(
+        f"Time box: the first {forecast.MIN_ROUNDS_IN_BOX} rounds always run. After them, an experiment starts "
+        "a round only if it should end inside its box, and re-measures nothing once the box is spent. So an "
+        "experiment can run past its box. Canary drift: the slowest reading over the fastest, minus one.") + note(
                                     "A point is marked under load when other processes used more than "
                                     f"{100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.")
 
@@ -82,8 +82,9 @@ def unsettled_points(data: Dataset) -> Html:
                 point = ", ".join(f"{k} {v}" for k, v in b["params"].items())
                 rows.append([name, point, spread, gate.what_moved(b, meta.get("conditions") or {})])
         if rows:
-            parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
-                ["experiment", "point", "slowest round over fastest", "what the canaries saw"], rows))
+            # The machine names the table in its caption: a bare name in a paragraph reads as a sentence.
+            parts.append(table(["experiment", "point", "slowest round over fastest", "what the canaries saw"], rows,
+                               caption=m.label))
     if not parts:
         return missing("No point in this build is marked §: every point's rounds agreed, or were "
                        "re-measured until they did.")
@@ -155,9 +156,8 @@ def consistency_checks(data: Dataset) -> Html:
                              f"{min(ratios):.2g} to {max(ratios):.2g}",
                              ", ".join(f"batch {c.batch}, width {c.width} ({c.ratio:.2f})" for c in off) or "none"])
         if rows:
-            parts.append(html("<p><strong>{}</strong></p>", m.label) + table(
-                ["what is compared", "device", "configurations", "consistent (rule below)",
-                 "ratio range", "inconsistent (ratio)"], rows))
+            parts.append(table(["what is compared", "device", "configurations", "consistent (rule below)",
+                                "ratio range", "inconsistent (ratio)"], rows, caption=m.label))
     if not parts:
         return missing("No machine in this build timed a configuration in two experiments.")
     return join(parts, "\n") + more_machines(data) + note(

@@ -99,14 +99,15 @@ def gpu_estimate(data: Dataset) -> Html:
     if host is None or not cost_model.step_work(host):
         return missing("No training-step counts to estimate from.")
     gpu = gpu_model.for_host(host, data.machines)
-    rows = [[width, batch, si(cpu, "s") if cpu is not None else "not measured",
+    rows = [[width, batch, si(cpu["median"], "s") if cpu is not None else "not measured",
              html("{} <small>(estimate, {} to {})</small>", si(step["seconds"], "s"),
                   *(si(bound, "s") for bound in gpu.step_band(batch, width))),
-             gpu.bounded_by(batch, width)]
+             _faster_beyond_band(cpu, step["seconds"], gpu.step_band(batch, width)), gpu.bounded_by(batch, width)]
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
-    head = ["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)", "bounded by"]
+    head = ["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)",
+            "faster beyond the band", "bounded by"]
     # The estimate's column stays even when flat: a flat column is the lesson (its host sets its pace).
-    head, rows, same = fold_constant_columns(head, rows, [4])
+    head, rows, same = fold_constant_columns(head, rows, [5])
     # A column with one value in every row is said once, in the note (#39: a table of identical cells).
     every = html(" In every row, {}.", join(same, "; ")) if same else ""
     source = gpu.source_checked(bool(gpu_model.checks(data.machines)))
@@ -118,11 +119,20 @@ def gpu_estimate(data: Dataset) -> Html:
                 "The estimate's steps, size by size (a model, for builds with no GPU)", shown)
 
 
-def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, int, float | None, dict]]:
-    """(width, batch, measured CPU step or None, estimated GPU step and parts) for the batches shown."""
+def _faster_beyond_band(cpu: dict | None, estimate: float, band: tuple[float, float]) -> str:
+    """Which side is faster once the CPU's spread and the estimate's whole band are counted: "CPU", "GPU" or
+    "neither" (they overlap), as the race judges an estimated lane."""
+    if cpu is None:
+        return "not measured"
+    verdict = stats.compare_points(cpu, {"median": estimate, "q1": band[0], "q3": band[1]})
+    return {1: "GPU", -1: "CPU", 0: "neither"}[verdict]
+
+
+def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, int, dict | None, dict]]:
+    """(width, batch, measured CPU step's stats or None, estimated GPU step and parts) for the batches shown."""
     rows = []
     for width in analysis.widths(host):
-        cpu = {p.batch: p.seconds for p in analysis.step_curve(host, "cpu", width)}
+        cpu = {p.batch: p.stats for p in analysis.step_curve(host, "cpu", width)}
         rows += [(width, batch, cpu.get(batch), gpu.step(batch, width))
                  for batch in sorted(b for b, w in gpu.work if w == width and b in SHOWN_BATCHES)]
     return rows
@@ -136,8 +146,8 @@ def cost_model_takeaway(data: Dataset) -> str:
     check = cost_model.validate(machine, "cpu", calibrated=True)
     if check is None:
         return "This build has too few CPU steps to fit the model and check it"
-    return (f"Fitted to the build host's steps, it predicted {len(check.points)} steps it never saw within "
-            f"{100 * check.median_error:.0f}% (median; worst {100 * check.worst[2]:.0f}%)")
+    return (f"Fitted to the build host's steps, it predicted {len(check.points)} steps it never saw with a median "
+            f"error of {100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)")
 
 
 @fact
@@ -275,8 +285,7 @@ def gpu_estimate_model(data: Dataset) -> str:
             f"{si(sheet.memory_bytes_s, 'B/s')} memory (the table below cites them). It adds two assumptions of "
             f"this model, not datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
             f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Its band is stated: a real step may take {band}. "
-            "Every comparison with it counts a lead only beyond that band" + _lower_edge_reason(gpu)
-            + _upper_edge_reason(gpu))
+            "Every comparison with it counts a lead only beyond that band" + _lower_edge_reason(gpu))
 
 
 @fact
@@ -295,7 +304,7 @@ def estimate_check(data: Dataset) -> str:
     if not check.outside:
         return said + ". Every size fell inside the band first assumed"
     return (said + f". At {check.outside} of {check.sizes} sizes that is outside the band first assumed, "
-            f"{gpu_model.band_words(gpu_model.FASTER)}")
+            f"{gpu_model.band_words(gpu_model.FASTER)}" + _upper_edge_reason(gpu_model.for_host(host, data.machines)))
 
 
 def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
@@ -312,9 +321,8 @@ def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     if gpu is None or f"{gpu.slower:.2g}" == f"{gpu_model.SLOWER:g}":
         return ""
     # The datasheet's variant (SXM or NVL) is not in a results file, and the miss includes the other host's issuing.
-    return (f". Its top is {gpu.slower:.2g}×, not the {gpu_model.SLOWER:g}× first assumed. A measured GPU by that "
-            "name, on its own host, took up to that much longer than the estimate. That miss mixes its host's speed "
-            "with the estimate's error. The band was widened to fit it, so only a GPU not yet measured can test it")
+    return (f". So the band's top was raised to {gpu.slower:.2g}×, the worst miss. That miss mixes its machine's "
+            "host speed with the model's error. Only a GPU not yet measured can test the raised band")
 
 
 @fact
@@ -463,7 +471,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
 
     ends = shown[:1] + shown[-1:] if len(shown) > 1 else shown
     said = [f"at batch {batch}, {si(step['seconds'], 's')}" + (" estimated against " if i == 0 else " against ")
-            + si(cpu, "s") + (" measured on the build host" if i == 0 else "")
+            + si(cpu["median"], "s") + (" measured on the build host" if i == 0 else "")
             for i, (batch, cpu, step) in enumerate(ends)]
     # Band and bound once when both rows share them (a host-bound estimate is one value at every size).
     notes = list(dict.fromkeys(f"its stated band is {within(step)}, and it is bounded by "
@@ -514,6 +522,12 @@ def estimate_tile(data: Dataset) -> str:
     """The GPU estimate's assumed output tile of a matrix product, as a shape (gpu_estimate.TILE): a model constant,
     not a measurement."""
     return f"{gpu_model.TILE} × {gpu_model.TILE}"
+
+
+@fact
+def estimate_launch(data: Dataset) -> str:
+    """The published host cost of one kernel launch that the GPU estimate charges (gpu_estimate.LAUNCH_HOST_S)."""
+    return si(gpu_model.LAUNCH_HOST_S, "s")
 
 
 @fact

@@ -155,7 +155,10 @@ def step_answer(data: Dataset) -> Html:
                       for d in ("cpu", machine.gpu_device(STEP))}
             batch = analysis.crossover_batch(machine, width)
             # The answer beside the width: a phone shows the first columns, the times scroll in after them.
-            rows.append([width, f"from batch {batch}" if batch else f"never, up to batch {large}",
+            # A GPU that led at some batch but fell back "never stayed ahead": "never" would contradict that row.
+            led = any(v > 0 for v in _step_verdicts(machine, width).values())
+            rows.append([width, f"from batch {batch}" if batch else "never stayed ahead" if led
+                         else f"never, up to batch {large}",
                          *_step_pair(curves, small, kinds), *_step_pair(curves, large, kinds)])
         head = ["hidden width", "GPU step shorter", f"CPU, batch {small}", f"GPU, batch {small}",
                 f"CPU, batch {large}", f"GPU, batch {large}"]
@@ -338,5 +341,6 @@ def _epoch_share_words(machine: Machine, device: str) -> str:
     longer = sum(c.ratio >= stats.MEANINGFUL_RATIO for c in epochs)
     if not epochs or 2 * longer <= len(epochs):
         return ""
-    return (f". Inside an epoch it took at least {stats.MEANINGFUL_RATIO:g}× less per step at {longer} of "
+    shorter = 100 * (1 - 1 / stats.MEANINGFUL_RATIO)
+    return (f". Inside an epoch its step was at least {shorter:.0f}% shorter at {longer} of "
             f"{len(epochs)} settings. So these steps may overstate its fixed cost")

@@ -36,6 +36,9 @@ from build_hooks.wording import marked_timings, ratio_sentence
 STEP, COMPILE, PROFILE = "transformer_block", "compile_speed", "transformer_profile"
 MODEL = experiments.declared(STEP)  # LAYERS, HEADS, VOCAB, MLP_RATIO: literals, read without importing torch
 MODEL_NAMES = {"mlp": "the MLP", "transformer": "the transformer"}
+_COMPILED = experiments.declared(COMPILE)  # the sizes compiled: literals in the snippet, not in its points
+COMPILED_SIZES = (f"mlp: width {_COMPILED['MLP_WIDTH']}; transformer: d_model {_COMPILED['TRANSFORMER']['d_model']}, "
+                  f"sequence {_COMPILED['TRANSFORMER']['seq']} tokens")
 
 NOT_MEASURED = "not measured on any machine in this build yet"
 
@@ -400,8 +403,9 @@ def transformer_gpu_answer(data: Dataset) -> str:
     said = said.replace("at d_model", "at width (d_model)", 1)
     # The answer first, then where it comes from: a learner reads "yes, here" before "no GPU ran it".
     return (f"By an estimate, yes: {said}. {_no_gpu_words(data)}. A model of the {gpu_estimate.SHEET.name} puts its "
-            f"step at {si(low, 's')} to {si(high, 's')}, a band for its error. The build host, "
-            f"{untrusted.placeholder(machine.label)}, took longer than even the band's top there{small}")
+            f"step between {si(low, 's')} and {si(high, 's')}, allowing for the model's error. At those sizes the "
+            f"build host, {untrusted.placeholder(machine.label)}, took longer than even the model's slowest "
+            f"figure{small}")
 
 
 def _band_span(machine: Machine, peers: Iterable[Machine]) -> tuple[float, float]:
@@ -518,7 +522,7 @@ def compile_speed(data: Dataset) -> Html:
                               "included, from an empty compiler cache")
                 + table(["model", "batch", "eager step", "compiled step", "compiled against eager",
                          "steps to repay the compile"], rows,
-                        caption="Steps after compilation, eager against compiled")
+                        caption=f"Steps after compilation, eager against compiled ({COMPILED_SIZES})")
                 + marks_note_for(shown))
     # Said once under every machine's tables, not under each.
     rules = note("The ratio is of the two medians; its interval comes from the paired rounds (with two rounds, from "
