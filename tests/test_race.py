@@ -283,7 +283,8 @@ def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_dou
     assert above == ("Of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. The GPU's one win "
                      "is from batch 64 up")
     under = page.render_fact("race_doubts", Dataset([]))
-    assert under.startswith("Of the GPU's wins, 1 rests on a time taken while the machine changed state (§). Every "
+    assert under.startswith("Of the GPU's wins, 1 (width 32, batch 64) rests on a time taken while the machine "
+                            "changed state (§). Every "
                             "verdict rests")
     found[(32, 64)] = cell("CPU")
     assert page.render_fact("race_ground", Dataset([])) == "The CPU finishes first at all 2 settings raced below"

@@ -1269,7 +1269,7 @@ def test_the_faq_gives_the_work_of_the_steps_where_the_gpu_crossed():
     work = [machine.measured("training_step", device="cuda", width=w, batch=b)[0]["extra_info"]["flops"]
             for w in analysis.widths(machine) if (b := analysis.crossover_batch(machine, w))]
     said = views._crossing_work(machine)
-    assert len(work) == 2 and said == f" Both crossings were steps of about {si(min(work), 'FLOP')}."
+    assert len(work) == 2 and said == f" Both measured crossings were steps of about {si(min(work), 'FLOP')}."
 
 
 def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu_copies_stop_being_fixed():

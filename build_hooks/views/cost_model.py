@@ -564,10 +564,10 @@ def _crossing_work(machine: Machine) -> str:
     if not work:
         return ""
     if len(work) == 1:
-        return f" That crossing was a step of {si(work[0], 'FLOP')}."
+        return f" The measured crossing was a step of {si(work[0], 'FLOP')}."
     low, high = min(work), max(work)
     said = f"about {si(low, 'FLOP')}" if stats.compare(low, high) == 0 else _flop_span(low, high)
-    return f" {'Both' if len(work) == 2 else 'All'} crossings were steps of {said}."
+    return f" {'Both' if len(work) == 2 else f'All {len(work)}'} measured crossings were steps of {said}."
 
 
 def step_crossings(machine: Machine) -> str:
@@ -600,8 +600,10 @@ def home_one_number(data: Dataset) -> str:
     # Two sentences: the batches a learner chooses, then the work they amount to.
     where = (f". In the race's network, that takes {batches}. That is a step of {per_step} (a FLOP is one addition "
              "or multiplication)") if batches else f". That is a step of {per_step}"
+    # The fitted span, then the steps where the GPU really crossed: the measured twin a reader can check it by.
+    crossed = _crossing_work(first_measured_break_even(data)[0]).rstrip(".")
     return (f"The rule behind it: {gpu} pays a larger fixed cost per step than its CPU, and only enough arithmetic "
-            f"hides it{where}")
+            f"hides it{where}.{crossed}")
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:

@@ -298,12 +298,17 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
 def _changed_leads(found: dict) -> str:
     """How many GPU leads rest on an epoch the machine timed while changing state (§), as a sentence that closes a
     fact: a learner counting the GPU's wins should know which are doubtful. Empty where none is."""
-    changed = sum(p["leader"] == "GPU" and not p["out_of_line"] and "unsettled" in _point_marks(p, *key)
-                  for key, p in found.items())
+    changed = sorted(key for key, p in found.items()
+                     if p["leader"] == "GPU" and not p["out_of_line"] and "unsettled" in _point_marks(p, *key))
     if not changed:
         return ""
-    return (f"Of the GPU's wins, {changed} {'rests' if changed == 1 else 'rest'} on a time taken while the "
-            "machine changed state (§)")
+    # A few are named, so a reader finds them in the grid; many are counted.
+    named = (f" ({'; '.join(f'width {w}, batch {b}' for w, b in changed)})" if len(changed) <= NAMED_DOUBTS else "")
+    return (f"Of the GPU's wins, {len(changed)}{named} {'rests' if len(changed) == 1 else 'rest'} on a time taken "
+            "while the machine changed state (§)")
+
+
+NAMED_DOUBTS = 3  # up to this many doubtful wins are named by their setting
 
 
 def _wins_where(found: dict, gpu: str) -> str:
