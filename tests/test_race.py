@@ -324,3 +324,26 @@ def test_a_race_tables_lane_says_whether_it_is_an_estimate_the_build_host_or_a_g
     said = [str(race._lane_role(one, lanes, data)) for one in lanes]
     assert said == ["<br><small>the build host</small>", "<br><small>Fixture GPU's own CPU</small>", "", "",
                     "<br><small>estimate, not measured</small>"]
+
+
+def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slower_than_at_half_the_batch(
+        monkeypatch):
+    """race_grid_counts counts the grid (an out-of-line lead apart); a grid cell whose loser took longer than at half
+    the batch carries ↑, in its label too, and the key says the lead would still hold; out of line gets no ↑."""
+    from build_hooks.views import race as views
+
+    def cell(leader, against_half=None, out_of_line=False):
+        side = {"epochs": {"32": {b: {"caveats": []} for b in ("1", "2", "64")}}, "label": "Fixture",
+                "machine_id": "m"}
+        return {"leader": leader, "out_of_line": out_of_line, "estimate": False, "gpu": side, "cpu": side,
+                "narrow": False, "ratio": 2.0, "against_half": against_half}
+    found = {(32, 1): cell("CPU"), (32, 64): cell("GPU", against_half=1.5), (32, 2): cell("GPU", 1.5, True)}
+    monkeypatch.setattr(race, "verdicts", lambda race_data: found)
+    monkeypatch.setattr(race, "race_data", lambda data: {"widths": [32], "batches": [1, 2, 64], "lanes": []})
+    monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
+    assert page.render_fact("race_grid_counts", Dataset([])) == (
+        "The grid under the race has all 3 settings: the CPU finishes first at 1, the GPU at 1")
+    marked = views._verdict_cell(found[(32, 64)], 32, 64)
+    assert "<sup>↑</sup>" in marked and "loser longer than at half the batch" in marked
+    assert "↑" not in views._verdict_cell(found[(32, 2)], 32, 2)
+    assert "Smaller lead (↑): the loser was faster at half the batch" in page.render_section("verdict_grid", Dataset([]))

@@ -117,6 +117,8 @@ def _grid(data: Dataset, paired: bool) -> Html:
         notes.append(note(f"Narrow: {NARROW_WORDS}."))
     if any(p["out_of_line"] for p in found.values()):
         notes.append(note(OUT_OF_LINE_WORDS))
+    if any(p.get("against_half") is not None and not p["out_of_line"] for p in found.values()):
+        notes.append(note(LONGER_WORDS))
     if rough and not every_rough:
         notes.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
     if paired:  # on home, the sentence above the grid says these (race_ground, race_doubts), on its first screen
@@ -132,6 +134,8 @@ NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
+# Short sentences: this key is under the grid on home and on the race page.
+LONGER_WORDS = f"Smaller lead ({race.LONGER_MARK[0]}): the loser was faster at half the batch. The lead still holds."
 
 
 def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str, bool]]:
@@ -199,7 +203,9 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
     if pairing is None:
         return html("not raced")
     # Bare symbols: the key sits under the grid and the link's label names each mark (the race page has a budget).
-    symbols = join(html("<sup>{}</sup>", MARKS[kind][0]) for kind in point_marks)
+    longer = pairing.get("against_half") is not None and not pairing["out_of_line"]
+    symbols = join([html("<sup>{}</sup>", MARKS[kind][0]) for kind in point_marks]
+                   + ([html("<sup>{}</sup>", race.LONGER_MARK[0])] if longer else []))
     leader = pairing["leader"]
     # An estimated GPU is named so in its own cell, not only in the sentence above the grid.
     shown = f"{leader} (est.)" if leader == "GPU" and pairing["estimate"] else leader
@@ -209,7 +215,7 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
     text = (html("{}{}<br><small>{}</small>", shown, symbols, ratio) if leader != "level"
             else html("level{}<br><small>rough</small>", symbols) if rough else html("level{}", symbols))
     # The marks' names are read aloud too: a screen reader gets the link's label, not its superscripts.
-    said = words + [MARK_TITLES[kind] for kind in point_marks]
+    said = words + [MARK_TITLES[kind] for kind in point_marks] + (["loser " + race.LONGER_MARK[1]] if longer else [])
     label = (f"{leader} first at width {width}, batch {batch}{''.join(', ' + m for m in said)}"
              if leader != "level"
              else f"level at width {width}, batch {batch}{''.join(', ' + m for m in said)}")
@@ -257,25 +263,42 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
 
 
 @fact
+def race_grid_counts(data: Dataset) -> str:
+    """The race page's second sentence: the grid under the race, counted (out-of-line verdicts counted apart, as on
+    home), so the tally is on the first screen while the grid sits under the controls."""
+    found = race.verdicts(race.race_data(data))
+    if not found:
+        raise MissingData("no CPU and GPU pair at the same setting")
+    count = _lead_counts(found)
+    gpu = "the estimated GPU" if all(p["estimate"] for p in found.values()) else "the GPU"
+    return (f"The grid under the race has all {len(found)} settings: the CPU finishes first at {count['CPU']}, "
+            f"{gpu} at {count['GPU']}")
+
+
+@fact
 def race_tally(data: Dataset) -> str:
     """The race's grid in one short sentence, for a page that says fixed costs can erase a GPU's lead: at how many of
     the raced settings each side finished first (out-of-line verdicts counted apart, as on home)."""
     found = race.verdicts(race.race_data(data))
     if not found:
         raise MissingData("no CPU and GPU pair at the same setting")
-    count = {leader: sum(p["leader"] == leader and not p["out_of_line"] for p in found.values())
-             for leader in ("GPU", "CPU")}
+    count = _lead_counts(found)
     gpu = "the estimated GPU" if all(p["estimate"] for p in found.values()) else "the GPU"
     return (f"In the race's small network, the CPU finished first at {count['CPU']} of {len(found)} settings, "
             f"{gpu} at {count['GPU']}")
 
 
+def _lead_counts(found: dict) -> dict[str, int]:
+    """At how many settings each of GPU, CPU and level is the verdict. One marked out of line is counted apart: it
+    may come from a machine that slowed."""
+    return {leader: sum(p["leader"] == leader and not p["out_of_line"] for p in found.values())
+            for leader in ("GPU", "CPU", "level")}
+
+
 def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     """At how many of the raced settings the GPU leads, the CPU leads, or neither does, and how many GPU leads rest
     on a changed state."""
-    # A verdict marked out of line is counted apart: it may come from a machine that slowed.
-    count = {leader: sum(p["leader"] == leader and not p["out_of_line"] for p in found.values())
-             for leader in ("GPU", "CPU", "level")}
+    count = _lead_counts(found)
     doubted = sum(p["out_of_line"] for p in found.values())
     n = len(found)
     every = "the one setting" if n == 1 else f"all {n} settings"
