@@ -1018,11 +1018,12 @@ def test_the_cheat_sheets_crossover_table_gives_the_home_grids_epoch_crossover_b
     at every larger batch, with a lone earlier lead in brackets, or never."""
     from build_hooks.views import training_step as views
 
-    assert views._epoch_lead(512, ["64"]) == "from batch 512 (and at 64)"
+    assert views._epoch_lead(512, ["64§"]) == "from batch 512 (also at 64§)"
     assert views._epoch_lead(64, []) == "from batch 64"
     assert views._epoch_lead(None, ["16"]) == "only at batch 16"
     assert views._epoch_lead(None, []) == "never"
-    assert views._epoch_lead(None, [], 1) == "never stayed ahead (1 out-of-line lead left out)"
+    assert views._epoch_lead(None, [], [16]) == "never (out-of-line lead at batch 16 left out)"
+    assert views._epoch_lead(512, ["64"], [16]) == "from batch 512 (also at 64; out-of-line lead at batch 16 left out)"
     from pathlib import Path
 
     from build_hooks import dataset, race
@@ -1035,7 +1036,7 @@ def test_the_cheat_sheets_crossover_table_gives_the_home_grids_epoch_crossover_b
     doubted = views._out_of_line_leads(data, next(m for m in data.machines if m.gpu is not None))
     for width, (first, lone) in grid_leads(data, lambda p: not p["estimate"]).items():
         row = html.split(f"<td>{width}</td>")[1].split("</tr>")[0]
-        assert views._epoch_lead(first, lone, doubted.get(width, 0)) in row
+        assert views._epoch_lead(first, lone, doubted.get(width, [])) in row
     assert race.verdicts(race.race_data(data))  # the committed data has a grid to read
 
 

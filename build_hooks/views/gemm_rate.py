@@ -175,9 +175,10 @@ def workload_headline(data: Dataset) -> str:
         # Two short sentences: the run, then each device's time; fp32 and bf16 named by their widths once.
         model = (f"a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model trained on {WORKLOAD_TOKENS / 1e9:.0f} "
                  "billion tokens")
-        return (f"Take {model}. At its fastest measured matrix product, {cpu} needs at least "
+        # "about" throughout: a floor (the fastest product, arithmetic only) and a bf16 rate (one product) read alike.
+        return (f"Take {model}. At its fastest measured matrix product, {cpu} needs about "
                 f"{_duration(flops / cpu_rates['fp32'])} of arithmetic in fp32 (32-bit numbers)"
-                f"{_or_bf16(flops, cpu_rates, ' (16-bit)')}. The {gpu} beside it needs at least "
+                f"{_or_bf16(flops, cpu_rates, ' (16-bit)')}. The {gpu} beside it needs about "
                 f"{_duration(flops / gpu_rates['fp32'])} in fp32{_or_bf16(flops, gpu_rates)}")
     rate = analysis.best_matmul_rate(first_with(data, GROUP))
     sheet = datasheets.by_name("NVIDIA H200 SXM")
@@ -203,8 +204,11 @@ def gpu_machine_peak_shares(data: Dataset) -> str:
     said = []
     cpu_rate, cpu_peak = analysis.best_matmul_rate(machine), machine.cpu.get("fp32_peak_flops")
     if cpu_rate and cpu_peak:
+        # The peak counts every thread as a core; hyper-threads would halve it (said under the peaks' paragraph).
+        threads = machine.cpu.get("threads_used")
+        counted = f", each of its {threads} threads counted as a core" if threads else ""
         said.append(f"On {untrusted.placeholder(machine.label)}, the CPU reached {100 * cpu_rate / cpu_peak:.0f}% "
-                    f"of its computed peak ({si(cpu_rate, 'FLOP/s')} of {si(cpu_peak, 'FLOP/s')})")
+                    f"of its computed peak ({si(cpu_rate, 'FLOP/s')} of {si(cpu_peak, 'FLOP/s')}{counted})")
     sheet, gpu_rate = datasheets.for_gpu(machine.gpu["name"]), analysis.best_matmul_rate(machine, device)
     if sheet and sheet.fp32_flops and gpu_rate:
         # The file names the GPU as torch does; where the datasheet names a variant, that variant is an assumption.

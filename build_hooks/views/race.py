@@ -479,13 +479,14 @@ def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: st
 
 def _estimated_leads(data: Dataset) -> dict[int, tuple[int | None, list[str]]]:
     """Per width, where the labelled estimate leads its host's CPU (grid_leads). Empty with a measured GPU."""
-    return grid_leads(data, lambda pairing: pairing["estimate"])
+    return grid_leads(data, lambda pairing: pairing["estimate"], marked=False)
 
 
-def grid_leads(data: Dataset, keep) -> dict[int, tuple[int | None, list[str]]]:
+def grid_leads(data: Dataset, keep, marked: bool = True) -> dict[int, tuple[int | None, list[str]]]:
     """Per width, where the grid's GPU leads, among the pairings `keep` accepts: (the batch from which it leads at
-    every larger batch raced, by the grid's rule, or None; the batches of any lone lead below it). A lead marked out
-    of line counts as none."""
+    every larger batch raced, by the grid's rule, or None; the batches of any lone lead below it, with § where it
+    rests on a changed state, if `marked`: for a table with a key, not a sentence). A lead marked out of line counts
+    as none."""
     found = {size: p for size, p in race.verdicts(race.race_data(data)).items() if keep(p)}
     leads_by_width = {}
     for width in sorted({w for w, _ in found}):
@@ -493,7 +494,10 @@ def grid_leads(data: Dataset, keep) -> dict[int, tuple[int | None, list[str]]]:
                  for (w, b), p in found.items() if w == width}
         first = analysis.crossover(leads)  # the site's one crossover rule (analysis.crossover)
         # A lead the grid shows below the crossover (a level or CPU batch breaks the run after it) is named too.
-        lone = [str(b) for b in sorted(leads) if leads[b] == 1 and (first is None or b < first)]
+        # A lone lead keeps the grid's § when it rests on a changed state: a reader meets it without the grid.
+        lone = [str(b) + (MARKS["unsettled"][0] if marked and "unsettled" in _point_marks(found[(width, b)], width, b)
+                          else "")
+                for b in sorted(leads) if leads[b] == 1 and (first is None or b < first)]
         leads_by_width[width] = (first, lone)
     return leads_by_width
 

@@ -7,6 +7,7 @@ from build_hooks.dataset import Dataset, Machine, is_gpu, not_recording
 from build_hooks.page import fact, section
 from build_hooks.render import (
     DEVICE_NAME,
+    MARKS,
     SITE_ROOT,
     Html,
     MissingData,
@@ -186,7 +187,7 @@ def crossover_table(data: Dataset) -> Html:
             batch = analysis.crossover_batch(m, width)
             led = any(v > 0 for v in _step_verdicts(m, width).values())
             rows.append([m.label, width, f"from batch {batch}" if batch else "never stayed ahead" if led else "never",
-                         _epoch_lead(*epochs.get(width, (None, [])), doubted.get(width, 0))])
+                         _epoch_lead(*epochs.get(width, (None, [])), doubted.get(width, []))])
     if not rows:
         return missing("No GPU was measured, so these crossovers are estimates.")
     # One machine (the usual case) is named once, in the caption, not in every row.
@@ -194,22 +195,21 @@ def crossover_table(data: Dataset) -> Html:
         ["machine", "hidden width", "GPU training step faster", "GPU epoch first (home grid)"], rows, [0])
     caption = "Where a measured GPU overtook the CPU in its own machine, on the race's 512→H→10 network"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
+    changed = {"unsettled"} if any(MARKS["unsettled"][0] in str(cell) for row in rows for cell in row) else set()
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
+            + marks_note(changed)
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
                         '</a>). Where they do, the larger batch is the safer rule.', Html(SITE_ROOT)))
             + more_machines(data, STEP))
 
 
-def _epoch_lead(first: int | None, lone: list[str], doubted: int = 0) -> str:
-    """A width's epoch crossover from the home grid (grid_leads) as a cell: "from batch 512 (and at 64)"; a GPU lead
-    the grid marks out of line is said to be left out, so the cell does not contradict the grid."""
-    also = f" (and at {listing(lone)})" if lone else ""
-    left_out = (f" ({doubted} out-of-line lead{'s' if doubted > 1 else ''} left out)" if doubted else "")
-    if first is not None:
-        return f"from batch {first}{also}{left_out}"
-    # "Never stayed ahead" only where a lead was left out; a GPU that never led at all "never" did.
-    return (f"only at batch {listing(lone)}{left_out}" if lone else
-            f"never stayed ahead{left_out}" if doubted else "never")
+def _epoch_lead(first: int | None, lone: list[str], doubted: list[int] = ()) -> str:
+    """A width's epoch crossover from the home grid (grid_leads) as a cell: "from batch 512 (also at 64)". A GPU lead
+    the grid marks out of line is named as left out, so the cell does not contradict the grid."""
+    main = (f"from batch {first}" if first is not None else f"only at batch {listing(lone)}" if lone else "never")
+    extras = ([f"also at {listing(lone)}"] if lone and first is not None else []) + (
+        [f"out-of-line lead at batch {listing([str(b) for b in doubted])} left out"] if doubted else [])
+    return main + (f" ({'; '.join(extras)})" if extras else "")
 
 
 def _step_verdicts(machine: Machine, width: int) -> dict[int, int]:
@@ -221,15 +221,15 @@ def _step_verdicts(machine: Machine, width: int) -> dict[int, int]:
     return analysis.verdicts(points("cpu"), points(gpu)) if gpu else {}
 
 
-def _out_of_line_leads(data: Dataset, machine: Machine) -> dict[int, int]:
-    """Per width, how many of a machine's GPU leads the home grid marks out of line."""
+def _out_of_line_leads(data: Dataset, machine: Machine) -> dict[int, list[int]]:
+    """Per width, the batches of a machine's GPU leads that the home grid marks out of line."""
     from build_hooks import race
     found = race.verdicts(race.race_data(data))
-    counts: dict[int, int] = {}
-    for (width, _), pairing in found.items():
+    batches: dict[int, list[int]] = {}
+    for (width, batch), pairing in sorted(found.items()):
         if pairing["gpu"]["machine_id"] == machine.id and pairing["leader"] == "GPU" and pairing["out_of_line"]:
-            counts[width] = counts.get(width, 0) + 1
-    return counts
+            batches.setdefault(width, []).append(batch)
+    return batches
 
 
 @fact
