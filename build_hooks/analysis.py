@@ -64,14 +64,20 @@ def crossover_batch(machine: Machine, width: int, group: str = STEP) -> int | No
 
     None when the machine has no GPU curve or the GPU never stays ahead.
     """
+    return crossover(step_verdicts(machine, width, group)) if machine.gpu_device(group) else None
+
+
+def step_verdicts(machine: Machine, width: int, group: str = STEP) -> dict[int, int]:
+    """One machine's GPU against its CPU at each batch of one width, by the site's rule (verdicts: +1, the GPU's time
+    is lower); empty without a GPU curve."""
     gpu = machine.gpu_device(group)
     if gpu is None:
-        return None
+        return {}
 
     def points(device: str) -> dict[int, dict]:
         return {b["params"]["batch"]: b["stats"] for b in machine.measured(group, device=device, width=width)}
 
-    return crossover(verdicts(points("cpu"), points(gpu)))
+    return verdicts(points("cpu"), points(gpu))
 
 
 def verdicts(cpu: dict[int, dict], gpu: dict[int, dict]) -> dict[int, int]:

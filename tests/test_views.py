@@ -589,7 +589,8 @@ def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():
     ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
     ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
     ("break_even_answer", "On the build host, an operation's arithmetic alone outlasts",
-     "On the measured Fixture GPU, the GPU's step got shorter than its own machine's CPU's "),
+     "On the measured Fixture GPU, the GPU's step got shorter than its own machine's CPU's, beyond both timings' "
+     "spread, "),
 ])
 def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(name, without, with_gpu):
     """Each lesson fact about a GPU reads a measured GPU where the data has one (even on another machine than the
@@ -1343,3 +1344,18 @@ def test_the_code_reference_leaves_brackets_that_only_name_code_out_of_its_summa
                            "Second paragraph.")
     assert said == "The counts, then the doubts."
     assert _reader_summary("A step (fused) stays.") == "A step (fused) stays."
+
+
+def test_the_faq_tells_a_width_where_the_gpu_never_led_from_one_where_it_led_then_fell_back():
+    """step_crossings: "never ahead" where no batch had the GPU's step shorter, "led at some batches but never stayed
+    ahead" where one did and a larger batch broke the run."""
+    from build_hooks.views import cost_model as views
+
+    cpu = {b: 1e-3 * (1 + b / 8) for b in (1, 8, 64, 512)}
+    gpu = {8: {1: 3.0, 8: 3.0, 64: 3.0, 512: 1 / 3}, 32: {1: 1 / 3, 8: 3.0, 64: 3.0, 512: 3.0},
+           512: {1: 3.0, 8: 3.0, 64: 3.0, 512: 3.0}}
+    times = {("cpu", w, b): t for w in gpu for b, t in cpu.items()} | \
+            {("cuda", w, b): cpu[b] * gpu[w][b] for w in gpu for b in cpu}
+    machine = Machine(synthetic_doc(gpu="Fixture GPU", step_times=times), "fixture", "this build host")
+    assert views.step_crossings(machine) == ("from batch 512 at width 8. At width 512, it was never ahead, up to batch "
+                                             "512. At width 32, it led at some batches but never stayed ahead")

@@ -544,9 +544,10 @@ def break_even_answer(data: Dataset) -> str:
                     "never longer")
         machine = first_measured_break_even(data)[0]
         slow = ". That machine often began its rounds slow, so its times may run high" if mostly_slow(machine) else ""
-        return (f"On the measured {gpu}, the GPU's step got shorter than its own machine's CPU's "
-                f"{step_crossings(machine)}{slow}.{_crossing_work(machine)} The fitted cost model puts the "
-                f"break-even at a step of {break_even_step_span(data)}")
+        return (f"On the measured {gpu}, the GPU's step got shorter than its own machine's CPU's, beyond both "
+                f"timings' spread, {step_crossings(machine)}{slow}.{_crossing_work(machine)} The cost model puts the "
+                f"break-even at a step of {break_even_step_span(data)} (a MFLOP is a million additions or "
+                f"multiplications){_break_even_ends(machine)}")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
@@ -570,17 +571,36 @@ def _crossing_work(machine: Machine) -> str:
     return f" {'Both' if len(work) == 2 else f'All {len(work)}'} measured crossings were steps of {said}."
 
 
+def _break_even_ends(machine: Machine) -> str:
+    """Which end of the break-even span comes from what (break_even_work), as a sentence opening with its full stop:
+    a reader should not take the low end for the fit's. Empty where the two agree."""
+    found, bare = measured_break_even(machine), bare_extra(machine)
+    if found is None or bare is None or bare <= 0:
+        return ""
+    (cpu_op, _, _), (gpu_op, _, _) = found
+    fitted = gpu_op - cpu_op
+    if stats.compare(bare, fitted) == 0:
+        return ""
+    low, high = ("a bare operation's extra cost", "the fit") if bare < fitted else ("the fit", "a bare operation's")
+    return f". The low end comes from {low}, the high end from {high}"
+
+
 def step_crossings(machine: Machine) -> str:
     """Where a machine's GPU step overtook its CPU's, per width, widest first, in words a learner reads: "from batch
     128 at width 2048 and from batch 512 at width 512. At widths 8 and 32, never, up to batch 1024"."""
     crossings = {w: analysis.crossover_batch(machine, w) for w in analysis.widths(machine)}
     wins = [f"from batch {b} at width {w}" for w, b in sorted(crossings.items(), reverse=True) if b]
-    never = [str(w) for w, b in sorted(crossings.items()) if b is None]
     largest = max((b["params"]["batch"] for b in machine.measured(analysis.STEP)), default=None)
     up_to = f", up to batch {largest}" if largest else ""
     if not wins:
         return f"at no width measured{up_to}"
-    rest = f". At width{'s' if len(never) > 1 else ''} {listing(never)}, it never stayed ahead{up_to}" if never else ""
+    # A width where the GPU led at some batch but fell back is said apart from one where it never led at all.
+    never = [w for w, b in sorted(crossings.items()) if b is None]
+    led = [str(w) for w in never if any(v > 0 for v in analysis.step_verdicts(machine, w).values())]
+    behind = [str(w) for w in never if str(w) not in led]
+    rest = "".join(f". At width{'s' if len(ws) > 1 else ''} {listing(ws)}, {words}"
+                   for ws, words in ((behind, f"it was never ahead{up_to}"),
+                                     (led, "it led at some batches but never stayed ahead")) if ws)
     return f"{listing(wins)}{rest}"
 
 

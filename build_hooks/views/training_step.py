@@ -157,7 +157,7 @@ def step_answer(data: Dataset) -> Html:
             batch = analysis.crossover_batch(machine, width)
             # The answer beside the width: a phone shows the first columns, the times scroll in after them.
             # A GPU that led at some batch but fell back "never stayed ahead": "never" would contradict that row.
-            led = any(v > 0 for v in _step_verdicts(machine, width).values())
+            led = any(v > 0 for v in analysis.step_verdicts(machine, width).values())
             rows.append([width, f"from batch {batch}" if batch else "never stayed ahead" if led
                          else f"never, up to batch {large}",
                          *_step_pair(curves, small, kinds), *_step_pair(curves, large, kinds)])
@@ -185,7 +185,7 @@ def crossover_table(data: Dataset) -> Html:
         doubted = _out_of_line_leads(data, m)
         for width in analysis.widths(m):
             batch = analysis.crossover_batch(m, width)
-            led = any(v > 0 for v in _step_verdicts(m, width).values())
+            led = any(v > 0 for v in analysis.step_verdicts(m, width).values())
             rows.append([m.label, width, f"from batch {batch}" if batch else "never stayed ahead" if led else "never",
                          _epoch_lead(*epochs.get(width, (None, [])), doubted.get(width, []))])
     if not rows:
@@ -210,15 +210,6 @@ def _epoch_lead(first: int | None, lone: list[str], doubted: list[int] = ()) -> 
     extras = ([f"also at {listing(lone)}"] if lone and first is not None else []) + (
         [f"out-of-line lead at batch {listing([str(b) for b in doubted])} left out"] if doubted else [])
     return main + (f" ({'; '.join(extras)})" if extras else "")
-
-
-def _step_verdicts(machine: Machine, width: int) -> dict[int, int]:
-    """The GPU step against the CPU step at each batch of one width, by the site's rule (+1: the GPU's is shorter)."""
-    gpu = machine.gpu_device(STEP)
-
-    def points(device: str) -> dict[int, dict]:
-        return {b["params"]["batch"]: b["stats"] for b in machine.measured(STEP, device=device, width=width)}
-    return analysis.verdicts(points("cpu"), points(gpu)) if gpu else {}
 
 
 def _out_of_line_leads(data: Dataset, machine: Machine) -> dict[int, list[int]]:
