@@ -1360,3 +1360,23 @@ def test_the_faq_tells_a_width_where_the_gpu_never_led_from_one_where_it_led_the
     machine = Machine(synthetic_doc(gpu="Fixture GPU", step_times=times), "fixture", "this build host")
     assert views.step_crossings(machine) == ("from batch 512 at width 8. At width 512, it was never ahead, up to batch "
                                              "512. At width 32, it led at some batches but never stayed ahead")
+
+
+def test_the_gallery_names_the_fastest_cpu_by_its_own_name_and_gives_the_estimates_miss_as_a_ratio():
+    """The committed GPU machine's CPU is the fastest: the takeaway names it as a CPU, not by the GPU-first label;
+    the estimate column gives real ÷ estimate with its range, and the key says the grid races epochs."""
+    from pathlib import Path
+
+    from build_hooks import dataset, gpu_estimate
+
+    root = Path(__file__).resolve().parent.parent
+    data = Dataset(dataset.load_committed(root / "results", root))
+    gpu = next(m for m in data.machines if m.gpu)
+    said = untrusted.restore(page.render_fact("gallery_takeaway", data)).replace("<bdi>", "").replace("</bdi>", "")
+    assert said.startswith("The fastest CPU matrix product here ran at ")
+    assert f"on {gpu.device_label('cpu').removeprefix('CPU: ')} (the GPU machine's own CPU)" in said
+    table = untrusted.restore(str(page.render_section("gallery", data)))
+    check = gpu_estimate.check(gpu, data.machines[0])
+    assert "real GPU step ÷ the GPU estimate" in table
+    assert f"{check.median:.2g}× (median; {check.lowest:.2g}× to {check.highest:.2g}×)" in table
+    assert "The home grid races whole epochs, so its crossover can differ." in table

@@ -38,8 +38,10 @@ def gallery_takeaway(data: Dataset) -> str:
     if not cpus:
         raise MissingData("no machine measured a matrix product")
     cpu_rate, cpu = max(cpus, key=lambda pair: pair[0])
+    # The CPU by its own name: a GPU machine's label leads with its GPU.
+    cpu_name = cpu.device_label("cpu").removeprefix("CPU: ") if cpu.gpu else cpu.label
     said = [f"The fastest CPU matrix product here ran at {si(cpu_rate, 'FLOP/s')}, on "
-            f"{untrusted.placeholder(cpu.label)}"]
+            f"{untrusted.placeholder(cpu_name)}" + (" (the GPU machine's own CPU)" if cpu.gpu else "")]
     gpus = [(analysis.best_matmul_rate(m, m.gpu_device("gemm_rate")), m) for m in data.machines
             if m.gpu_device("gemm_rate")]
     gpus = [(rate, m) for rate, m in gpus if rate]
@@ -69,12 +71,15 @@ def gallery(data: Dataset) -> Html:
     head = ["machine", "CPU fp32 peak (from the reported clock)", "fastest fp32 matrix product",
             "copy bandwidth (all threads; read plus write)",
             "host→device (pinned)", "GPU step shorter from batch (one step, not an epoch)",
-            "how far the GPU estimate missed real steps",
+            "real GPU step ÷ the GPU estimate",
             "rounds begun slow"]
     # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
     head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
     every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
-    exceeded = note(PEAK_ASSUMES) + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html(""))
+    # The home grid races whole epochs: its crossover can fall at another batch than this column's steps.
+    steps = (note("GPU step shorter: the training step alone. The home grid races whole epochs, so its crossover "
+                  "can differ.") if any(m.gpu_device(analysis.STEP) for m in data.machines) else Html(""))
+    exceeded = steps + note(PEAK_ASSUMES) + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html(""))
     copies = [c for m in data.machines for d in ("cpu", m.gpu_device("call_overhead")) if d
               and (c := analysis.largest_copy(m, d))]
     return (table(head, rows) + marks_note_for(copies) + exceeded + every
@@ -149,8 +154,7 @@ def _estimate_error(m: Machine, feeder: Machine) -> str:
     found = gpu_estimate.check(m, feeder)
     if found is None:
         return "no GPU here" if m.gpu is None else f"not compared: not the {gpu_estimate.SHEET.name}"
-    return (f"a real step took {found.median:.2g}× the estimate (median; best {found.lowest:.2g}×, worst "
-            f"{found.highest:.2g}×)")
+    return f"{found.median:.2g}× (median; {found.lowest:.2g}× to {found.highest:.2g}×)"
 
 
 @section
