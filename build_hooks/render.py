@@ -183,7 +183,7 @@ def note(text: object) -> Html:
 
 MARKS = {  # symbol, its name and what it means: the key under a table, one short sentence per mark
     "noisy": ("†", "Noisy", stats.noise_rule),  # the interquartile range, in words a learner reads
-    "few": ("‡", "Too few samples", lambda: f"fewer than {stats.MIN_SAMPLES}, so the spread printed is not reliable"),
+    "few": ("‡", "Too few samples", lambda: f"fewer than {stats.MIN_SAMPLES}, so its spread, † included, is rough"),
     "load": ("*", "Under load", lambda: "other processes used the CPU meanwhile"),
     "unsettled": ("§", "Changed state", lambda: "the machine changed state, and the time box allowed no steady "
                                                 "re-measurement (About the data)"),

@@ -24,7 +24,7 @@ from build_hooks.render import (
     si,
     table,
 )
-from build_hooks.views.training_step import CONTRADICTED, CONTRADICTED_TITLE
+from build_hooks.views.training_step import CONTRADICTED, CONTRADICTED_TITLE, contradicted_note
 from build_hooks.wording import why_no_transfer
 
 
@@ -79,7 +79,8 @@ def gallery(data: Dataset) -> Html:
     # The home grid races whole epochs: its crossover can fall at another batch than this column's steps.
     steps = (note("GPU step shorter: the training step alone. The home grid races whole epochs, so its crossover "
                   "can differ.") if any(m.gpu_device(analysis.STEP) for m in data.machines) else Html(""))
-    exceeded = steps + note(PEAK_ASSUMES) + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html(""))
+    exceeded = (steps + note(PEAK_ASSUMES)
+                + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html("")))
     copies = [c for m in data.machines for d in ("cpu", m.gpu_device("call_overhead")) if d
               and (c := analysis.largest_copy(m, d))]
     return (table(head, rows) + marks_note_for(copies) + exceeded + every
@@ -241,8 +242,9 @@ def experiment_table(machine: Machine, group: str) -> Html:
             value += html('<sup title="{}">{}</sup>', CONTRADICTED_TITLE, CONTRADICTED)
         rows.append([b["params"].get(k, "") for k in keys] + ([size] if any(sizes) else [])
                     + [value, _samples(point_stats), iqr, rate])
-    return table(keys + (["size"] if any(sizes) else []) + ["median (or the one value)", "samples (rounds)", "IQR",
-                                                             "rate"], rows)
+    marked = any(CONTRADICTED in str(row[len(keys) + bool(any(sizes))]) for row in rows)
+    head = keys + (["size"] if any(sizes) else []) + ["median (or the one value)", "samples (rounds)", "IQR", "rate"]
+    return table(head, rows) + (contradicted_note() if marked else Html(""))
 
 
 def _samples(point_stats: dict | None) -> str:

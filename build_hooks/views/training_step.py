@@ -46,7 +46,7 @@ CONTRADICTED = "≠"
 CONTRADICTED_TITLE = "another experiment timed this configuration differently"
 
 
-def _contradicted_note() -> Html:
+def contradicted_note() -> Html:
     # No cause is named: a state change, a different set-up or a slow spot at that one size all fit (About the data).
     return note(f"A {CONTRADICTED} marks a step that another experiment timed differently (About the data). Lean "
                 "on it less: the cost model's fit leaves it out.")
@@ -62,7 +62,7 @@ def step_table(machine: Machine) -> Html:
         contradicted = {(d, b, w) for d in machine.devices(STEP) for b, w in consistency.disagreeing(machine, d)}
     rows = [[b] + [_cell(curves[c].get(b), (c[0], b, c[1]) in contradicted) for c in columns] for b in batches]
     kinds = {k for curve in curves.values() for p in curve.values() for k in stats.caveats(p.stats, p.flags)}
-    return table(head, rows) + marks_note(kinds) + (_contradicted_note() if contradicted else "")
+    return table(head, rows) + marks_note(kinds) + (contradicted_note() if contradicted else "")
 
 
 def every_point_few(machine: Machine) -> bool:
