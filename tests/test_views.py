@@ -1380,3 +1380,14 @@ def test_the_gallery_names_the_fastest_cpu_by_its_own_name_and_gives_the_estimat
     assert "real GPU step ÷ the GPU estimate" in table
     assert f"{check.median:.2g}× (median; {check.lowest:.2g}× to {check.highest:.2g}×)" in table
     assert "The home grid races whole epochs, so its crossover can differ." in table
+
+
+def test_the_code_page_indexes_every_pages_facts_and_sections_by_page():
+    """code_by_page lists each page that names a fact or section, with a link to each name's row in the reference."""
+    from build_hooks import code_view
+
+    said = str(page.render_section("code_by_page", Dataset([])))
+    assert '<a href="/cost-model/">Predicting a step: the cost model</a>' in said or "cost-model/" in said
+    assert f'href="#{code_view.anchor("fact", "cost_model_takeaway")}"' in said
+    assert f'href="#{code_view.anchor("section", "verdict_grid_home")}"' in said
+    assert "<code>name</code>" not in said  # the page's quoted example marker names nothing

@@ -56,7 +56,7 @@ def code_reference(data: Dataset) -> Html:
                          ", ")
             rows.append([html('<code id="{}">{}</code><br><small>{}</small>', code_view.anchor(kind, name), name, kind),
                          summary, html("<code>{}</code>", source.where),
-                         join((html("<code>{}</code>", m) for m in measured), "<br>") or "reads no measurement",
+                         join((html("<code>{}</code>", m) for m in measured), "<br>") or "none in this build",
                          pages])
     return table(["name", "what it shows", "defined at", "measured by", "used on"], rows,
                  caption="Every fact and section a page can name, and where its code lives")
@@ -82,3 +82,21 @@ def _reader_summary(doc: str) -> str:
     """A docstring's first paragraph on one line, with single spaces and brackets that only name code left out."""
     first = " ".join(doc.strip().split("\n\n")[0].split())
     return _CODE_NAMES.sub("", first)
+
+
+@section
+def code_by_page(data: Dataset) -> Html:
+    """The same facts and sections grouped by the page that names them, each a link to its row: a reader who is
+    checking one page finds its code without reading the whole table."""
+    known = {(kind, name) for kind, names in page.names().items() for name in names}
+    by_page: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for (kind, name), places in _pages().items():
+        if (kind, name) not in known:  # a marker quoted as an example ("{{ fact: name }}") names nothing
+            continue
+        for place in places:
+            by_page.setdefault(place, []).append((kind, name))
+    rows = [[html('<a href="{}">{}</a>', url, title),
+             join((html('<a href="#{}"><code>{}</code></a>', code_view.anchor(kind, name), name)
+                   for kind, name in sorted(names, key=lambda n: n[1])), ", ")]
+            for (title, url), names in sorted(by_page.items())]
+    return table(["page", "its facts and sections"], rows, caption="Where each page's numbers come from, page by page")
