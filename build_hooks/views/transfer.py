@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from build_hooks import analysis, plots, untrusted
+from build_hooks import analysis, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -152,10 +152,16 @@ def bus_against_memory(data: Dataset) -> str:
     if not pinned or gpu_params is None:
         return "No machine here measured both its bus and its GPU's memory"
     bus = pinned[max(pinned)]
+    # Each byte once, as the bus counts it: a copy's bandwidth counts it read and written, twice.
+    gpu_moved = gpu_params.bandwidth / 2
+    said = (f"Measured on {untrusted.placeholder(gpu.label)}, each byte counted once: the bus moved {si(bus, 'B/s')}. "
+            f"Its GPU's memory copied {si(gpu_moved, 'B/s')}{caveat(analysis.largest_copy(gpu, device))}, "
+            f"{multiple(gpu_moved / bus)} the bus")
     cpu_params = cost_model.measured_params(gpu, "cpu")
+    if cpu_params is None:
+        return said
     copy = analysis.largest_copy(gpu, "cpu")  # each rate carries its copy's caveats, as the tables mark them
-    cpu = (f", and its CPU's memory {si(cpu_params.bandwidth, 'B/s')}{caveat(copy) if copy else ''}"
-           if cpu_params else "")
-    return (f"Measured on {untrusted.placeholder(gpu.label)}: the bus moved {si(bus, 'B/s')}, its GPU's memory "
-            f"{si(gpu_params.bandwidth, 'B/s')}{caveat(analysis.largest_copy(gpu, device))} "
-            f"({multiple(gpu_params.bandwidth / bus)} the bus, counting bytes read plus written){cpu}")
+    cpu_moved = cpu_params.bandwidth / 2
+    versus = {1: "more than", -1: "less than", 0: "about as much as"}[stats.compare(cpu_moved, bus)]
+    return (said + f". Its CPU's memory copied {si(cpu_moved, 'B/s')}{caveat(copy) if copy else ''}, {versus} "
+            "the bus")
