@@ -1223,8 +1223,8 @@ def test_cpu_choice_opens_with_where_the_gpu_stayed_ahead_of_no_cpu_and_where_it
     said = untrusted.restore(page.render_fact("cpu_choice_answer", Dataset([]))).replace("<bdi>", "").replace(
         "</bdi>", "")
     assert said.endswith("with a hidden layer of width 8, the Fixture GPU box stayed ahead of none of the 2 CPUs, "
-                         "up to batch 64. With a wider layer, it pulled ahead once the batch was large enough: at "
-                         "width 512 batch 1 to 64, depending on the CPU")
+                         "up to batch 64. With a wider layer, it pulled ahead from between batch 1 and 64 at width "
+                         "512, the batch depending on the CPU")
 
 
 def test_cpu_choice_says_where_a_gpu_served_a_request_faster_than_its_own_cpu():
@@ -1396,3 +1396,21 @@ def test_the_code_page_indexes_every_pages_facts_and_sections_by_page():
     assert f'href="#{code_view.anchor("fact", "cost_model_takeaway")}"' in said
     assert f'href="#{code_view.anchor("section", "verdict_grid_home")}"' in said
     assert "<code>name</code>" not in said  # the page's quoted example marker names nothing
+
+
+def test_cpu_choices_tables_mark_a_machine_that_began_most_rounds_slow_and_key_every_mark():
+    """In the committed data the GPU machine began most rounds slow: its row in the request table and its lanes in the
+    rule table carry °, each table keys °, and the request table keys the † its timings carry."""
+    from pathlib import Path
+
+    from build_hooks import dataset
+    from build_hooks.render import mostly_slow
+
+    root = Path(__file__).resolve().parent.parent
+    data = Dataset(dataset.load_committed(root / "results", root))
+    assert any(mostly_slow(m) for m in data.machines if m.gpu)
+    for name in ("inference_versus_step", "cpu_choice_table"):
+        said = str(page.render_section(name, data))
+        assert ">°</sup>" in said and "Slow machine (°)" in said, name
+    requests = str(page.render_section("inference_versus_step", data))
+    assert (">†</sup>" in requests) == ("Noisy (†)" in requests)

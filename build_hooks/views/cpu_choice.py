@@ -5,7 +5,7 @@ from __future__ import annotations
 from build_hooks import analysis, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import SITE_ROOT, Html, MissingData, html, listing, note, table
+from build_hooks.render import SITE_ROOT, Html, MissingData, html, listing, marks, marks_note, mostly_slow, note, table
 
 # Where two close curves part moves by a doubling between runs of the same machine, so
 # the rule names the scale of the batch beside the batch itself (batch 1 is exact). The
@@ -52,14 +52,22 @@ def cpu_choice_table(data: Dataset) -> Html:
     """Per CPU lane (the GPU's own host first) and width: the batch scale from which the GPU lane leads."""
     gpu, cpus = _lanes(data)
     widths = sorted({int(w) for cpu in cpus for w in cpu["epochs"]} & {int(w) for w in gpu["epochs"]})
-    rows = [[cpu["label"] + ((" (the estimate's host)" if gpu["estimate"] else " (the GPU's host)") if i == 0 else "")]
+    # A lane from a machine that began most rounds slow carries ° by its name, keyed under the table.
+    slow = {m.id for m in data.machines if mostly_slow(m)}
+
+    def mark(lane: dict) -> Html:
+        return marks(["slow"]) if lane["machine_id"] in slow and not lane["estimate"] else Html("")
+    rows = [[html("{}{}{}", cpu["label"], mark(cpu),
+                  ((" (the estimate's host)" if gpu["estimate"] else " (the GPU's host)") if i == 0 else ""))]
             + [_crossover_words(cpu, gpu, width) for width in widths] for i, cpu in enumerate(cpus)]
-    caption = (f"Where the {gpu['label']}{' (estimated)' if gpu['estimate'] else ''} pulls ahead of each CPU, by whole "
-               "epochs (a single step can cross at another batch)")
+    caption = html("Where the {}{}{} pulls ahead of each CPU, by whole epochs (a single step can cross at another "
+                   "batch)", gpu["label"], mark(gpu), " (estimated)" if gpu["estimate"] else "")
+    keyed = marks_note({"slow"}) if any(str(mark(lane)) for lane in [gpu, *cpus]) else Html("")
     # Rows across machines compare runs apart in time and software: said once, under the table.
     apart = note(html('Each other row is another machine, run at another time, with its own library versions '
                       '(<a href="{}gallery/">gallery</a>).', Html(SITE_ROOT))) if len(cpus) > 1 else Html("")
-    return table(["CPU lane"] + [f"width {w}" for w in widths], rows, caption=caption) + apart + _gpu_lane_doubts(gpu)
+    return (table(["CPU lane"] + [f"width {w}" for w in widths], rows, caption=caption) + keyed + apart
+            + _gpu_lane_doubts(gpu))
 
 
 def _gpu_lane_doubts(gpu: dict) -> Html:
@@ -87,8 +95,8 @@ def cpu_choice_answer(data: Dataset) -> str:
             never.append(str(width))
         else:
             low, high = min(crossings), max(crossings)
-            span = f"batch {low}" if low == high else f"batch {low} to {high}"
-            ranges.append(f"at width {width} {span}" + ("" if len(crossings) == len(cpus) else
+            span = f"from batch {low}" if low == high else f"from between batch {low} and {high}"
+            ranges.append(f"{span} at width {width}" + ("" if len(crossings) == len(cpus) else
                                                       f" (against {len(crossings)} of the {len(cpus)} CPUs)"))
     gpu_name = untrusted.placeholder(gpu["label"]) + (" (estimated)" if gpu["estimate"] else "")
     said = []
@@ -96,10 +104,10 @@ def cpu_choice_answer(data: Dataset) -> str:
         said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} stayed ahead of none of the "
                     f"{len(cpus)} CPUs, up to batch {largest}")
     if ranges:
-        depends = ", depending on the CPU" if len(cpus) > 1 else ""
-        # The batch is where the lead begins, not a range it holds: said so in its own words.
-        said.append(f"{'With a wider layer, it' if never else f'The {gpu_name}'} pulled ahead once the batch was "
-                    f"large enough: {listing(ranges)}{depends}")
+        depends = ", the batch depending on the CPU" if len(cpus) > 1 else ""
+        # The batch is where the lead begins, not a range it holds: "from between batch 64 and 512".
+        said.append(f"{'With a wider layer, it' if never else f'The {gpu_name}'} pulled ahead "
+                    f"{listing(ranges)}{depends}")
     if not said:
         raise MissingData("no epochs to compare")
     return "Measured here, " + ". ".join(said)

@@ -7,17 +7,21 @@ from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (
     DEVICE_NAME,
+    TABLE_MACHINES,
     Html,
     first_with,
     gpu_with,
+    html,
     listing,
     machines_table,
     marks_note_for,
     measured_value,
     missing,
+    mostly_slow,
     multiple,
     per_machine,
     si,
+    slow_mark,
     table,
 )
 from build_hooks.wording import bracketed, interval_words, marked_timings, times_with_interval
@@ -83,14 +87,19 @@ def inference_versus_step(data: Dataset) -> Html:
     the same model, and how many times longer the step took (the saving depends on the CPU)."""
     machine = first_with(data, GROUP)
     widest = max(b["params"]["width"] for b in machine.measured(GROUP, device="cpu", batch=1))
-    rows = [[m.label, measured_value(forward["stats"], forward["extra_info"], "s"),
-             measured_value(step["stats"], step["extra_info"], "s"), times_with_interval(r)]
-            for m in data.with_experiment(GROUP)
-            for r, step, forward in [_step_over_forward(m, widest)] if r is not None]
-    if not rows:
+    found = [(m, step, forward, r) for m in data.with_experiment(GROUP)
+             for r, step, forward in [_step_over_forward(m, widest)] if r is not None]
+    if not found:
         return missing("No CPU measured both a forward pass and a training step at this width.")
-    return machines_table(["CPU", "batch-1 forward pass", "batch-1 training step", "step ÷ forward"], rows,
-                          f"One request against one training step, width {widest}")
+    shown = found[:TABLE_MACHINES]
+    # Each timing with its marks, and a machine that began most rounds slow marked by its name: keyed under it.
+    rows = [[html("{}{}", m.label, slow_mark(m)), measured_value(forward["stats"], forward["extra_info"], "s"),
+             measured_value(step["stats"], step["extra_info"], "s"), times_with_interval(r)]
+            for m, step, forward, r in found]
+    slow = {"slow"} if any(mostly_slow(m) for m, *_ in shown) else set()
+    return (machines_table(["CPU", "batch-1 forward pass", "batch-1 training step", "step ÷ forward"], rows,
+                           f"One request against one training step, width {widest}")
+            + marks_note_for([p for _, step, forward, _ in shown for p in (forward, step)], also=slow))
 
 
 def _step_over_forward(machine, width: int) -> tuple:
