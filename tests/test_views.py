@@ -1395,7 +1395,7 @@ def test_the_code_page_indexes_every_pages_facts_and_sections_by_page():
     assert '<a href="/cost-model/">Predicting a step: the cost model</a>' in said or "cost-model/" in said
     assert f'href="#{code_view.anchor("fact", "cost_model_takeaway")}"' in said
     assert f'href="#{code_view.anchor("section", "verdict_grid_home")}"' in said
-    assert "<code>name</code>" not in said  # the page's quoted example marker names nothing
+    assert ">name</a>" not in said  # the page's quoted example marker names nothing
 
 
 def test_cpu_choices_tables_mark_a_machine_that_began_most_rounds_slow_and_key_every_mark():

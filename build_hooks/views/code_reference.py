@@ -96,7 +96,7 @@ def code_by_page(data: Dataset) -> Html:
         for place in places:
             by_page.setdefault(place, []).append((kind, name))
     rows = [[html('<a href="{}">{}</a>', url, title),
-             join((html('<a href="#{}"><code>{}</code></a>', code_view.anchor(kind, name), name)
+             join((html('<a href="#{}">{}</a>', code_view.anchor(kind, name), name)
                    for kind, name in sorted(names, key=lambda n: n[1])), ", ")]
             for (title, url), names in sorted(by_page.items())]
     return table(["page", "its facts and sections"], rows, caption="Where each page's numbers come from, page by page")
