@@ -109,9 +109,11 @@ def times_with_interval(ratio: stats.Ratio) -> str:
     return f"{multiple(ratio.value)} ({interval_words(ratio)})"
 
 
-def interval_words(ratio: stats.Ratio) -> str:
-    """A measured ratio's interval in words, without brackets (times_with_interval)."""
-    low, high = _interval_end(ratio.low), _interval_end(ratio.high)
+def interval_words(ratio: stats.Ratio, precise: bool = False) -> str:
+    """A measured ratio's interval in words, without brackets (times_with_interval). `precise`: the ends with two
+    decimals, for a ratio printed so beside it (a "1.53×" must not sit above a printed top of "1.5×")."""
+    end = (lambda r: f"{r:.2f}×") if precise else _interval_end
+    low, high = end(ratio.low), end(ratio.high)
     if not ratio.paired:
         spread = f"{low} between the quartiles" if low == high else f"{low} to {high} between the quartiles"
     elif low == high:
@@ -121,12 +123,13 @@ def interval_words(ratio: stats.Ratio) -> str:
         which = (f"over all {ratio.rounds}" if ratio.kept == ratio.rounds
                  else f"in the middle {ratio.kept} of {ratio.rounds}")
         spread = f"{low} to {high} {which} rounds"
-    shown = multiple(ratio.value)
+    shown = f"{ratio.value:.2f}×" if precise else multiple(ratio.value)
     # Outside the round ratios, but printed the same as the nearer end: the note would say nothing a reader sees.
     if ratio.paired and not ratio.low <= ratio.value <= ratio.high and shown not in (low, high):
         spread += "; more with all samples pooled" if ratio.value > ratio.high else "; less with all samples pooled"
-    if ratio.paired and low == high == shown:
-        return spread.removeprefix(low + " ")  # "92× (in each of the 3 rounds)"
+    # "92× (in each of the 3 rounds)"; a trimmed interval keeps its number, or "the middle 3 of 5" reads as "only 3".
+    if ratio.paired and low == high == shown and ratio.kept == ratio.rounds:
+        return spread.removeprefix(low + " ")
     return spread
 
 

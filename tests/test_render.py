@@ -154,6 +154,19 @@ def test_an_interval_end_near_one_keeps_two_decimals():
     assert wording._interval_end(1.5) == "1.5×" and wording._interval_end(0.97) == "0.97×"
 
 
+def test_a_precise_ratio_keeps_its_interval_around_it_and_a_trimmed_interval_keeps_its_number():
+    """With two decimals beside it, a 1.53× ratio's top prints 1.54×, not 1.5×; an interval of equal ends from the
+    middle 3 of 5 rounds keeps the number, so it does not read as 'only 3 of 5 rounds'."""
+    from build_hooks import stats, wording
+
+    ratio = stats.Ratio(1.53, 0.99, 1.54, True, 3, 3)
+    assert wording.interval_words(ratio, precise=True) == "0.99× to 1.54× over all 3 rounds"
+    trimmed = stats.Ratio(1.2, 1.2, 1.2, True, 5, 3)
+    assert wording.times_with_interval(trimmed) == "1.2× (1.2× in each of the middle 3 of 5 rounds)"
+    every = stats.Ratio(1.2, 1.2, 1.2, True, 3, 3)
+    assert wording.times_with_interval(every) == "1.2× (in each of the 3 rounds)"
+
+
 def test_each_machines_table_region_has_a_name_of_its_own():
     """per_machine's tables are named after their machine, so a page never has two regions with one name (the second
     machine has a GPU: a page draws other machines that have one)."""
