@@ -80,6 +80,14 @@ def step_verdicts(machine: Machine, width: int, group: str = STEP) -> dict[int, 
     return verdicts(points("cpu"), points(gpu))
 
 
+def stray_leads(machine: Machine, width: int, group: str = STEP) -> list[int]:
+    """The batches where the GPU led beyond the spread but that its crossover (if any) does not cover: leads a
+    larger batch took back. A sentence says "only at batch 16" rather than "never" beside them."""
+    found = step_verdicts(machine, width, group)
+    first = crossover(found)
+    return [b for b, v in found.items() if v > 0 and (first is None or b < first)]
+
+
 def verdicts(cpu: dict[int, dict], gpu: dict[int, dict]) -> dict[int, int]:
     """Per common batch, +1 where the GPU's time is lower beyond both spreads, -1 where the CPU's
     is, 0 where they are level (stats.compare_points on each pair of point summaries)."""

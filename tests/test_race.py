@@ -250,21 +250,23 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
 
 
 def test_the_summary_says_where_the_gpus_clear_wins_lie():
-    """The sentence above the grid names the widths and the smallest batch of the GPU's wins, leaving out a lead
-    marked out of line, and says nothing where the GPU wins nowhere or at every width from the smallest batch."""
+    """The sentence above the grid names each width's winning batches as runs of neighbouring batches, widest first,
+    leaving out a lead marked out of line, and says nothing where the GPU wins nowhere or everywhere."""
     from build_hooks.views.race import _wins_where
 
     def grid(gpu_cells, out_of_line=()):
         return {(w, b): {"leader": "GPU" if (w, b) in gpu_cells else "CPU", "out_of_line": (w, b) in out_of_line}
                 for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}
 
-    wide = grid({(512, 64), (2048, 64), (2048, 512), (32, 16)}, out_of_line={(32, 16)})
-    assert _wins_where(wide, "the GPU") == "All 3 of the GPU's wins are at widths 512 and 2048, from batch 64 up"
-    assert _wins_where(grid({(2048, 512)}), "the GPU") == "The GPU's one win is at width 2048, from batch 512 up"
-    assert _wins_where(grid({(w, 16) for w in (8, 32, 512, 2048)}), "the GPU") == (
-        "All 4 of the GPU's wins are from batch 16 up")
+    wide = grid({(512, 16), (512, 512), (2048, 64), (2048, 512), (32, 16)}, out_of_line={(32, 16)})
+    assert _wins_where(wide, "the GPU") == ("The GPU wins at width 2048 from batch 64 up and at width 512 at batches "
+                                            "16 and 512")
+    assert _wins_where(grid({(2048, 16), (2048, 64)}), "the GPU") == "The GPU wins at width 2048 at batches 16 to 64"
+    assert _wins_where(grid({(2048, 512)}), "the GPU") == "The GPU wins at width 2048 at batch 512"
+    assert _wins_where(grid({(w, b) for w in (8, 32, 512, 2048) for b in (16, 64, 512)}), "the GPU") == (
+        "The GPU wins at every width, from batch 16 up")
     assert _wins_where(grid(set()), "the GPU") == ""
-    assert _wins_where(grid({(w, 1) for w in (8, 32, 512, 2048)}), "the GPU") == ""
+    assert _wins_where(grid({(w, b) for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}), "the GPU") == ""
 
 
 def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_doubts_under_it(monkeypatch):
@@ -280,8 +282,8 @@ def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_dou
     monkeypatch.setattr(race, "race_data", lambda data: {})
     monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
     above = page.render_fact("race_ground", Dataset([]))
-    assert above == ("Of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. The GPU's one win "
-                     "is from batch 64 up")
+    assert above == ("Of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. The GPU wins at "
+                     "width 32 at batch 64")
     under = page.render_fact("race_doubts", Dataset([]))
     assert under.startswith("Of the GPU's wins, 1 (width 32, batch 64) rests on a time taken while the machine "
                             "changed state (§). Every "

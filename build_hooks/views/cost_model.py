@@ -553,22 +553,24 @@ def break_even_answer(data: Dataset) -> str:
 
 
 def _crossing_work(machine: Machine) -> str:
-    """The arithmetic of the GPU steps at each measured crossover, as a sentence opening with a space: the measured
-    twin of the fitted break-even. Empty where the GPU never crossed."""
+    """Where the GPU's measured steps crossed, as work per step, as a sentence opening with a space: the measured twin
+    of the fitted break-even. A crossing lies between the last batch before it and its first batch, so each is a
+    bracket of two step sizes, and the sentence gives the span they cover. Empty where the GPU never crossed."""
     device = machine.gpu_device(analysis.STEP)
-    work = []
+    brackets = []
     for width in analysis.widths(machine):
         batch = analysis.crossover_batch(machine, width)
-        point = next(iter(machine.measured(analysis.STEP, device=device, width=width, batch=batch)), None)
-        if batch and point and point["extra_info"].get("flops"):
-            work.append(point["extra_info"]["flops"])
-    if not work:
+        flops = {b["params"]["batch"]: b["extra_info"].get("flops")
+                 for b in machine.measured(analysis.STEP, device=device, width=width)}
+        below = max((b for b in flops if batch and b < batch), default=None)
+        if batch and flops.get(batch) and below and flops.get(below):
+            brackets.append((flops[below], flops[batch]))
+    if not brackets:
         return ""
-    if len(work) == 1:
-        return f" The measured crossing was a step of {si(work[0], 'FLOP')}."
-    low, high = min(work), max(work)
-    said = f"about {si(low, 'FLOP')}" if stats.compare(low, high) == 0 else _flop_span(low, high)
-    return f" {'Both' if len(work) == 2 else f'All {len(work)}'} measured crossings were steps of {said}."
+    low, high = min(b for b, _ in brackets), max(t for _, t in brackets)
+    each = "The measured crossing" if len(brackets) == 1 else f"{'Both' if len(brackets) == 2 else 'All'} measured " \
+                                                                "crossings"
+    return f" {each} fell between steps of {si(low, 'FLOP')} and {si(high, 'FLOP')}."
 
 
 def _break_even_ends(machine: Machine) -> str:
@@ -596,11 +598,11 @@ def step_crossings(machine: Machine) -> str:
         return f"at no width measured{up_to}"
     # A width where the GPU led at some batch but fell back is said apart from one where it never led at all.
     never = [w for w, b in sorted(crossings.items()) if b is None]
-    led = [str(w) for w in never if any(v > 0 for v in analysis.step_verdicts(machine, w).values())]
-    behind = [str(w) for w in never if str(w) not in led]
-    rest = "".join(f". At width{'s' if len(ws) > 1 else ''} {listing(ws)}, {words}"
-                   for ws, words in ((behind, f"it was never ahead{up_to}"),
-                                     (led, "it led at some batches but never stayed ahead")) if ws)
+    behind = [str(w) for w in never if not analysis.stray_leads(machine, w)]
+    rest = f". At width{'s' if len(behind) > 1 else ''} {listing(behind)}, it was never ahead{up_to}" if behind else ""
+    for width in (w for w in never if str(w) not in behind):
+        batches = listing([str(b) for b in analysis.stray_leads(machine, width)])
+        rest += f". At width {width}, it was ahead only at batch {batches}"
     return f"{listing(wins)}{rest}"
 
 

@@ -184,11 +184,13 @@ def _level_words(found: dict) -> str:
     its numbers where an estimated GPU is in the grid)."""
     estimated = [p for p in found.values() if p["estimate"]]
     if not estimated:
-        return "Level: too close to call, given the measured spread."
+        # The rule in full (stats.compare_points): a lead needs both the meaningful ratio and the spread cleared.
+        return f"Level: under {stats.MEANINGFUL_RATIO:g}× apart, or within the measured spread."
     # Short sentences: the grid is on home and on the race page, and a long legend would repeat there.
     bands = {gpu_estimate.band_words(*p["gpu"].get("band", [gpu_estimate.FASTER])) for p in estimated}
     band = f"The estimate's band runs {next(iter(bands))}. " if len(bands) == 1 else ""
-    return f"Level: too close to call. {band}Only a lead beyond the band and the spread counts."
+    return (f"Level: under {stats.MEANINGFUL_RATIO:g}× apart, or within the band or the spread. {band}"
+            "Only a lead beyond both counts.")
 
 
 def _pairings(found: dict) -> list[str]:
@@ -335,21 +337,34 @@ NAMED_DOUBTS = 3  # up to this many doubtful wins are named by their setting
 
 
 def _wins_where(found: dict, gpu: str) -> str:
-    """Where every clear GPU win lies, as one short sentence ("All 6 of the GPU's wins are at widths 512 and 2048,
-    from batch 64 up"); empty where it has none, or where they span every width from the smallest batch."""
-    wins = [(w, b) for (w, b), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]]
+    """Where every clear GPU win lies, width by width, widest first, as one short sentence ("The GPU wins at width
+    2048 from batch 64 up, and at width 512 at batches 64 and 512"); empty where it wins nowhere or everywhere. A
+    lead marked out of line is left out."""
+    wins = {(w, b) for (w, b), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]}
     if not wins or len(wins) == len(found):
         return ""
-    widths = sorted({w for w, _ in wins})
-    batch = min(b for _, b in wins)
-    where = [] if len(widths) == len({w for w, _ in found}) else [
-        f"at width{'s' if len(widths) > 1 else ''} {listing([str(w) for w in widths])}"]
-    if batch > min(b for _, b in found):
-        where.append(f"from batch {batch} up")
-    if not where:
-        return ""
-    every = f"All {len(wins)} of {gpu}'s wins are" if len(wins) > 1 else f"{capitalised(gpu)}'s one win is"
-    return f"{every} {', '.join(where)}"
+    said = {w: _batches_words(sorted(b for v, b in wins if v == w), sorted(b for v, b in found if v == w))
+            for w in sorted({w for w, _ in wins}, reverse=True)}
+    if len(set(said.values())) == 1 and len(said) == len({w for w, _ in found}) > 1:
+        return f"{capitalised(gpu)} wins at every width, {next(iter(said.values()))}"
+    return f"{capitalised(gpu)} wins " + listing([f"at width {w} {words}" for w, words in said.items()])
+
+
+def _batches_words(won: list[int], raced: list[int]) -> str:
+    """The batches won, as runs of neighbouring raced batches: "from batch 64 up" (a run to the largest raced),
+    "at batch 512", "at batches 64 to 256", "at batches 64 and 512"."""
+    runs: list[list[int]] = []
+    for batch in won:
+        if runs and raced.index(batch) == raced.index(runs[-1][-1]) + 1:
+            runs[-1].append(batch)
+        else:
+            runs.append([batch])
+    if len(runs) == 1:
+        run = runs[0]
+        if len(run) == 1:
+            return f"at batch {run[0]}"
+        return f"from batch {run[0]} up" if run[-1] == raced[-1] else f"at batches {run[0]} to {run[-1]}"
+    return "at batches " + listing([str(r[0]) if len(r) == 1 else f"{r[0]} to {r[-1]}" for r in runs])
 
 
 @fact

@@ -70,7 +70,7 @@ def gallery(data: Dataset) -> Html:
     rows = [_gallery_row(m, feeder) for m in data.machines]
     head = ["machine", "CPU fp32 peak (from the reported clock)", "fastest fp32 matrix product",
             "copy bandwidth (all threads; read plus write)",
-            "host→device (pinned)", "GPU step shorter from batch (one step, not an epoch)",
+            "host→device (pinned)", "GPU step shorter (one step, not an epoch)",
             "real GPU step ÷ the GPU estimate",
             "rounds begun slow"]
     # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
@@ -78,7 +78,9 @@ def gallery(data: Dataset) -> Html:
     every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
     # The home grid races whole epochs: its crossover can fall at another batch than this column's steps.
     steps = (note("GPU step shorter: the training step alone. The home grid races whole epochs, so its crossover "
-                  "can differ.") if any(m.gpu_device(analysis.STEP) for m in data.machines) else Html(""))
+                  "can differ. Real GPU step ÷ the GPU estimate: how much longer a measured step took than the "
+                  "estimate predicted (Predicting a step).") if any(m.gpu_device(analysis.STEP) for m in data.machines)
+             else Html(""))
     exceeded = (steps + note(PEAK_ASSUMES)
                 + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html("")))
     copies = [c for m in data.machines for d in ("cpu", m.gpu_device("call_overhead")) if d
@@ -113,7 +115,8 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
     cpu_params = cost_model.measured_params(m, "cpu")
     gpu_params = cost_model.measured_params(m, m.gpu_device("call_overhead")) if m.gpu_device("call_overhead") else None
     transfer = analysis.transfer_bandwidth(m, "host_to_device", "pinned")
-    crossings = [f"width {w}: {analysis.crossover_batch(m, w) or 'none'}" for w in analysis.widths(m)]
+    from build_hooks.views.training_step import step_lead_words  # imported late, as views import each other
+    crossings = [f"width {w}: {step_lead_words(m, w, 'never')}" for w in analysis.widths(m)]
     return [
         # Two files of one CPU read alike but for what one recorded: an absent instruction set is said, not implied.
         html("{}<br><small>{}, {}{}</small>", m.label, m.origin, m.doc["datetime"][:10],

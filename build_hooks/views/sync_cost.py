@@ -52,7 +52,8 @@ def _row(machine: Machine, device: str, is_host: bool = False) -> list:
     ratio = stats.paired_ratio(every, once)
     name = "the build host's CPU" if is_host and not is_gpu(device) else machine.device_label(device)
     # Two decimals: "1.1×" beside "under the 1.1× rule" would read as a contradiction.
-    return [name, si(every["median"], "s"), si(once["median"], "s"), f"{ratio.value:.2f}× ({interval_words(ratio, precise=True)})",
+    precise = f"{ratio.value:.2f}× ({interval_words(ratio, precise=True)})"
+    return [name, si(every["median"], "s"), si(once["median"], "s"), precise,
             _reading(ratio, every["median"] - once["median"], is_gpu(device))]
 
 

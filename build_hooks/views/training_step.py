@@ -154,12 +154,8 @@ def step_answer(data: Dataset) -> Html:
         for width in analysis.widths(machine):
             curves = {d: {p.batch: p for p in analysis.step_curve(machine, d, width)}
                       for d in ("cpu", machine.gpu_device(STEP))}
-            batch = analysis.crossover_batch(machine, width)
             # The answer beside the width: a phone shows the first columns, the times scroll in after them.
-            # A GPU that led at some batch but fell back "never stayed ahead": "never" would contradict that row.
-            led = any(v > 0 for v in analysis.step_verdicts(machine, width).values())
-            rows.append([width, f"from batch {batch}" if batch else "never stayed ahead" if led
-                         else f"never, up to batch {large}",
+            rows.append([width, step_lead_words(machine, width, f"never, up to batch {large}"),
                          *_step_pair(curves, small, kinds), *_step_pair(curves, large, kinds)])
         head = ["hidden width", "GPU step shorter", f"CPU, batch {small}", f"GPU, batch {small}",
                 f"CPU, batch {large}", f"GPU, batch {large}"]
@@ -184,9 +180,7 @@ def crossover_table(data: Dataset) -> Html:
                             and not pairing["estimate"])
         doubted = _out_of_line_leads(data, m)
         for width in analysis.widths(m):
-            batch = analysis.crossover_batch(m, width)
-            led = any(v > 0 for v in analysis.step_verdicts(m, width).values())
-            rows.append([m.label, width, f"from batch {batch}" if batch else "never stayed ahead" if led else "never",
+            rows.append([m.label, width, step_lead_words(m, width),
                          _epoch_lead(*epochs.get(width, (None, [])), doubted.get(width, []))])
     if not rows:
         return missing("No GPU was measured, so these crossovers are estimates.")
@@ -201,6 +195,16 @@ def crossover_table(data: Dataset) -> Html:
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
                         '</a>). Where they do, the larger batch is the safer rule.', Html(SITE_ROOT)))
             + more_machines(data, STEP))
+
+
+def step_lead_words(machine: Machine, width: int, never: str = "never") -> str:
+    """Where a machine's GPU step is shorter at one width, as a cell: "from batch 128", "only at batch 16" (a lead a
+    larger batch took back: "never" would contradict it), "from batch 512 (also at 16)", or `never`."""
+    batch, stray = analysis.crossover_batch(machine, width), analysis.stray_leads(machine, width)
+    batches = listing([str(b) for b in stray]) if stray else ""
+    if batch is None:
+        return f"only at batch {batches}" if stray else never
+    return f"from batch {batch}" + (f" (also at {batches})" if stray else "")
 
 
 def _epoch_lead(first: int | None, lone: list[str], doubted: list[int] = ()) -> str:
