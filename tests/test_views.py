@@ -1417,3 +1417,18 @@ def test_cpu_choices_tables_mark_a_machine_that_began_most_rounds_slow_and_key_e
         assert ">°</sup>" in said and "Slow machine (°)" in said, name
     requests = str(page.render_section("inference_versus_step", data))
     assert (">†</sup>" in requests) == ("Noisy (†)" in requests)
+
+
+def test_the_faqs_ddp_answer_names_the_machine_that_split_its_cores():
+    """ddp_answer opens with the machine its two processes ran on: the build host with its thread count, else that
+    machine's name (a FAQ reader assumes the GPU machine otherwise)."""
+    from pathlib import Path
+
+    from build_hooks import dataset
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    first = next(m for m in committed if m.benchmarks("data_parallel"))
+    said = untrusted.restore(page.render_fact("ddp_answer", Dataset(committed))).replace("<bdi>", "").replace(
+        "</bdi>", "")
+    assert said.startswith(f"On {first.label}, ")

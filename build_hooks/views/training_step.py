@@ -336,6 +336,6 @@ def _epoch_share_words(machine: Machine, device: str) -> str:
     longer = sum(c.ratio >= stats.MEANINGFUL_RATIO for c in epochs)
     if not epochs or 2 * longer <= len(epochs):
         return ""
-    shorter = 100 * (1 - 1 / stats.MEANINGFUL_RATIO)
-    return (f". Inside an epoch its step was at least {shorter:.0f}% shorter at {longer} of "
+    # Said as the rule counts it (a ratio), so the count matches what a reader recomputes.
+    return (f". Timed alone, its step took at least {stats.MEANINGFUL_RATIO:g}× its share of an epoch at {longer} of "
             f"{len(epochs)} settings. So these steps may overstate its fixed cost")
