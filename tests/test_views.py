@@ -1432,3 +1432,21 @@ def test_the_faqs_ddp_answer_names_the_machine_that_split_its_cores():
     said = untrusted.restore(page.render_fact("ddp_answer", Dataset(committed))).replace("<bdi>", "").replace(
         "</bdi>", "")
     assert said.startswith(f"On {first.label}, ")
+
+
+def test_the_cheat_sheet_opens_with_where_the_measured_gpus_step_wins():
+    """crossover_takeaway names each width's crossover batch, widest first, then the widths no batch wins; without a
+    GPU it points to the estimate's table."""
+    from build_hooks import analysis
+
+    cpu = {b: 1e-3 * (1 + b / 8) for b in (1, 8, 64, 512)}
+    gpu = {8: {1: 3.0, 8: 3.0, 64: 3.0, 512: 3.0}, 512: {1: 3.0, 8: 3.0, 64: 1 / 3, 512: 1 / 3}}
+    times = {("cpu", w, b): t for w in gpu for b, t in cpu.items()} | \
+            {("cuda", w, b): cpu[b] * gpu[w][b] for w in gpu for b in cpu}
+    measured = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=times), "f", "this build host")])
+    assert analysis.crossover_batch(measured.machines[0], 512) == 64
+    said = untrusted.restore(page.render_fact("crossover_takeaway", measured)).replace("<bdi>", "").replace(
+        "</bdi>", "")
+    assert said.endswith("step wins from batch 64 at width 512. At width 8, no batch keeps it ahead")
+    cpu_only = data({k: t for k, t in times.items() if k[0] == "cpu"})
+    assert page.render_fact("crossover_takeaway", cpu_only).startswith("No GPU was measured")

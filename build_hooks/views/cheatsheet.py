@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, cost_model
+from build_hooks import analysis, cost_model, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import section
 from build_hooks.render import (
+    MARKS,
     SITE_ROOT,
     Html,
     MissingData,
     html,
+    marks,
     marks_note_for,
     mostly_slow,
     point_mark,
@@ -78,9 +80,10 @@ def key_numbers(data: Dataset) -> Html:
     rows = [[words] + [numbers.get(key, "—") for _, numbers in columns] + [_lesson(*LESSONS[key])]
             for key, words in ROWS.items() if any(key in numbers for _, numbers in columns)]
     slow = first is not None and mostly_slow(first[0])
-    copies = [c for m, d in [(host, "cpu")] + ([(first[0], "cpu"), (first[0], first[0].gpu_device(analysis.STEP))]
-                                              if first is not None else [])
-              if (c := analysis.largest_copy(m, d))]
+    shown = [(host, "cpu")] + ([(first[0], "cpu"), (first[0], first[0].gpu_device(analysis.STEP))]
+                               if first is not None else [])
+    copies = [c for m, d in shown if (c := analysis.largest_copy(m, d))] + [
+        p for m, d in shown for p in _bf16_points(m, d)]
     return table(["quantity"] + [name for name, _ in columns] + ["explained in"], rows,
                  caption="The crossover in a few numbers, measured on each device or fitted to its measurements"
                  ) + marks_note_for(copies, also={"slow"} if slow else set())
@@ -101,8 +104,17 @@ def _device_numbers(machine: Machine, device: str, op_s: float, rate: float) -> 
     bf16 = bf16_against_fp32(machine, device)
     if bf16:
         side = precision_side(machine, device)
-        numbers["bf16"] = f"{bf16} ({side}×{side})" if side else bf16
+        # The ratio carries both timings' marks, as mixed precision's table marks them.
+        kinds = {k for p in _bf16_points(machine, device) for k in stats.caveats(p["stats"], p["extra_info"])}
+        marked = marks([k for k in MARKS if k in kinds])
+        numbers["bf16"] = html("{}{}{}", bf16, marked, f" ({side}×{side})" if side else "")
     return numbers
+
+
+def _bf16_points(machine: Machine, device: str) -> list[dict]:
+    """The fp32 and bf16 matrix products a device's bf16 ratio compares (those measured)."""
+    return [p for dtype in ("fp32", "bf16")
+            for p in machine.measured("precision", device=device, op="matmul", dtype=dtype)[:1]]
 
 
 def _estimate_numbers(even) -> tuple[str, dict[str, str]]:

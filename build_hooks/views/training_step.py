@@ -168,6 +168,24 @@ def step_answer(data: Dataset) -> Html:
             + note("Shorter: beyond both points' spread, at that batch and at every larger one."))
 
 
+@fact
+def crossover_takeaway(data: Dataset) -> str:
+    """The cheat sheet's answer in one or two short sentences, from the first measured GPU machine's steps: the widths
+    where its step wins and from which batch, then those where no batch keeps it ahead; the estimate's table
+    answers where no GPU was measured."""
+    machine = gpu_with(data, STEP)
+    if machine is None:
+        return "No GPU was measured for this build, so the table gives the labelled estimate's crossovers"
+    crossings = {w: analysis.crossover_batch(machine, w) for w in analysis.widths(machine)}
+    wins = [f"from batch {b} at width {w}" for w, b in sorted(crossings.items(), reverse=True) if b]
+    never = [str(w) for w, b in sorted(crossings.items()) if b is None]
+    gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))
+    said = f"Measured on its own machine, the {gpu}'s step wins " + (listing(wins) if wins else "at no width")
+    if wins and never:
+        said += f". At width{'s' if len(never) > 1 else ''} {listing(never)}, no batch keeps it ahead"
+    return said
+
+
 @section
 def crossover_table(data: Dataset) -> Html:
     """The crossover batch per width for every machine that measured a GPU."""
