@@ -28,7 +28,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from build_hooks import analysis, cost_model, datasheets
+from build_hooks import analysis, cost_model, datasheets, stats
 from build_hooks.dataset import Machine
 
 LAUNCH_S = 3e-6      # assumed: a kernel's minimum time on the device (launch and drain), per kernel
@@ -192,6 +192,16 @@ def cuda_counts(counts: dict) -> tuple[int, int]:
 
 def band_words(faster: float, slower: float = SLOWER) -> str:
     return f"from {faster:.2g}× to {slower:.2g}× its value"
+
+
+def faster_beyond_band(cpu: dict | None, estimate: float, band: tuple[float, float]) -> str:
+    """Which side is faster once a measured CPU point's spread and the estimate's whole band are counted: "CPU",
+    "GPU" or "neither" (they overlap, or differ by less than the meaningful ratio), as the race judges an estimated
+    lane."""
+    if cpu is None:
+        return "not measured"
+    verdict = stats.compare_points(cpu, {"median": estimate, "q1": band[0], "q3": band[1]})
+    return {1: "GPU", -1: "CPU", 0: "neither"}[verdict]
 
 
 def band(seconds: float, floor: float = 0.0, faster: float = FASTER, slower: float = SLOWER) -> tuple[float, float]:

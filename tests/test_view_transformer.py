@@ -101,7 +101,7 @@ def test_the_estimate_crossover_follows_the_cpu_times():
     assert "at d_model 128 at no batch measured (at batch 8 the CPU is faster)" in fast_cpu
     # The fixture's small block is issued more slowly than the modelled GPU runs it: said beside the band.
     band = page.render_fact("transformer_band", dataset(transformer_block=steps({1: 10.0, 8: 20.0})))
-    assert band.endswith("the estimate's step is the build host's time to issue the work, whatever the GPU's speed")
+    assert "the estimate's step is the build host's time to issue the work, whatever the GPU's speed" in band
 
 
 def test_a_measured_gpu_replaces_the_estimate_and_its_crossover_is_read_from_it():
@@ -130,9 +130,9 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
 
 
 @pytest.mark.parametrize("worst, answer, band", [
-    (1.5, "took longer than even the model's slowest figure", "to 2.5× its value"),
-    (4.0, "at width (d_model) 128 from batch 8", "to 4× its value. Its top is how far"),
-    (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "to 1e+04× its value. Its top is how far")])
+    (1.5, "at width (d_model) 128 from batch 8", "A lead counts only beyond its band, from 0.75× to 2.5×"),
+    (4.0, "at width (d_model) 128 from batch 8", "A real Checker took up to 4× this model's time on the MLP"),
+    (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "A real Checker took up to 1e+04× this model's time")])
 def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_measured_miss(monkeypatch, worst,
                                                                                              answer, band):
     """With no GPU run, the model's lead counts only beyond its band, whose top a measured GPU's worst miss raises:
@@ -146,7 +146,8 @@ def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_m
     monkeypatch.setattr(gpu_estimate, "checks", lambda machines, feeder=None: [check])
     data = dataset(transformer_block=steps({1: 1e-1, 8: 8e-1, 64: 6.4}))  # a slow CPU: the model leads
     assert answer in page.render_fact("transformer_gpu_answer", data)
-    assert band in page.render_fact("transformer_band", data)
+    assert band in untrusted.restore(page.render_fact("transformer_band", data)).replace("<bdi>", "").replace(
+        "</bdi>", "")
     fast = dataset(transformer_block=steps({1: 1e-6, 8: 2e-6, 64: 4e-6}))  # a CPU no model of a GPU catches
     assert "is not ahead at any batch measured" in page.render_fact("transformer_gpu_answer", fast)
     slowest = dataset(transformer_block=steps({1: 1e3, 8: 8e3, 64: 6.4e4}))  # behind even at batch 1
@@ -199,7 +200,7 @@ def test_profile_summary_names_each_models_largest_kind():
 def test_sections_render_tables_and_a_labelled_estimate_in_the_plot():
     """The steps section draws a figure whose legend labels the H200 lane an estimate, and tables every point."""
     html = page.render_section("transformer_steps", dataset(transformer_block=steps({1: 1e-3, 8: 2e-3})))
-    assert "<svg" in html and "NVIDIA H200 SXM estimate" in html and "(estimate," in html
+    assert "<svg" in html and "NVIDIA H200 SXM estimate" in html and "estimate (its band)" in html and "faster beyond the band" in html
     assert stats.MEANINGFUL_RATIO > 1  # the verdict rule these sentences lean on
 
 
@@ -241,7 +242,7 @@ def test_a_near_tie_is_named_in_one_order_whichever_term_is_larger():
 
 def test_the_opening_says_which_gpu_file_lacks_the_transformer_and_how_small_the_host_is(monkeypatch):
     """Without a GPU run, the first line names a GPU machine whose results lack the experiment (a reader saw it on
-    other pages), and, where the estimate leads, that the build host is a small CPU."""
+    other pages), and the band's line, that the build host is a small CPU."""
     from types import SimpleNamespace
 
     from build_hooks.views import transformer as views
@@ -253,12 +254,12 @@ def test_the_opening_says_which_gpu_file_lacks_the_transformer_and_how_small_the
     said = views._no_gpu_words(with_gpu)
     assert said.startswith("No GPU has timed it yet: the results from ") and said.endswith(" do not include it")
     threads = data.machines[0].cpu["threads_used"]
-    small = f"It has {threads} threads: a CPU with more cores would be harder to beat"
-    assert (small in page.render_fact("transformer_gpu_answer", data)) == (threads <= views.SMALL_HOST_THREADS)
+    small = f"The build host has {threads} threads: a CPU with more cores would be harder to beat"
+    assert (small in page.render_fact("transformer_band", data)) == (threads <= views.SMALL_HOST_THREADS)
     monkeypatch.setattr(views, "SMALL_HOST_THREADS", threads)  # a host at the limit is called small
-    assert small in page.render_fact("transformer_gpu_answer", data)
+    assert small in page.render_fact("transformer_band", data)
     monkeypatch.setattr(views, "SMALL_HOST_THREADS", threads - 1)
-    assert "harder to beat" not in page.render_fact("transformer_gpu_answer", data)
+    assert "harder to beat" not in page.render_fact("transformer_band", data)
 
 
 def test_a_compile_ratio_within_the_spread_shows_its_direction_without_calling_it():
@@ -270,3 +271,44 @@ def test_a_compile_ratio_within_the_spread_shows_its_direction_without_calling_i
     assert views._within_spread(stats.Ratio(1.02, 0.9, 1.1, paired=True)) == "same within the spread"
     assert views._within_spread(stats.Ratio(0.8, 0.7, 1.05, paired=True)) == "within the spread (1.2× slower by median)"
     assert views._within_spread(stats.Ratio(1.2, 0.95, 1.3, paired=True)) == "within the spread (1.2× faster by median)"
+
+
+def test_the_band_line_says_when_the_models_cost_per_operation_is_stretched_past_its_fit():
+    """The cost per operation is fitted on the MLP's steps: where this block issues more operations than any of
+    them, the band's line says so with both counts; where it issues no more, it says nothing."""
+    from build_hooks import cost_model
+    from build_hooks.views import transformer as views
+
+    data = dataset(transformer_block=steps({1: 1e-1, 8: 8e-1, 64: 6.4}))
+    machine = data.machines[0]
+    estimates = [views.estimate_for(machine, seq, data.machines) for _, seq in views.curves(machine, "cpu")]
+    fitted = max(w["ops"] for w in cost_model.step_work(machine).values())
+    issued = min(w["ops"] for e in estimates for w in e.work.values())
+    assert (fitted, issued) == (8, 500)  # the fixture's MLP and block steps
+    assert views._stretched_words(machine, estimates) == (
+        ". Its cost per operation was fitted on the MLP's CPU steps, 8 operations each. This block's CPU step issues "
+        "500, so that cost is stretched past its fit")
+    for estimate in estimates:  # a block issuing no more than the fit's steps is inside it
+        estimate.work.update({key: {**w, "ops": fitted} for key, w in estimate.work.items()})
+    assert views._stretched_words(machine, estimates) == ""
+
+
+def test_the_compile_reading_says_so_when_no_compiled_step_was_faster(monkeypatch):
+    """compile_repaid points to the repay column only where some compiled step was faster beyond the spread; else it
+    says the compile never paid for itself."""
+    from build_hooks import stats
+    from build_hooks.views import transformer as views
+
+    data = dataset(transformer_block=steps({1: 1e-3, 8: 2e-3}))
+    verdict = {"value": 1}
+
+    def paired(steps):
+        return [(16, {}, {}, stats.Ratio(2.0, 1.9, 2.1, True, 3, 3) if verdict["value"] > 0
+                 else stats.Ratio(0.5, 0.4, 0.6, True, 3, 3))]
+    monkeypatch.setattr(views, "_paired", paired)
+    monkeypatch.setattr(views, "_compile_points", lambda machine, model: ({}, {}))
+    monkeypatch.setattr(views, "unmeasured", lambda data, group: False)
+    assert page.render_fact("compile_repaid", data).startswith("Where a compiled step was faster")
+    verdict["value"] = -1
+    assert page.render_fact("compile_repaid", data) == ("No compiled step here was faster than eager, so the compile "
+                                                        "never paid for itself")

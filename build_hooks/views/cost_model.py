@@ -102,7 +102,8 @@ def gpu_estimate(data: Dataset) -> Html:
     rows = [[width, batch, si(cpu["median"], "s") if cpu is not None else "not measured",
              html("{} <small>(estimate, {} to {})</small>", si(step["seconds"], "s"),
                   *(si(bound, "s") for bound in gpu.step_band(batch, width))),
-             _faster_beyond_band(cpu, step["seconds"], gpu.step_band(batch, width)), gpu.bounded_by(batch, width)]
+             gpu_model.faster_beyond_band(cpu, step["seconds"], gpu.step_band(batch, width)),
+             gpu.bounded_by(batch, width)]
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
     head = ["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)",
             "faster beyond the band", "bounded by"]
@@ -117,15 +118,6 @@ def gpu_estimate(data: Dataset) -> Html:
     # With a measured GPU the estimate's rows are for builds without one: folded, as the break-even's are.
     return html('<details class="crossover-estimate"><summary>{}</summary>{}</details>',
                 "The estimate's steps, size by size (a model, for builds with no GPU)", shown)
-
-
-def _faster_beyond_band(cpu: dict | None, estimate: float, band: tuple[float, float]) -> str:
-    """Which side is faster once the CPU's spread and the estimate's whole band are counted: "CPU", "GPU" or
-    "neither" (they overlap), as the race judges an estimated lane."""
-    if cpu is None:
-        return "not measured"
-    verdict = stats.compare_points(cpu, {"median": estimate, "q1": band[0], "q3": band[1]})
-    return {1: "GPU", -1: "CPU", 0: "neither"}[verdict]
 
 
 def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, int, dict | None, dict]]:

@@ -176,19 +176,20 @@ def transformer_steps(data: Dataset) -> Html:
                                               batches, [s * 1e3 for s in seconds], ":", key))
                 for b in points:
                     found = regime(fitted, b) if device == "cpu" else None
-                    row = [DEVICE_NAME[device], d_model, b["params"]["batch"], b["extra_info"]["tokens"],
-                           si(b["extra_info"]["flops"], "FLOP"), measured_value(b["stats"], b["extra_info"], "s"),
-                           si(b["extra_info"]["flops"] / b["stats"]["median"], "FLOP/s"),
-                           f"{100 * found[1]:.0f}%" if found else "",
-                           regime_words(found[0]) if found else ""]
+                    # The answer first (time, and the estimate beside it), so a narrow screen shows it unscrolled.
+                    row = [DEVICE_NAME[device], d_model, b["params"]["batch"],
+                           measured_value(b["stats"], b["extra_info"], "s")]
                     if estimate is not None:
-                        step = estimate.step(b["params"]["batch"], d_model)
                         # The band, not the point: a measured GPU ran well slower than this model's point value.
-                        row.append(html("{} to {} <small>(point estimate {}; bounded by {})</small>",
-                                        *(si(x, "s") for x in estimate.step_band(b["params"]["batch"], d_model)),
-                                        si(step["seconds"], "s"), estimate.bounded_by(b["params"]["batch"], d_model)))
+                        low, high = estimate.step_band(b["params"]["batch"], d_model)
+                        point = estimate.step(b["params"]["batch"], d_model)["seconds"]
+                        row += [f"{si(low, 's')} to {si(high, 's')}",
+                                gpu_estimate.faster_beyond_band(b["stats"], point, (low, high))]
                     elif gpu_device is None:
-                        row.append("")
+                        row += ["", ""]
+                    row += [si(b["extra_info"]["flops"], "FLOP"),
+                            si(b["extra_info"]["flops"] / b["stats"]["median"], "FLOP/s"),
+                            f"{100 * found[1]:.0f}%" if found else "", regime_words(found[0]) if found else ""]
                     rows.append(row)
                 shown += points
         if not rows:
@@ -209,15 +210,18 @@ def transformer_steps(data: Dataset) -> Html:
                 "(with the labelled H200 estimate where no GPU was measured) and its achieved GFLOP/s against "
                 "the build host's best matrix-product rate; the table below has the numbers.",
             size=(4.6, 3.8))
-        head = ["device", "d_model", "batch", "tokens", "FLOPs per step", "time per step", "achieved",
-                "of the matmul rate at that size", "regime (the cost model's largest term)"]
+        head = ["device", "d_model", "batch", "time per step"]
         if gpu_device is None:
-            head.append(f"{gpu_estimate.SHEET.name} (estimate, not measured)")
-        caption = (f"{MODEL['LAYERS']} blocks, {MODEL['HEADS']} heads, vocabulary {MODEL['VOCAB']}; FLOPs counted "
+            head += [f"{gpu_estimate.SHEET.name} estimate (its band)", "faster beyond the band"]
+        head += ["FLOPs per step", "achieved", "of the matmul rate at that size",
+                 "regime (the cost model's largest term)"]
+        seq = {seq for (_, seq) in curves(m, "cpu")}
+        caption = (f"{MODEL['LAYERS']} blocks, {MODEL['HEADS']} heads, vocabulary {MODEL['VOCAB']}, "
+                   f"{listing([str(x) for x in sorted(seq)])} tokens per sequence; FLOPs counted "
                    "analytically (6N per token plus attention); the matmul rate is gemm_rate's at the equivalent "
                    "square size of the block's widest product")
-        if gpu_device is None and str(rows[0][-1]):  # a column with one value in every row is said once
-            head, rows, same = fold_constant_columns(head, rows, [len(head) - 1])
+        if gpu_device is None and str(rows[0][4]):  # a column with one value in every row is said once
+            head, rows, same = fold_constant_columns(head, rows, [4, 5])
             caption = html("{}. In every row, {}", caption, join(same, "; ")) if same else caption
         roof = (f" Dotted in the right panel: the build host's fastest matrix product, {si(best, 'FLOP/s')} "
                 "(measured).") if best else ""
@@ -395,17 +399,10 @@ def transformer_gpu_answer(data: Dataset) -> str:
                 "measured")
     # Short sentences: who beats whom, then where, then whom it beat.
     _, said = _gpu_verdicts(data)
-    threads = machine.cpu.get("threads_used")
-    small = (f". It has {threads} threads: a CPU with more cores would be harder to beat"
-             if threads and threads <= SMALL_HOST_THREADS else "")
-    low, high = _band_span(machine, data.machines)
     # The width's name is defined where it is first used: this line comes before the page explains it.
     said = said.replace("at d_model", "at width (d_model)", 1)
-    # The answer first, then where it comes from: a learner reads "yes, here" before "no GPU ran it".
-    return (f"By an estimate, yes: {said}. {_no_gpu_words(data)}. A model of the {gpu_estimate.SHEET.name} puts its "
-            f"step between {si(low, 's')} and {si(high, 's')}, allowing for the model's error. At those sizes the "
-            f"build host, {untrusted.placeholder(machine.label)}, took longer than even the model's slowest "
-            f"figure{small}")
+    # The answer first, then where it comes from; the model's band and limits follow (transformer_band).
+    return f"By an estimate, yes: {said}. {_no_gpu_words(data)}"
 
 
 def _band_span(machine: Machine, peers: Iterable[Machine]) -> tuple[float, float]:
@@ -440,10 +437,31 @@ def transformer_band(data: Dataset) -> str:
     estimates = [e for e in (estimate_for(machine, seq, data.machines) for _, seq in curves(machine, "cpu")) if e]
     if not estimates:
         raise MissingData("no counted CPU transformer steps to drive the model")
-    raised = (". Its top is how far a measured GPU missed its estimate on the MLP, so on this model it is untested"
-              if estimates[0].slower > gpu_estimate.SLOWER else "")
-    return (f"The estimate's lead counts only beyond its band, {estimates[0].band_words}{raised}"
-            f"{_host_bound_words(machine, data.machines)}")
+    estimate, (low, high) = estimates[0], _band_span(machine, data.machines)
+    missed = gpu_estimate.checks(data.machines, feeder=machine)
+    worst = max(missed, key=lambda found: found.highest) if missed else None
+    rule = (f". A real {untrusted.placeholder(worst.machine.gpu['name'])} took up to {estimate.slower:.2g}× this "
+            "model's time on the MLP, so a lead counts only where the CPU is slower even than that"
+            if worst is not None and estimate.slower > gpu_estimate.SLOWER
+            else f". A lead counts only beyond its band, {estimate.band_words}")
+    threads = machine.cpu.get("threads_used")
+    small = (f". The build host has {threads} threads: a CPU with more cores would be harder to beat"
+             if threads and threads <= SMALL_HOST_THREADS else "")
+    return (f"A model of the {gpu_estimate.SHEET.name} puts this step between {si(low, 's')} and {si(high, 's')}"
+            f"{rule}{_stretched_words(machine, estimates)}{_host_bound_words(machine, data.machines)}{small}")
+
+
+def _stretched_words(machine: Machine, estimates: list) -> str:
+    """Where the model's cost per operation was fitted on steps issuing fewer operations than this block's, a
+    sentence saying so: the fit cannot tell a cost per operation from one per step (Predicting a step)."""
+    fitted = sorted({w["ops"] for w in cost_model.step_work(machine).values() if w.get("ops")})
+    issued = sorted({w["ops"] for e in estimates for w in e.work.values() if w.get("ops")})
+    if not fitted or not issued or max(fitted) >= min(issued):
+        return ""
+    each = f"{fitted[0]}" if len(fitted) == 1 else f"{fitted[0]} to {fitted[-1]}"
+    many = f"{issued[0]}" if len(issued) == 1 else f"{issued[0]} to {issued[-1]}"
+    return (f". Its cost per operation was fitted on the MLP's CPU steps, {each} operations each. This block's CPU "
+            f"step issues {many}, so that cost is stretched past its fit")
 
 
 def _lead_from(batch: int, verdicts: dict[int, int]) -> str:
@@ -517,12 +535,15 @@ def compile_speed(data: Dataset) -> Html:
                              repay])
         if not compiles:
             return missing("torch.compile was not measured on this machine.")
+        head = ["model", "batch", "eager step", "compiled step", "compiled against eager", "steps to repay the compile"]
+        # A column that says "no measured saving" in every row is said once, in the caption.
+        head, rows, same = fold_constant_columns(head, rows, [5])
+        caption = f"Steps after compilation, eager against compiled ({COMPILED_SIZES})"
         return (table(["model", "batch", "compile time"], compiles,
                       caption="torch.compile (inductor) on the CPU: the first compiled training step, compilation "
                               "included, from an empty compiler cache")
-                + table(["model", "batch", "eager step", "compiled step", "compiled against eager",
-                         "steps to repay the compile"], rows,
-                        caption=f"Steps after compilation, eager against compiled ({COMPILED_SIZES})")
+                + table(head, rows, caption=html("{}. In every row, {}", caption, join(same, "; ")) if same
+                        else caption)
                 + marks_note_for(shown))
     # Said once under every machine's tables, not under each.
     rules = note("The ratio is of the two medians; its interval comes from the paired rounds (with two rounds, from "
@@ -565,6 +586,22 @@ def compile_summary(data: Dataset) -> str:
                          f"batch {compiled['params']['batch']} from an empty cache{marked_timings([compiled])}. "
                          + _compiled_verdicts(_paired(steps)))
     return ". ".join(s[0].upper() + s[1:] for s in sentences)
+
+
+@fact
+def compile_repaid(data: Dataset) -> str:
+    """Whether any compiled step was faster than eager beyond the spread (then the table's last column says after how
+    many steps the compile pays for itself), or that none was, so the compile never paid for itself here."""
+    if unmeasured(data, COMPILE):
+        return NOT_MEASURED
+    machine = first_with(data, COMPILE)
+    faster = [batch for model in ("mlp", "transformer") for batch, _, _, ratio in _paired(_compile_points(machine,
+                                                                                                         model)[1])
+              if ratio.verdict > 0]
+    if not faster:
+        return "No compiled step here was faster than eager, so the compile never paid for itself"
+    return ("Where a compiled step was faster, the compile pays for itself after the last column's steps. A real "
+            "training run takes thousands")
 
 
 def _compiled_verdicts(pairs: list) -> str:
