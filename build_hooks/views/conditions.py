@@ -60,9 +60,11 @@ def measurement_conditions(data: Dataset) -> Html:
              "rounds re-measured", "points unsettled", "time added", "CPU used by other processes", "steal",
              "load average before", "points under load"], rows))
     return join(parts, "\n") + more_machines(data) + note(
-        f"Time box: the first {forecast.MIN_ROUNDS_IN_BOX} rounds always run. After them, an experiment starts "
+        f"Time box: an experiment always runs its first {forecast.MIN_ROUNDS_IN_BOX} rounds (a one-round experiment, "
+        "its one). After them, it starts "
         "a round only if it should end inside its box, and re-measures nothing once the box is spent. So an "
-        "experiment can run past its box. Canary drift: the slowest reading over the fastest, minus one.") + note(
+        "experiment can run past its box. Canary drift: the slowest reading over the fastest, minus one. So 100% means "
+        "one reading took twice as long as another, and a drift of thousands of percent means a stall.") + note(
                                     "A point is marked under load when other processes used more than "
                                     f"{100 * conditions.FOREIGN_CPU_LIMIT:.0f}% of the CPU while it was measured.")
 

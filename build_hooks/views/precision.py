@@ -211,8 +211,9 @@ def precision_step_arithmetic(data: Dataset) -> str:
     seconds = point["stats"]["median"]
     share = flops / rate / seconds
     # The fastest product's rate gives the least time the arithmetic can take: its share is a lower bound.
-    said = (f"That fp32 step does {si(flops, 'FLOP')} of matrix arithmetic in {si(seconds, 's')}. Even at the GPU's "
-            f"fastest fp32 rate, that arithmetic takes at least {100 * share:.0f}% of the step")
+    said = (f"That fp32 step does {si(flops, 'FLOP')} of matrix arithmetic in {si(seconds, 's')}. Even at "
+            f"{si(rate, 'FLOP/s')}, the GPU's fastest measured fp32 product, that arithmetic takes at least "
+            f"{100 * share:.0f}% of the step")
     return said + (f". So at most {100 - 100 * share:.0f}% of it lies outside the matrix arithmetic that tensor "
                    "cores speed up" if share < 0.5 else "")
 
