@@ -842,6 +842,24 @@ def test_a_loader_gain_beyond_one_core_per_process_is_flagged_as_superlinear():
     assert "5 processes on 2 threads can give at most 2×" in table(4.5, threads=2)
 
 
+def test_a_superlinear_loader_note_blames_the_old_timing_in_a_file_that_timed_from_the_first_batch():
+    """Before bench_version 3 the loader's clock started after the first batch, which flatters many workers: the note
+    says so for such a file, and blames the lone main process only for a file that timed a whole warm pass."""
+    from build_hooks.views import data_loader as views
+
+    def note(version: int) -> str:
+        doc = synthetic_doc()
+        add_points(doc, "data_loader", [({"workers": 0, "pin_memory": False}, 1e-3, {}),
+                                        ({"workers": 4, "pin_memory": False}, 1e-3 / 8, {})])
+        doc["experiments"]["data_loader"]["bench_version"] = version
+        return str(page.render_section("data_loader", Dataset([Machine(doc, "f", "t")])))
+
+    from build_hooks import experiments
+    assert experiments.declared("data_loader")["BENCH_VERSION"] >= views.TIMED_WHOLE_PASS  # the snippet times so
+    assert "timing began after the first batch" in note(views.TIMED_WHOLE_PASS - 1)
+    assert "something else slowed the main process alone" in note(views.TIMED_WHOLE_PASS)
+
+
 def test_mixed_precision_opens_with_a_table_of_the_gpus_bf16_against_fp32_and_its_rounds():
     """precision_gpu_answer: the measured GPU's product and step, each with both times, a verdict with its interval
     and its rounds; without a GPU anywhere in the data, a line that none was timed."""
