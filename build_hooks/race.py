@@ -98,8 +98,8 @@ def longer_than_half(lane: dict, width: str, batch: str) -> bool:
 
 
 LONGER_MARK = ("↑", "longer than at half the batch")
-LONGER_WORDS = ("Longer than at half the batch (↑): twice the batch means half the steps, so that epoch is out of "
-                "line. Read past it.")
+LONGER_WORDS = ("Longer than at half the batch (↑): twice the batch means half the steps, so a longer epoch is "
+                "unexpected. A slower kernel at that size or a slowed machine can cause it; this data cannot tell.")
 
 
 def out_of_line(lane: dict, width: str, batch: str, rival: float) -> bool:

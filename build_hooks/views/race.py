@@ -118,7 +118,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
     if any(p["out_of_line"] for p in found.values()):
         notes.append(note(OUT_OF_LINE_WORDS))
     if any(p.get("against_half") is not None and not p["out_of_line"] for p in found.values()):
-        notes.append(note(LONGER_WORDS))
+        notes.append(note(SMALLER_LEAD_WORDS))
     if rough and not every_rough:
         notes.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
     if paired:  # on home, the sentence above the grid says these (race_ground, race_doubts), on its first screen
@@ -135,7 +135,8 @@ NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO
 OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
 # Short sentences: this key is under the grid on home and on the race page.
-LONGER_WORDS = f"Smaller lead ({race.LONGER_MARK[0]}): the loser was faster at half the batch. The lead still holds."
+SMALLER_LEAD_WORDS = (f"Smaller lead ({race.LONGER_MARK[0]}): the loser was faster at half the batch. "
+                      "The lead still holds.")
 
 
 def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str, bool]]:
