@@ -27,7 +27,7 @@ import math
 import statistics
 from dataclasses import dataclass, replace
 
-from build_hooks import analysis, consistency, experiments
+from build_hooks import analysis, consistency, experiments, stats
 from build_hooks.dataset import Machine
 
 INPUTS = experiments.declared("training_step")["INPUTS"]  # the model's input width
@@ -248,6 +248,14 @@ def validate(machine: Machine, device: str, calibrated: bool = False) -> Validat
                          else predict(params, counts, point.batch, width)["seconds"])
             points.append((point.batch, width, point.seconds, predicted))
     return Validation(points, params, fitted) if points else None
+
+
+def no_better_than_constant(machine: Machine, device: str) -> bool:
+    """Whether the fit misses held-out steps about as much as one constant does (within the meaningful ratio): then
+    it has learned the steps' typical time, and its three terms, and the regime they name, prove nothing."""
+    fitted, constant = validate(machine, device, calibrated=True), constant_baseline(machine, device)
+    return (fitted is not None and constant is not None
+            and constant.median_error <= fitted.median_error * stats.MEANINGFUL_RATIO)
 
 
 def constant_baseline(machine: Machine, device: str) -> Validation | None:

@@ -734,6 +734,10 @@ def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
     # The tables set the GPU beside the CPU in its own machine, then the build host's CPU, which the page counts.
     tables = str(page.render_section("regimes_by_width", Dataset(committed)))
     assert tables.count("<table>") == 3 and "regime on the same machine&#x27;s Intel(R) Xeon(R) Processor" in tables
+    # A GPU fit no better than a constant labels weakly, and its caption says so.
+    from build_hooks import cost_model
+    weak = cost_model.no_better_than_constant(gpu_machine, gpu_machine.gpu_device("training_step"))
+    assert ("so these labels are weak" in tables) == weak
     assert "Its steps stayed between " in said and " while their arithmetic grew " in said
 
 

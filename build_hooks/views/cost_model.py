@@ -174,7 +174,7 @@ def cost_model_accuracy(data: Dataset) -> Html:
             raw = cost_model.validate(machine, device)
             fitted = cost_model.validate(machine, device, calibrated=True)
             constant = cost_model.constant_baseline(machine, device)
-            if constant is not None and constant.median_error <= fitted.median_error * stats.MEANINGFUL_RATIO:
+            if cost_model.no_better_than_constant(machine, device):
                 flat.append(machine.device_label(device))
             for form, check, judged in (("raw", raw, "measured steps"), ("fitted", fitted, "steps the fit never saw"),
                                         ("a constant, no model", constant, "steps the fit never saw")):
@@ -364,8 +364,12 @@ def gpu_extra_cost(data: Dataset) -> Html:
         rows.append(["measured: one bare tiny operation", si(bare[1], "s"), html("GPU minus CPU, on {}", bare[0])])
     fitted = _measured_extra(data)
     if fitted is not None:
+        machine = first_measured_break_even(data)[0]
+        # A GPU fit no better than a constant has not split its step into prices: the row says so.
+        weak = ("; a weak fit: a constant fits these steps as well"
+                if cost_model.no_better_than_constant(machine, machine.gpu_device(analysis.STEP)) else "")
         rows.append(["fitted: a whole step, GPU minus CPU, per operation",
-                     si(fitted[1], "s"), html("Python, autograd and launches included, on {}", fitted[0])])
+                     si(fitted[1], "s"), html("Python, autograd and launches included, on {}{}", fitted[0], weak)])
     head = ["how it was found", "GPU's extra cost per operation", "what it counts"]
     if fitted is None:
         return table(head, rows) + note("No GPU step was fitted here, so the published launch is not checked against "

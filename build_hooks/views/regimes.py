@@ -165,6 +165,10 @@ def regimes_by_width(data: Dataset) -> Html:
         for on, caption in ((device, f"Each GPU training step's regime on {gpu_machine.device_label(device)}"),
                             ("cpu", f"Each CPU training step's regime on the same machine's "
                                     f"{gpu_machine.device_label('cpu').removeprefix('CPU: ')}")):
+            # A fit no better than a constant names no regime worth trusting: its table says so in its caption.
+            if cost_model.no_better_than_constant(gpu_machine, on):
+                caption += (". A constant fits these steps as well as the model does, so these labels are weak: "
+                            "the measured times are better evidence")
             try:
                 tables.append(_regimes_table(gpu_machine, on, caption))
             except MissingData:  # a device without the cost model's inputs has no regimes to show
