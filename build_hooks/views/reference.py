@@ -30,9 +30,10 @@ from build_hooks.wording import why_no_transfer
 
 @fact
 def gallery_takeaway(data: Dataset) -> str:
-    """The gallery's answer first: the fastest CPU matrix product in the data, and the fastest GPU one against it
-    (analysis.best_matmul_rate, as the table's column), each named by its machine; then any machine that began most
-    of its rounds slow, since that lowers every number it gave."""
+    """The gallery's answer first: the fastest CPU matrix product in the data (its CPU by name), and the fastest GPU
+    one against it (analysis.best_matmul_rate, as the table's column); where that GPU timed training steps, the
+    widths and batches where its step beat its own CPU's (step_crossings); then any machine that began most of its
+    rounds slow, since that lowers every number it gave."""
     rated = [(analysis.best_matmul_rate(m), m) for m in data.machines]
     cpus = [(rate, m) for rate, m in rated if rate]
     if not cpus:
