@@ -40,7 +40,8 @@ def sync_answer(data: Dataset) -> Html:
 
 CONTROL = ("A CPU is the control: each operation finishes before the next starts, so no queue is left for a read to "
            "drain. On a CPU, only the read's own small cost or a change in the machine can move the time.")
-QUEUE = "On a GPU, a read waits only for work already queued. A host too slow to run ahead queues little."
+QUEUE = ("On a GPU, a read waits only for work already queued. When the host issues work no faster than the GPU "
+         "runs it, little is queued, so a read costs little.")
 MOVED = "different, but a CPU has no queue to wait on: the machine's state moved it"
 UNSTEADY = "the rounds disagree: the machine's state moved it, not a wait"
 
