@@ -82,10 +82,25 @@ def step_verdicts(machine: Machine, width: int, group: str = STEP) -> dict[int, 
 
 def stray_leads(machine: Machine, width: int, group: str = STEP) -> list[int]:
     """The batches where the GPU led beyond the spread but that its crossover (if any) does not cover: leads a
-    larger batch took back. A sentence says "only at batch 16" rather than "never" beside them."""
+    larger batch took back. A sentence says "only at batch 16" rather than "never" beside them. A lead over a CPU
+    step out of line with the next batch (out_of_line_steps) is not one: doubted_leads has those."""
     found = step_verdicts(machine, width, group)
-    first = crossover(found)
-    return [b for b, v in found.items() if v > 0 and (first is None or b < first)]
+    first, odd = crossover(found), out_of_line_steps(machine, "cpu", width, group)
+    return [b for b, v in found.items() if v > 0 and (first is None or b < first) and b not in odd]
+
+
+def doubted_leads(machine: Machine, width: int, group: str = STEP) -> list[int]:
+    """The GPU's stray leads over a CPU step that is out of line (out_of_line_steps): said as left out."""
+    found = step_verdicts(machine, width, group)
+    first, odd = crossover(found), out_of_line_steps(machine, "cpu", width, group)
+    return [b for b, v in found.items() if v > 0 and (first is None or b < first) and b in odd]
+
+
+def out_of_line_steps(machine: Machine, device: str, width: int, group: str = STEP) -> set[int]:
+    """The batches whose step took meaningfully longer (stats.compare) than the next larger batch measured: that
+    step does no less work, so a slower smaller one is out of line (a slow code path or a slowed machine)."""
+    curve = step_curve(machine, device, width) if group == STEP else []
+    return {a.batch for a, b in zip(curve, curve[1:]) if stats.compare(a.seconds, b.seconds) > 0}
 
 
 def verdicts(cpu: dict[int, dict], gpu: dict[int, dict]) -> dict[int, int]:

@@ -80,3 +80,21 @@ def test_the_square_sweeps_rates_are_its_own_whatever_another_experiment_timed()
     both = add_points(synthetic_doc(), "gemm_rate", [({"n": 512}, 2e-3, {"flops": flops})])
     both = add_points(both, "matmul_shapes", [({"side": 512, "calls": 1}, 1e-3, {"flops": flops})])
     assert analysis.gemm_rates(Machine(both, "f", "t"), "cpu") == {512: flops / 2e-3}
+
+
+def test_a_gpu_lead_over_a_cpu_step_slower_than_the_next_batch_is_left_out_not_counted():
+    """A CPU step that took meaningfully longer than the next larger batch's is out of line: the GPU's stray lead over
+    it is a doubted lead, not a stray one, and the cell says it was left out; a lead over a steady CPU step stays."""
+    from build_hooks.dataset import Dataset
+    from build_hooks.views.training_step import step_lead_words
+
+    cpu = {1: 1e-3, 8: 1.2e-3, 16: 5e-3, 64: 1.5e-3, 512: 3e-3}  # batch 16 is slower than batch 64: out of line
+    gpu = {1: 3e-3, 8: 3e-3, 16: 2e-3, 64: 3e-3, 512: 6e-3}
+    times = {("cpu", 32, b): t for b, t in cpu.items()} | {("cuda", 32, b): t for b, t in gpu.items()}
+    m = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=times), "f", "t")]).machines[0]
+    assert analysis.out_of_line_steps(m, "cpu", 32) == {16}
+    assert analysis.stray_leads(m, 32) == [] and analysis.doubted_leads(m, 32) == [16]
+    assert step_lead_words(m, 32) == "never (out-of-line CPU step at batch 16 left out)"
+    steady = {**times, ("cpu", 32, 16): 1.4e-3, ("cuda", 32, 16): 0.4e-3}
+    m = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=steady), "f", "t")]).machines[0]
+    assert analysis.stray_leads(m, 32) == [16] and step_lead_words(m, 32) == "only at batch 16"

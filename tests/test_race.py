@@ -254,14 +254,19 @@ def test_the_summary_says_where_the_gpus_clear_wins_lie():
     leaving out a lead marked out of line, and says nothing where the GPU wins nowhere or everywhere."""
     from build_hooks.views.race import _wins_where
 
-    def grid(gpu_cells, out_of_line=()):
-        return {(w, b): {"leader": "GPU" if (w, b) in gpu_cells else "CPU", "out_of_line": (w, b) in out_of_line}
+    def grid(gpu_cells, out_of_line=(), changed=()):
+        def side(w, b):
+            return {"epochs": {str(w): {str(b): {"caveats": ["unsettled"] if (w, b) in changed else []}}}}
+        return {(w, b): {"leader": "GPU" if (w, b) in gpu_cells else "CPU", "out_of_line": (w, b) in out_of_line,
+                         "gpu": side(w, b), "cpu": side(w, b)}
                 for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}
 
     wide = grid({(512, 16), (512, 512), (2048, 64), (2048, 512), (32, 16)}, out_of_line={(32, 16)})
     assert _wins_where(wide, "the GPU") == ("The GPU wins at width 2048 from batch 64 up and at width 512 at batches "
                                             "16 and 512")
     assert _wins_where(grid({(2048, 16), (2048, 64)}), "the GPU") == "The GPU wins at width 2048 at batches 16 to 64"
+    assert _wins_where(grid({(2048, 16), (2048, 512)}, changed={(2048, 16)}), "the GPU") == (
+        "The GPU wins at width 2048 at batches 16§ and 512")  # a win on a changed state keeps its mark
     assert _wins_where(grid({(2048, 512)}), "the GPU") == "The GPU wins at width 2048 at batch 512"
     assert _wins_where(grid({(w, b) for w in (8, 32, 512, 2048) for b in (16, 64, 512)}), "the GPU") == (
         "The GPU wins at every width, from batch 16 up")
@@ -283,7 +288,7 @@ def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_dou
     monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
     above = page.render_fact("race_ground", Dataset([]))
     assert above == ("Of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. The GPU wins at "
-                     "width 32 at batch 64")
+                     "width 32 at batch 64§")
     under = page.render_fact("race_doubts", Dataset([]))
     assert under.startswith("Of the GPU's wins, 1 (width 32, batch 64) rests on a time taken while the machine "
                             "changed state (§). Every "

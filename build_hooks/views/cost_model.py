@@ -599,6 +599,11 @@ def step_crossings(machine: Machine) -> str:
     for width in (w for w in never if str(w) not in behind):
         batches = listing([str(b) for b in analysis.stray_leads(machine, width)])
         rest += f". At width {width}, it was ahead only at batch {batches}"
+    # A lead over a CPU step slower than the next larger batch's is not counted, and is said to be left out.
+    doubted = [f"width {w}, batch {b}" for w in sorted(crossings) for b in analysis.doubted_leads(machine, w)]
+    if doubted:
+        rest += (f". A lead over an out-of-line CPU step ({'; '.join(doubted)}) is left out: that step took longer "
+                 "than the next larger batch's")
     return f"{listing(wins)}{rest}"
 
 

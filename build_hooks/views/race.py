@@ -344,16 +344,21 @@ def _wins_where(found: dict, gpu: str) -> str:
     wins = {(w, b) for (w, b), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]}
     if not wins or len(wins) == len(found):
         return ""
-    said = {w: _batches_words(sorted(b for v, b in wins if v == w), sorted(b for v, b in found if v == w))
+    # A win resting on a changed state keeps its § here too: the sentence sits above the grid and its key.
+    changed = {key for key in wins if "unsettled" in _point_marks(found[key], *key)}
+    said = {w: _batches_words(sorted(b for v, b in wins if v == w), sorted(b for v, b in found if v == w),
+                              {b for v, b in changed if v == w})
             for w in sorted({w for w, _ in wins}, reverse=True)}
     if len(set(said.values())) == 1 and len(said) == len({w for w, _ in found}) > 1:
         return f"{capitalised(gpu)} wins at every width, {next(iter(said.values()))}"
     return f"{capitalised(gpu)} wins " + listing([f"at width {w} {words}" for w, words in said.items()])
 
 
-def _batches_words(won: list[int], raced: list[int]) -> str:
+def _batches_words(won: list[int], raced: list[int], marked: set[int] = frozenset()) -> str:
     """The batches won, as runs of neighbouring raced batches: "from batch 64 up" (a run to the largest raced),
-    "at batch 512", "at batches 64 to 256", "at batches 64 and 512"."""
+    "at batch 512", "at batches 64 to 256", "at batches 64§ and 512" (§: a `marked` batch)."""
+    def lab(batch: int) -> str:
+        return f"{batch}{MARKS['unsettled'][0]}" if batch in marked else str(batch)
     runs: list[list[int]] = []
     for batch in won:
         if runs and raced.index(batch) == raced.index(runs[-1][-1]) + 1:
@@ -363,9 +368,10 @@ def _batches_words(won: list[int], raced: list[int]) -> str:
     if len(runs) == 1:
         run = runs[0]
         if len(run) == 1:
-            return f"at batch {run[0]}"
-        return f"from batch {run[0]} up" if run[-1] == raced[-1] else f"at batches {run[0]} to {run[-1]}"
-    return "at batches " + listing([str(r[0]) if len(r) == 1 else f"{r[0]} to {r[-1]}" for r in runs])
+            return f"at batch {lab(run[0])}"
+        return (f"from batch {lab(run[0])} up" if run[-1] == raced[-1]
+                else f"at batches {lab(run[0])} to {lab(run[-1])}")
+    return "at batches " + listing([lab(r[0]) if len(r) == 1 else f"{lab(r[0])} to {lab(r[-1])}" for r in runs])
 
 
 @fact

@@ -165,7 +165,8 @@ def step_answer(data: Dataset) -> Html:
         return (missing("No GPU was measured here, so the answer below is the labelled estimate's.")
                 + race_views.estimated_crossover_table(data))
     return (join(parts, "\n") + marks_note(kinds)
-            + note("Shorter: beyond both points' spread, at that batch and at every larger one."))
+            + note("Shorter: beyond both points' spread, at that batch and at every larger one.")
+            + (note(OUT_OF_LINE_STEP) if any("out-of-line CPU step" in str(p) for p in parts) else Html("")))
 
 
 @fact
@@ -208,21 +209,31 @@ def crossover_table(data: Dataset) -> Html:
     caption = "Where a measured GPU overtook the CPU in its own machine, on the race's 512→H→10 network"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     changed = {"unsettled"} if any(MARKS["unsettled"][0] in str(cell) for row in rows for cell in row) else set()
+    odd = note(OUT_OF_LINE_STEP) if any("out-of-line CPU step" in str(cell) for row in rows for cell in row) \
+        else Html("")
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
-            + marks_note(changed)
+            + marks_note(changed) + odd
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
                         '</a>). Where they do, the larger batch is the safer rule.', Html(SITE_ROOT)))
             + more_machines(data, STEP))
+
+
+# Short sentences: this key is under the tables of batch-size and the cheat sheet.
+OUT_OF_LINE_STEP = ("Out-of-line CPU step: slower than the next, larger batch's. "
+                    "A GPU lead over it is not counted.")
 
 
 def step_lead_words(machine: Machine, width: int, never: str = "never") -> str:
     """Where a machine's GPU step is shorter at one width, as a cell: "from batch 128", "only at batch 16" (a lead a
     larger batch took back: "never" would contradict it), "from batch 512 (also at 16)", or `never`."""
     batch, stray = analysis.crossover_batch(machine, width), analysis.stray_leads(machine, width)
+    doubted = analysis.doubted_leads(machine, width)
     batches = listing([str(b) for b in stray]) if stray else ""
-    if batch is None:
-        return f"only at batch {batches}" if stray else never
-    return f"from batch {batch}" + (f" (also at {batches})" if stray else "")
+    extras = ([f"also at {batches}"] if stray and batch is not None else []) + (
+        [f"out-of-line CPU step at batch {listing([str(b) for b in doubted])} left out"]
+        if doubted else [])
+    main = (f"from batch {batch}" if batch is not None else f"only at batch {batches}" if stray else never)
+    return main + (f" ({'; '.join(extras)})" if extras else "")
 
 
 def _epoch_lead(first: int | None, lone: list[str], doubted: list[int] = ()) -> str:
