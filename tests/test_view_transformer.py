@@ -312,3 +312,19 @@ def test_the_compile_reading_says_so_when_no_compiled_step_was_faster(monkeypatc
     verdict["value"] = -1
     assert page.render_fact("compile_repaid", data) == ("No compiled step here was faster than eager, so the compile "
                                                         "never paid for itself")
+
+
+def test_the_band_line_says_at_how_many_sizes_the_estimate_is_the_hosts_issuing(monkeypatch):
+    """Host-bound at every size: said so; at most sizes: said with the count; at half or fewer: nothing."""
+    from build_hooks import gpu_estimate
+    from build_hooks.views import transformer as views
+
+    data = dataset(transformer_block=steps({1: 1e-1, 8: 8e-1, 64: 6.4}))
+    machine = data.machines[0]
+    assert views._host_bound_words(machine, data.machines).startswith(". At every size here")
+    monkeypatch.setattr(gpu_estimate.Estimate, "bounded_by",
+                        lambda self, batch, width: "the GPU" if batch == 64 else "the host")
+    assert views._host_bound_words(machine, data.machines).startswith(". At 2 of 3 sizes here")
+    monkeypatch.setattr(gpu_estimate.Estimate, "bounded_by",
+                        lambda self, batch, width: "the host" if batch == 64 else "the GPU")
+    assert views._host_bound_words(machine, data.machines) == ""

@@ -362,7 +362,7 @@ def gpu_extra_cost(data: Dataset) -> Html:
     bare = _bare_extra(data)
     if bare is not None:
         rows.append(["measured: one bare tiny operation", si(bare[1], "s"), html("GPU minus CPU, on {}", bare[0])])
-    fitted = _measured_extra(data)
+    fitted, weak = _measured_extra(data), ""
     if fitted is not None:
         machine = first_measured_break_even(data)[0]
         # A GPU fit no better than a constant has not split its step into prices: the row says so.
@@ -382,6 +382,8 @@ def gpu_extra_cost(data: Dataset) -> Html:
         said = f"On real steps the extra was {ratio:.2g}× the published launch{reason}."
     elif stats.compare(ratio, 1) < 0:
         said = f"On real steps the extra was less than the published launch ({ratio:.2g}× it)."
+    if weak:  # the fit's split into prices is not to be leaned on: the sentence says whose number it is
+        said = said.replace("On real steps the extra was", "By that weak fit, the extra was")
     return table(head, rows) + note(said)
 
 
@@ -451,7 +453,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return ("is for builds with no GPU: this build's data has a measured "
+        return ("matters only for builds with no GPU: this build's data has a measured "
                 f"{untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))}, "
                 "whose steps are on the batch-size page")
     host = data.host or first_with(data, analysis.STEP)

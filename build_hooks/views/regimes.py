@@ -162,9 +162,11 @@ def regimes_by_width(data: Dataset) -> Html:
     gpu_machine = gpu_with(data, analysis.STEP)
     if gpu_machine is not None:
         device = gpu_machine.gpu_device(analysis.STEP)
-        for on, caption in ((device, f"Each GPU training step's regime on {gpu_machine.device_label(device)}"),
+        for on, caption in ((device, f"Each GPU training step's regime on {gpu_machine.device_label(device)}, by "
+                                     "the cost model's largest term"),
                             ("cpu", f"Each CPU training step's regime on the same machine's "
-                                    f"{gpu_machine.device_label('cpu').removeprefix('CPU: ')}")):
+                                    f"{gpu_machine.device_label('cpu').removeprefix('CPU: ')}, by the cost model's "
+                                    "largest term")):
             # A fit no better than a constant names no regime worth trusting: its table says so in its caption.
             if cost_model.no_better_than_constant(gpu_machine, on):
                 caption += (". A constant fits these steps as well as the model does, so these labels are weak: "
@@ -174,9 +176,10 @@ def regimes_by_width(data: Dataset) -> Html:
             except MissingData:  # a device without the cost model's inputs has no regimes to show
                 pass
     if len(tables) < 2 or machine is not gpu_machine:  # the build host's too: the sentence under it counts its steps
-        tables.append(_regimes_table(machine, "cpu", f"Each CPU training step's regime on the build host, "
-                                                     f"{machine.label}" if machine is data.host else
-                                     f"Each CPU training step's regime on {machine.label}"))
+        tables.append(_regimes_table(machine, "cpu", (f"Each CPU training step's regime on the build host, "
+                                                      f"{machine.label}" if machine is data.host else
+                                                      f"Each CPU training step's regime on {machine.label}")
+                                     + ", by the cost model's largest term"))
     return join(tables)
 
 
@@ -197,7 +200,7 @@ def _regimes_table(machine: Machine, device: str, caption: str) -> Html:
     if not rows:
         raise MissingData("no classified training steps")
     return table(["hidden width", "regime as the batch grows (batches)"], rows,
-                 caption=f"{caption}, by the cost model's largest term")
+                 caption=caption)
 
 
 def _batches(first: int, last: int) -> str:

@@ -366,5 +366,5 @@ def _epoch_share_words(machine: Machine, device: str) -> str:
     if not epochs or 2 * longer <= len(epochs):
         return ""
     # Said as the rule counts it (a ratio), so the count matches what a reader recomputes.
-    return (f". Timed alone, its step took at least {stats.MEANINGFUL_RATIO:g}× its share of an epoch at {longer} of "
-            f"{len(epochs)} settings. So these steps may overstate its fixed cost")
+    return (f". A step timed on its own took at least {stats.MEANINGFUL_RATIO:g}× as long as the same step inside an "
+            f"epoch, at {longer} of {len(epochs)} settings. So these step times may overstate its fixed cost")

@@ -479,6 +479,9 @@ def _host_bound_words(machine: Machine, peers: Iterable[Machine]) -> str:
     if bounded and all(bounded):
         return (". At every size here, the estimate's step is the build host's time to issue the work, whatever the "
                 "GPU's speed")
+    if bounded and 2 * sum(bounded) > len(bounded):  # most: the flat column beside the CPU times says why
+        return (f". At {sum(bounded)} of {len(bounded)} sizes here, the estimate's step is the build host's time to "
+                "issue the work, whatever the GPU's speed")
     return ""
 
 
