@@ -566,7 +566,7 @@ def test_the_cheat_sheet_gives_a_measured_gpus_own_numbers_beside_the_estimates(
     (cpu_op, cpu_rate, _), (gpu_op, gpu_rate, _) = measured_break_even(machine)
     shown = bare_cells(page.render_section("key_numbers", Dataset([machine])))
     assert "<th>Fixture GPU</th>" in shown
-    work = re.search(r"<td>work per operation at which arithmetic takes as long as the fixed cost.*?</tr>", shown).group(0)
+    work = re.search(r"<td>work per operation for half its top speed.*?</tr>", shown).group(0)
     assert work.count("<td>") == 5 and f"<td>{si(gpu_op * gpu_rate, 'FLOP')}</td>" in work
     assert (si((gpu_op - cpu_op) * cpu_rate, "FLOP") in shown) == (gpu_op > cpu_op)
     assert "estimated" not in shown and "(a model)" not in shown
@@ -683,7 +683,8 @@ def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
     said = page.render_fact("workload_headline", Dataset(committed))
-    assert said.startswith("Take a 100-million-parameter model") and said.count("in fp32") == said.count("in bf16") == 2
+    assert said.startswith("Take a 100-million-parameter model")
+    assert said.count("fp32") == said.count("at its measured bf16") == 2  # format for format, on both devices
     assert "published" not in said
     cpu_only = page.render_fact("workload_headline", Dataset([m for m in committed if m.gpu is None]))
     assert cpu_only.endswith("(published)")

@@ -37,8 +37,8 @@ def _lesson(path: str, words: str) -> Html:
 ROWS = {
     "op": "fixed cost per operation (a step's fixed time ÷ its operations)",
     "rate": "fastest fp32 matrix product (median)",
-    "work": "work per operation at which arithmetic takes as long as the fixed cost: half its top speed (fixed cost × "
-            "rate)",
+    "work": "work per operation for half its top speed, where arithmetic takes as long as the fixed cost (= fixed "
+            "cost × rate)",
     "break_even": "break-even: work per operation from which the GPU's step is shorter (it need only beat the "
                   "CPU, not near its own top speed)",
     "bandwidth": "copy bandwidth, largest copy (bytes read plus written)",

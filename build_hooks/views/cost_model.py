@@ -544,7 +544,7 @@ def break_even_answer(data: Dataset) -> str:
         slow = ". That machine often began its rounds slow, so its times may run high" if mostly_slow(machine) else ""
         return (f"On the measured {gpu}, the GPU's step got shorter than its own machine's CPU's, beyond both "
                 f"timings' spread, {step_crossings(machine)}{slow}. The cost model puts the "
-                f"break-even at a step of {break_even_step_span(data)} (a MFLOP is a million additions or "
+                f"break-even at a step of {break_even_step_span(data)} (an MFLOP is a million additions or "
                 f"multiplications){_break_even_ends(machine)}")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")

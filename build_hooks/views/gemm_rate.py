@@ -176,8 +176,8 @@ def workload_headline(data: Dataset) -> str:
         model = (f"a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model trained on {WORKLOAD_TOKENS / 1e9:.0f} "
                  "billion tokens")
         # "about" throughout: a floor (the fastest product, arithmetic only) and a bf16 rate (one product) read alike.
-        return (f"Take {model}. At its fastest measured matrix product, {cpu} needs about "
-                f"{_duration(flops / cpu_rates['fp32'])} of arithmetic in fp32 (32-bit numbers)"
+        return (f"Take {model}. At its fastest fp32 matrix product (32-bit numbers), {cpu} needs about "
+                f"{_duration(flops / cpu_rates['fp32'])} of arithmetic"
                 f"{_or_bf16(flops, cpu_rates, ' (16-bit)')}. The {gpu} beside it needs about "
                 f"{_duration(flops / gpu_rates['fp32'])} in fp32{_or_bf16(flops, gpu_rates)}")
     rate = analysis.best_matmul_rate(first_with(data, GROUP))
@@ -190,7 +190,8 @@ def workload_headline(data: Dataset) -> str:
 
 def _or_bf16(flops: float, rates: dict[str, float], gloss: str = "") -> str:
     # "about": a bf16 rate is one product's, not the fastest of a sweep, so it bounds nothing.
-    return f", or about {_duration(flops / rates['bf16'])} in bf16{gloss}" if "bf16" in rates else ""
+    return (f", or about {_duration(flops / rates['bf16'])} at its measured bf16{gloss} rate" if "bf16" in rates
+            else "")
 
 
 @fact
