@@ -447,7 +447,8 @@ def transformer_band(data: Dataset) -> str:
     threads = machine.cpu.get("threads_used")
     small = (f". The build host has {threads} threads: a CPU with more cores would be harder to beat"
              if threads and threads <= SMALL_HOST_THREADS else "")
-    return (f"A model of the {gpu_estimate.SHEET.name} puts this step between {si(low, 's')} and {si(high, 's')}"
+    return (f"An estimate for the {gpu_estimate.SHEET.name}, from its datasheet and the build host's cost per "
+            f"operation, puts this step between {si(low, 's')} and {si(high, 's')}"
             f"{rule}{_stretched_words(machine, estimates)}{_host_bound_words(machine, data.machines)}{small}")
 
 
