@@ -441,7 +441,7 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
                 f"kernel. The {gpu.name}'s datasheet figures change none of its numbers: the modelled GPU work is at "
                 f"most {100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}. For this "
                 "small network the estimate says what the build host's issuing costs. Any GPU fast enough to keep "
-                "up would get the same lane")
+                "up would take the same time, because the host sets it")
     return (f"at {len(bound)} of the {len(steps)} sizes it covers the estimate is bounded by the host (its "
             "operations at the build host's cost each, plus a launch per kernel: no datasheet figure changes that). "
             "At the others, "

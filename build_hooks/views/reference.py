@@ -123,10 +123,10 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
         html("{}<br><small>{}, {}{}</small>", m.label, m.origin, m.doc["datetime"][:10],
              "" if m.cpu.get("isa") else "; instruction set not recorded"),
         _peak_cell(peak, analysis.clearly_above_peak(m)),
-        html("{}<br>{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
+        html("CPU {}<br>{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
              f"GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "GPU not measured"),
-        (html("{}{}", si(cpu_params.bandwidth, "B/s"), point_mark(analysis.largest_copy(m, "cpu")))
-         if cpu_params else html("not measured"))
+        (html("CPU {}{}", si(cpu_params.bandwidth, "B/s"), point_mark(analysis.largest_copy(m, "cpu")))
+         if cpu_params else html("CPU not measured"))
         + (html("<br>GPU {}{}", si(gpu_params.bandwidth, "B/s"),
                 point_mark(analysis.largest_copy(m, m.gpu_device("call_overhead"))))
            if gpu_params else ""),
