@@ -72,8 +72,13 @@ def matchup(race: dict, width: str, batch: str) -> dict | None:
         return None
     ahead, ratio = versus(gpu[0], cpu[0])
     faster, slower = (gpu[0], cpu[0]) if ahead < 0 else (cpu[0], gpu[0])
-    narrow = ahead != 0 and slower["q1"] < stats.MEANINGFUL_RATIO * faster["q3"]
     loser, winner = (cpu, gpu) if ahead < 0 else (gpu, cpu)
+    # Narrow is judged against the loser's faster epoch at half the batch too, where it slowed (longer_than_half):
+    # a lead that barely clears that time is no firmer than it.
+    half = loser[1]["epochs"][width].get(str(int(batch) // 2)) if ahead and longer_than_half(loser[1], width,
+                                                                                               batch) else None
+    narrow = ahead != 0 and (slower["q1"] < stats.MEANINGFUL_RATIO * faster["q3"]
+                             or (half is not None and half["q1"] < stats.MEANINGFUL_RATIO * faster["q3"]))
     return {"leader": "GPU" if ahead < 0 else "CPU" if ahead > 0 else "level", "ratio": ratio, "narrow": narrow,
             "out_of_line": ahead != 0 and out_of_line(loser[1], width, batch, winner[0]["seconds"]),
             "against_half": against_half(loser[1], width, batch, winner[0]["seconds"]) if ahead else None,

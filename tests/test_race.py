@@ -354,3 +354,22 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
     assert "<sup>↑</sup>" in marked and "loser longer than at half the batch" in marked
     assert "↑" not in views._verdict_cell(found[(32, 2)], 32, 2)
     assert "Smaller lead (↑): the loser was faster at half the batch" in page.render_section("verdict_grid", Dataset([]))
+
+
+def test_a_lead_over_a_loser_that_slowed_is_narrow_when_it_barely_clears_the_losers_half_batch_epoch():
+    """matchup judges narrow against the loser's faster epoch at half the batch too, where the loser slowed: a GPU 1.3×
+    ahead of a CPU that took only 1.11× the GPU's time at half the batch is narrow; one far ahead of both is not."""
+    def point(seconds):
+        return {"seconds": seconds, "q1": seconds * 0.99, "q3": seconds * 1.01}
+
+    def race_of(cpu_half, cpu, gpu):
+        lane = {"kind": "CPU", "machine_id": "m", "estimate": False, "label": "c",
+                "epochs": {"512": {"32": point(cpu_half), "64": point(cpu)}}}
+        gpu_lane = {"kind": "GPU", "machine_id": "m", "estimate": False, "label": "g",
+                    "epochs": {"512": {"32": point(gpu * 1.5), "64": point(gpu)}}}
+        return {"lanes": [lane, gpu_lane]}
+
+    slowed = race.matchup(race_of(31.5, 35.5, 28.3), "512", "64")
+    assert slowed["leader"] == "GPU" and not slowed["out_of_line"] and slowed["narrow"]
+    clear = race.matchup(race_of(60.0, 70.0, 28.3), "512", "64")
+    assert clear["leader"] == "GPU" and not clear["narrow"]

@@ -131,8 +131,8 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
 
 @pytest.mark.parametrize("worst, answer, band", [
     (1.5, "at width (d_model) 128 from batch 8", "A lead counts only beyond its band, from 0.75× to 2.5×"),
-    (4.0, "at width (d_model) 128 from batch 8", "A real Checker took up to 4× this model's time on the MLP"),
-    (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "A real Checker took up to 1e+04× this model's time")])
+    (4.0, "at width (d_model) 128 from batch 8", "A real Checker took up to 4× the estimate's time on the MLP"),
+    (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "A real Checker took up to 1e+04× the estimate's time")])
 def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_measured_miss(monkeypatch, worst,
                                                                                              answer, band):
     """With no GPU run, the model's lead counts only beyond its band, whose top a measured GPU's worst miss raises:

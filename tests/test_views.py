@@ -1209,8 +1209,8 @@ def test_the_conditions_table_shows_rounds_cut_by_a_time_box():
 
 def test_transfer_sets_the_measured_bus_against_the_measured_memories():
     """bus_against_memory gives the pinned bus rate at the largest copy, then the GPU's and the CPU's memory traffic
-    (read plus written, as a datasheet counts it), the GPU's as a multiple of the bus and the CPU's against it, and
-    says how it counts; with no GPU it says none was measured."""
+    (read plus written, as a datasheet counts it, the GPU's as a multiple of the bus), then what a copy delivers (half
+    of it) with the CPU's set against the bus; with no GPU it says none was measured."""
     from pathlib import Path
 
     from build_hooks import analysis, cost_model, dataset
@@ -1223,10 +1223,11 @@ def test_transfer_sets_the_measured_bus_against_the_measured_memories():
     bus, gpu = pinned[max(pinned)], cost_model.measured_params(machine, "cuda").bandwidth
     cpu = cost_model.measured_params(machine, "cpu").bandwidth
     said = untrusted.restore(page.render_fact("bus_against_memory", Dataset(committed)))
-    assert f"the bus moved {si(bus, 'B/s')}. Its GPU's memory moved {si(gpu, 'B/s')}" in said
-    assert f", {multiple(gpu / bus)} the bus, and its CPU's {si(cpu, 'B/s')}" in said
-    assert said.endswith("Memory rates count bytes read plus written, as datasheets do. A copy within memory delivers "
-                         "half that")
+    assert f"the bus delivered {si(bus, 'B/s')}. Counted as datasheets count memory" in said
+    assert f"its GPU's memory moved {si(gpu, 'B/s')}, {multiple(gpu / bus)} the bus, and its CPU's {si(cpu, 'B/s')}" \
+        in said
+    assert f"A copy delivers half that: {si(gpu / 2, 'B/s')} on the GPU and {si(cpu / 2, 'B/s')} on the CPU" in said
+    assert ("less than the bus" in said) == (cpu / 2 * 1.1 <= bus)
     assert page.render_fact("bus_against_memory", Dataset([m for m in committed if not m.gpu])).startswith("No machine")
 
 

@@ -224,8 +224,10 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
              else f"level at width {width}, batch {batch}{''.join(', ' + m for m in said)}")
     # The link names the pairing's machine too, so the race opens on the two lanes this cell compares.
     machine = urllib.parse.quote(pairing["gpu"]["machine_id"], safe="")
+    # An out-of-line lead is coloured as level: the counts above the grid do not count it as a win either.
+    look = "level" if pairing["out_of_line"] else leader.lower()
     return html('<a class="verdict verdict--{}" href="{}race/?batch={}&amp;width={}&amp;machine={}" aria-label="{}">'
-                '{}</a>', leader.lower(), Html(SITE_ROOT), batch, width, machine, label, text)
+                '{}</a>', look, Html(SITE_ROOT), batch, width, machine, label, text)
 
 
 @fact

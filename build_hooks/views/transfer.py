@@ -152,15 +152,19 @@ def bus_against_memory(data: Dataset) -> str:
     if not pinned or gpu_params is None:
         return "No machine here measured both its bus and its GPU's memory"
     bus = pinned[max(pinned)]
-    # Memory traffic, read plus written, as a datasheet counts its bandwidth: the page's published ratio counts so too.
-    said = (f"Measured on {untrusted.placeholder(gpu.label)}, the bus moved {si(bus, 'B/s')}. Its GPU's memory moved "
-            f"{si(gpu_params.bandwidth, 'B/s')}{caveat(analysis.largest_copy(gpu, device))}, "
-            f"{multiple(gpu_params.bandwidth / bus)} the bus")
+    # Both counts, each named: a datasheet counts memory traffic (read plus written), a copy delivers half of it, and
+    # the bus's rate is bytes delivered. Readers compare either way; neither is left to be guessed.
+    gpu_copy = caveat(analysis.largest_copy(gpu, device))
+    said = (f"Measured on {untrusted.placeholder(gpu.label)}, the bus delivered {si(bus, 'B/s')}. Counted as "
+            f"datasheets count memory (bytes read plus written), its GPU's memory moved "
+            f"{si(gpu_params.bandwidth, 'B/s')}"
+            f"{gpu_copy}, {multiple(gpu_params.bandwidth / bus)} the bus")
     cpu_params = cost_model.measured_params(gpu, "cpu")
+    delivered = f" A copy delivers half that: {si(gpu_params.bandwidth / 2, 'B/s')} on the GPU"
     if cpu_params is not None:
         copy = analysis.largest_copy(gpu, "cpu")  # each rate carries its copy's caveats, as the tables mark them
-        versus = (f"{multiple(cpu_params.bandwidth / bus)} the bus" if stats.compare(cpu_params.bandwidth, bus) > 0
-                  else "less than the bus" if stats.compare(cpu_params.bandwidth, bus) < 0 else "about the bus's rate")
-        said += f", and its CPU's {si(cpu_params.bandwidth, 'B/s')}{caveat(copy) if copy else ''}, {versus}"
-    return (said + ". Memory rates count bytes read plus written, as datasheets do. A copy within memory delivers "
-            "half that")
+        said += f", and its CPU's {si(cpu_params.bandwidth, 'B/s')}{caveat(copy) if copy else ''}"
+        half = cpu_params.bandwidth / 2
+        versus = {1: "more than", -1: "less than", 0: "about as much as"}[stats.compare(half, bus)]
+        delivered += f" and {si(half, 'B/s')} on the CPU, {versus} the bus"
+    return said + "." + delivered

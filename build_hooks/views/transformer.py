@@ -440,8 +440,8 @@ def transformer_band(data: Dataset) -> str:
     estimate, (low, high) = estimates[0], _band_span(machine, data.machines)
     missed = gpu_estimate.checks(data.machines, feeder=machine)
     worst = max(missed, key=lambda found: found.highest) if missed else None
-    rule = (f". A real {untrusted.placeholder(worst.machine.gpu['name'])} took up to {estimate.slower:.2g}× this "
-            "model's time on the MLP, so a lead counts only where the CPU is slower even than that"
+    rule = (f". A real {untrusted.placeholder(worst.machine.gpu['name'])} took up to {estimate.slower:.2g}× the "
+            "estimate's time on the MLP, so a lead counts only where the CPU is slower even than that"
             if worst is not None and estimate.slower > gpu_estimate.SLOWER
             else f". A lead counts only beyond its band, {estimate.band_words}")
     threads = machine.cpu.get("threads_used")
