@@ -1471,6 +1471,6 @@ def test_the_cheat_sheet_opens_with_where_the_measured_gpus_step_wins():
     assert analysis.crossover_batch(measured.machines[0], 512) == 64
     said = untrusted.restore(page.render_fact("crossover_takeaway", measured)).replace("<bdi>", "").replace(
         "</bdi>", "")
-    assert said.endswith("step wins from batch 64 at width 512. At width 8, no batch keeps it ahead")
+    assert said.endswith("step wins from batch 64 at width 512. At width 8, it never stays ahead, up to batch 512")
     cpu_only = data({k: t for k, t in times.items() if k[0] == "cpu"})
     assert page.render_fact("crossover_takeaway", cpu_only).startswith("No GPU was measured")

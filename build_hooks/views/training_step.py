@@ -183,7 +183,9 @@ def crossover_takeaway(data: Dataset) -> str:
     gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))
     said = f"Measured on its own machine, the {gpu}'s step wins " + (listing(wins) if wins else "at no width")
     if wins and never:
-        said += f". At width{'s' if len(never) > 1 else ''} {listing(never)}, no batch keeps it ahead"
+        largest = max(b["params"]["batch"] for b in machine.measured(STEP))
+        said += (f". At width{'s' if len(never) > 1 else ''} {listing(never)}, it never stays ahead, up to batch "
+                 f"{largest}")
     return said
 
 
