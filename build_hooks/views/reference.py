@@ -307,12 +307,14 @@ def thresholds(data: Dataset) -> Html:
               and f"{estimate.slower:.2g}" != f"{gpu_estimate.SLOWER:g}" else "")
     rows = [
         ["different", f"{stats.MEANINGFUL_RATIO:g}× and beyond the spread",
-         "Two times are called different only when one is at least this much longer and the spreads do not overlap."],
+         "Two times are called different only when one is at least this much longer and its interval lies beyond "
+         "1: from three or more paired rounds within one experiment, else from quartiles."],
         ["noisy (†)", f"{100 * stats.NOISY_IQR_RATIO:.0f}% of the median",
          "A point whose middle half of samples spans more than this is marked noisy."],
         ["too few samples (‡)", f"fewer than {stats.MIN_SAMPLES}", "Its spread is not reliable."],
         ["interval", f"at least {100 * stats.ROUND_INTERVAL_COVERAGE:.0f}%",
-         "The printed range of a ratio holds its typical value with this probability."],
+         "The printed range of a ratio, from three or more paired rounds, holds its typical value with this "
+         "probability. A two-round range has no such guarantee."],
         ["slow state", f"{gate.SLOW_STATE_RATIO:g}× the run's fastest canary",
          "Above it the machine is in a slow state, and a point waits before it is measured."],
         ["outlying round", f"{gate.ROUND_SPREAD_LIMIT:g}× the point's fastest round", "That round is measured again."],
