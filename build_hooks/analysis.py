@@ -84,16 +84,21 @@ def stray_leads(machine: Machine, width: int, group: str = STEP) -> list[int]:
     """The batches where the GPU led beyond the spread but that its crossover (if any) does not cover: leads a
     larger batch took back. A sentence says "only at batch 16" rather than "never" beside them. A lead over a CPU
     step out of line with the next batch (out_of_line_steps) is not one: doubted_leads has those."""
-    found = step_verdicts(machine, width, group)
-    first, odd = crossover(found), out_of_line_steps(machine, "cpu", width, group)
-    return [b for b, v in found.items() if v > 0 and (first is None or b < first) and b not in odd]
+    return _leads_below_crossover(machine, width, group)[0]
 
 
 def doubted_leads(machine: Machine, width: int, group: str = STEP) -> list[int]:
     """The GPU's stray leads over a CPU step that is out of line (out_of_line_steps): said as left out."""
+    return _leads_below_crossover(machine, width, group)[1]
+
+
+def _leads_below_crossover(machine: Machine, width: int, group: str) -> tuple[list[int], list[int]]:
+    """The GPU's leads below its crossover (or anywhere, without one), split into (over a steady CPU step, over an
+    out-of-line one)."""
     found = step_verdicts(machine, width, group)
     first, odd = crossover(found), out_of_line_steps(machine, "cpu", width, group)
-    return [b for b, v in found.items() if v > 0 and (first is None or b < first) and b in odd]
+    leads = [b for b, v in found.items() if v > 0 and (first is None or b < first)]
+    return [b for b in leads if b not in odd], [b for b in leads if b in odd]
 
 
 def out_of_line_steps(machine: Machine, device: str, width: int, group: str = STEP) -> set[int]:
