@@ -271,12 +271,8 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
 def race_grid_counts(data: Dataset) -> str:
     """The race page's second sentence: the grid under the race, counted (out-of-line verdicts counted apart, as on
     home), so the tally is on the first screen while the grid sits under the controls."""
-    found = race.verdicts(race.race_data(data))
-    if not found:
-        raise MissingData("no CPU and GPU pair at the same setting")
-    count = _lead_counts(found)
-    gpu = "the estimated GPU" if all(p["estimate"] for p in found.values()) else "the GPU"
-    return (f"The grid under the race has all {len(found)} settings: the CPU finishes first at {count['CPU']}, "
+    settings, count, gpu = _tally(data)
+    return (f"The grid under the race has all {settings} settings: the CPU finishes first at {count['CPU']}, "
             f"{gpu} at {count['GPU']}")
 
 
@@ -284,13 +280,18 @@ def race_grid_counts(data: Dataset) -> str:
 def race_tally(data: Dataset) -> str:
     """The race's grid in one short sentence, for a page that says fixed costs can erase a GPU's lead: at how many of
     the raced settings each side finished first (out-of-line verdicts counted apart, as on home)."""
+    settings, count, gpu = _tally(data)
+    return (f"In the race's small network, the CPU finished first at {count['CPU']} of {settings} settings, "
+            f"{gpu} at {count['GPU']}")
+
+
+def _tally(data: Dataset) -> tuple[int, dict[str, int], str]:
+    """(settings raced, each side's lead count, the GPU's name in a sentence) for the tally sentences."""
     found = race.verdicts(race.race_data(data))
     if not found:
         raise MissingData("no CPU and GPU pair at the same setting")
-    count = _lead_counts(found)
     gpu = "the estimated GPU" if all(p["estimate"] for p in found.values()) else "the GPU"
-    return (f"In the race's small network, the CPU finished first at {count['CPU']} of {len(found)} settings, "
-            f"{gpu} at {count['GPU']}")
+    return len(found), _lead_counts(found), gpu
 
 
 def _lead_counts(found: dict) -> dict[str, int]:
