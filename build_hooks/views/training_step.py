@@ -166,7 +166,7 @@ def step_answer(data: Dataset) -> Html:
                 + race_views.estimated_crossover_table(data))
     return (join(parts, "\n") + marks_note(kinds)
             + note("Shorter: beyond both points' spread, at that batch and at every larger one.")
-            + (note(OUT_OF_LINE_STEP) if any("out-of-line CPU step" in str(p) for p in parts) else Html("")))
+            + _out_of_line_step_key(m for m in data.shown(STEP) if m.gpu_device(STEP)))
 
 
 @fact
@@ -211,8 +211,7 @@ def crossover_table(data: Dataset) -> Html:
     caption = "Where a measured GPU overtook the CPU in its own machine, on the race's 512→H→10 network"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     changed = {"unsettled"} if any(MARKS["unsettled"][0] in str(cell) for row in rows for cell in row) else set()
-    odd = note(OUT_OF_LINE_STEP) if any("out-of-line CPU step" in str(cell) for row in rows for cell in row) \
-        else Html("")
+    odd = _out_of_line_step_key(m for m in data.shown(STEP) if m.gpu_device(STEP))
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
             + marks_note(changed) + odd
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
@@ -223,6 +222,12 @@ def crossover_table(data: Dataset) -> Html:
 # Short sentences: this key is under the tables of batch-size and the cheat sheet.
 OUT_OF_LINE_STEP = ("Out-of-line CPU step: slower than the next, larger batch's. "
                     "A GPU lead over it is not counted.")
+
+
+def _out_of_line_step_key(machines) -> Html:
+    """OUT_OF_LINE_STEP's key, where some machine's cell leaves a lead out (analysis.doubted_leads), else nothing."""
+    doubted = any(analysis.doubted_leads(m, w) for m in machines for w in analysis.widths(m))
+    return note(OUT_OF_LINE_STEP) if doubted else Html("")
 
 
 def step_lead_words(machine: Machine, width: int, never: str = "never") -> str:
