@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from build_hooks import page, race
 from build_hooks.dataset import Dataset, Machine
 from conftest import synthetic_doc
@@ -250,15 +252,16 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
 
 
 def test_the_summary_says_where_the_gpus_clear_wins_lie():
-    """The sentence above the grid names each width's winning batches as runs of neighbouring batches, widest first,
-    leaving out a lead marked out of line, and says nothing where the GPU wins nowhere or everywhere."""
+    """The sentence above the grid names each width's clear winning batches as runs of neighbouring batches, widest
+    first, then the narrow leads apart, leaving out a lead marked out of line, and says nothing where the GPU wins
+    nowhere or everywhere."""
     from build_hooks.views.race import _wins_where
 
-    def grid(gpu_cells, out_of_line=(), changed=()):
+    def grid(gpu_cells, out_of_line=(), changed=(), narrow=()):
         def side(w, b):
             return {"epochs": {str(w): {str(b): {"caveats": ["unsettled"] if (w, b) in changed else []}}}}
         return {(w, b): {"leader": "GPU" if (w, b) in gpu_cells else "CPU", "out_of_line": (w, b) in out_of_line,
-                         "gpu": side(w, b), "cpu": side(w, b)}
+                         "narrow": (w, b) in narrow, "gpu": side(w, b), "cpu": side(w, b)}
                 for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}
 
     wide = grid({(512, 16), (512, 512), (2048, 64), (2048, 512), (32, 16)}, out_of_line={(32, 16)})
@@ -271,6 +274,11 @@ def test_the_summary_says_where_the_gpus_clear_wins_lie():
     assert _wins_where(grid({(w, b) for w in (8, 32, 512, 2048) for b in (16, 64, 512)}), "the GPU") == (
         "The GPU wins at every width, from batch 16 up")
     assert _wins_where(grid(set()), "the GPU") == ""
+    # A narrow lead is named apart, so a learner does not count it with the clear ones.
+    assert _wins_where(grid({(512, 64), (2048, 512)}, narrow={(512, 64)}, changed={(512, 64)}), "the GPU") == (
+        "The GPU wins at width 2048 at batch 512. Its lead is narrow at width 512, batch 64§")
+    assert _wins_where(grid({(512, 64)}, narrow={(512, 64)}), "the GPU") == (
+        "The GPU leads only narrowly, at width 512, batch 64")
     assert _wins_where(grid({(w, b) for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}), "the GPU") == ""
 
 
@@ -335,7 +343,7 @@ def test_a_race_tables_lane_says_whether_it_is_an_estimate_the_build_host_or_a_g
 
 def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slower_than_at_half_the_batch(
         monkeypatch):
-    """race_grid_counts counts the grid (an out-of-line lead apart); a grid cell whose loser took longer than at half
+    """race_grid_counts counts the grid (an out-of-line lead apart) and says where the GPU wins; a grid cell whose loser took longer than at half
     the batch carries ↑, in its label too, and the key says the lead would still hold; out of line gets no ↑."""
     from build_hooks.views import race as views
 
@@ -349,7 +357,8 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
     monkeypatch.setattr(race, "race_data", lambda data: {"widths": [32], "batches": [1, 2, 64], "lanes": []})
     monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
     assert page.render_fact("race_grid_counts", Dataset([])) == (
-        "The grid under the race has all 3 settings: the CPU finishes first at 1, the GPU at 1")
+        "The grid under the race has all 3 settings: the CPU finishes first at 1, the GPU at 1. The GPU wins at width "
+        "32 at batch 64")  # where it wins follows, so the two corners read as ends of a rule
     marked = views._verdict_cell(found[(32, 64)], 32, 64)
     assert "<sup>↑</sup>" in marked and "loser longer than at half the batch" in marked
     assert "↑" not in views._verdict_cell(found[(32, 2)], 32, 2)
@@ -373,3 +382,21 @@ def test_a_lead_over_a_loser_that_slowed_is_narrow_when_it_barely_clears_the_los
     assert slowed["leader"] == "GPU" and not slowed["out_of_line"] and slowed["narrow"]
     clear = race.matchup(race_of(60.0, 70.0, 28.3), "512", "64")
     assert clear["leader"] == "GPU" and not clear["narrow"]
+
+
+def test_a_worked_example_reads_a_width_whose_verdict_carries_no_caveat_mark():
+    """_example_width keeps the lessons' small network unless its verdict at that end carries a mark (§ here) and
+    another width's does not; with every width marked it keeps the small network."""
+    from build_hooks.views import race as views
+
+    def cell(caveats):
+        side = {"epochs": {w: {b: {"caveats": caveats} for b in ("1", "512")} for w in ("8", "32")}}
+        return {"gpu": side, "cpu": side}
+    found = {(32, 1): cell(["unsettled"]), (8, 1): cell([]), (32, 512): cell([]), (8, 512): cell([])}
+    race_data = {"widths": [8, 32]}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(race, "verdicts", lambda race_data: found)
+        assert views._example_width(race_data, "smallest") == "8"
+        assert views._example_width(race_data, "largest") == "32"
+        found[(8, 1)] = cell(["noisy"])
+        assert views._example_width(race_data, "smallest") == "32"

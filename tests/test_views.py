@@ -330,7 +330,7 @@ def test_a_tie_with_an_estimate_is_called_inside_its_band_not_the_measured_sprea
         return {"kind": kind, "estimate": estimate, "machine_id": "host", "label": f"Fixture {kind}",
                 "epochs": {"32": {"1": {"seconds": seconds, "q1": seconds / spread, "q3": seconds * spread}}}}
     lanes = [lane("CPU", 1.2, 1.05, False), lane("GPU", 1.0, 2.0, True) | {"band": [0.5, 2.0]}]
-    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32]})
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1]})
     empty = Dataset([])
     text = page.render_fact("race_smallest_batch", empty)
     assert "the 1.2× gap is inside the estimate's band and the measured spread" in text
@@ -1304,7 +1304,7 @@ def test_the_faq_gives_the_work_of_the_steps_where_the_gpu_crossed():
     assert len(crossings) == 2 and all(b > 1 for _, b in crossings)
     low, high = min(flops(w, b // 2) for w, b in crossings), max(flops(w, b) for w, b in crossings)
     said = views._crossing_work(machine)
-    assert said == f" Both measured crossings fell between steps of {si(low, 'FLOP')} and {si(high, 'FLOP')}."
+    assert said == f" Both measured step crossings fell between steps of {si(low, 'FLOP')} and {si(high, 'FLOP')}."
 
 
 def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu_copies_stop_being_fixed():

@@ -566,8 +566,9 @@ def _crossing_work(machine: Machine) -> str:
     if not brackets:
         return ""
     low, high = min(b for b, _ in brackets), max(t for _, t in brackets)
-    each = "The measured crossing" if len(brackets) == 1 else f"{'Both' if len(brackets) == 2 else 'All'} measured " \
-                                                                "crossings"
+    # "step": on home this follows an epoch grid, whose own crossings may sit at other batches.
+    each = ("The measured step crossing" if len(brackets) == 1
+            else f"{'Both' if len(brackets) == 2 else 'All'} measured step crossings")
     return f" {each} fell between steps of {si(low, 'FLOP')} and {si(high, 'FLOP')}."
 
 

@@ -37,12 +37,13 @@ def race_data(data: Dataset) -> Html:
 
 @section
 def race_table(data: Dataset) -> Html:
-    """The race's epoch times at the chart's width as a table that needs no JavaScript, or a note that there are none.
-    One width only: the grid above gives every width's verdict, and All measurements every epoch (the page's weight)."""
+    """The race's epoch times at the chart's width and the widest as tables that need no JavaScript, or a note that
+    there are none. Two widths only: the small network the lessons use, and the widest, where a GPU's lead shows if it
+    has one; the grid above gives every width's verdict, and All measurements every epoch (the page's weight)."""
     widths = race.race_data(data)["widths"]
-    shown = [chart_width(widths)] if widths else None
+    shown = sorted({chart_width(widths), max(widths)}) if widths else None
     others = note(html('Other widths: <a href="{}measurements/#epoch-time">All measurements</a> lists every epoch.',
-                       Html(SITE_ROOT))) if len(widths) > 1 else Html("")
+                       Html(SITE_ROOT))) if len(widths) > len(shown or []) else Html("")
     return race.static_table(data, shown) + others
 
 
@@ -272,8 +273,11 @@ def race_grid_counts(data: Dataset) -> str:
     """The race page's second sentence: the grid under the race, counted (out-of-line verdicts counted apart, as on
     home), so the tally is on the first screen while the grid sits under the controls."""
     settings, count, gpu = _tally(data)
-    return (f"The grid under the race has all {settings} settings: the CPU finishes first at {count['CPU']}, "
-            f"{gpu} at {count['GPU']}")
+    counts = (f"The grid under the race has all {settings} settings: the CPU finishes first at {count['CPU']}, "
+              f"{gpu} at {count['GPU']}")
+    # Where the GPU wins, so the two corners above read as ends of a rule, not as two anecdotes.
+    _, where, _ = _summary_parts(data)
+    return f"{counts}. {where}" if where else counts
 
 
 @fact
@@ -342,13 +346,35 @@ NAMED_DOUBTS = 3  # up to this many doubtful wins are named by their setting
 
 def _wins_where(found: dict, gpu: str) -> str:
     """Where every clear GPU win lies, width by width, widest first, as one short sentence ("The GPU wins at width
-    2048 from batch 64 up, and at width 512 at batches 64 and 512"); empty where it wins nowhere or everywhere. A
-    lead marked out of line is left out."""
+    2048 from batch 64 up, and at width 512 at batch 512"), then the narrow ones in a second ("Its lead is narrow at
+    width 512, batch 64"); empty where it wins nowhere or everywhere. A lead marked out of line is left out."""
     wins = {(w, b) for (w, b), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]}
     if not wins or len(wins) == len(found):
         return ""
     # A win resting on a changed state keeps its § here too: the sentence sits above the grid and its key.
     changed = {key for key in wins if "unsettled" in _point_marks(found[key], *key)}
+    narrow = {key for key in wins if found[key].get("narrow")}
+    clear = wins - narrow
+    said = ""
+    if clear:
+        said = _where_words(found, clear, changed, gpu)
+    # A narrow lead is named apart: a learner reading "wins" above the grid should not count it as a clear one.
+    lab = {key: f"width {key[0]}, batch {key[1]}{MARKS['unsettled'][0] if key in changed else ''}"
+           for key in narrow}
+    if narrow and len(narrow) <= NAMED_DOUBTS:
+        spots = listing([lab[key] for key in sorted(narrow, reverse=True)])
+        narrow_words = (f"Its lead is narrow at {spots}" if clear
+                        else f"{capitalised(gpu)} leads only narrowly, at {spots}")
+    elif narrow:
+        narrow_words = (f"Its lead is narrow at {len(narrow)} more settings" if clear
+                        else f"{capitalised(gpu)} leads only narrowly, at {len(narrow)} settings")
+    else:
+        narrow_words = ""
+    return ". ".join(part for part in (said, narrow_words) if part)
+
+
+def _where_words(found: dict, wins: set, changed: set, gpu: str) -> str:
+    """The wins given, width by width, widest first, as one sentence."""
     said = {w: _batches_words(sorted(b for v, b in wins if v == w), sorted(b for v, b in found if v == w),
                               {b for v, b in changed if v == w})
             for w in sorted({w for w, _ in wins}, reverse=True)}
@@ -425,6 +451,22 @@ def _lane_name(lane: dict) -> str:
     return untrusted.placeholder(lane["label"]) + (" (estimate)" if lane["estimate"] else "")
 
 
+def _example_width(race_data: dict, which: str) -> str:
+    """The width a worked example reads at its smallest or largest raced batch: the lessons' small network, unless
+    its verdict there carries a caveat mark and another width's does not (an example should not rest on a doubtful
+    point)."""
+    widths = race_data["widths"]
+    preferred = chart_width(widths)
+    found = race.verdicts(race_data)
+    for width in [preferred] + [w for w in widths if w != preferred]:
+        batches = sorted(b for w, b in found if w == width)
+        if batches:
+            batch = batches[0] if which == "smallest" else batches[-1]
+            if not _point_marks(found[(width, batch)], width, batch):
+                return str(width)
+    return str(preferred)
+
+
 def _verdict(data: Dataset, which: str) -> str:
     """Who finishes an epoch first at the smallest or largest raced batch, at the small width: the
     fastest GPU lane against its own machine's CPU (the grid's pairing, race.matchup), or the two
@@ -432,8 +474,7 @@ def _verdict(data: Dataset, which: str) -> str:
     race_data = race.race_data(data)
     if not race_data["lanes"]:
         raise MissingData("no epoch times to race")
-    widths = race_data["widths"]
-    width = str(chart_width(widths))
+    width = _example_width(race_data, which)
     lanes = [lane for lane in race_data["lanes"] if width in lane["epochs"]]
     batches = sorted({int(b) for lane in lanes for b in lane["epochs"][width]})
     batch = str(batches[0] if which == "smallest" else batches[-1])
