@@ -1133,7 +1133,7 @@ def test_all_measurements_gives_each_points_sample_count_and_no_spread_from_too_
 
 def test_the_gpu_floor_says_when_its_steps_ran_longer_than_their_share_of_an_epoch(monkeypatch):
     """gpu_step_floor adds the epoch-share sentence only where most of the GPU's steps alone took clearly longer than
-    their share of an epoch, counting them as consistency's epoch check does."""
+    their share of an epoch, counting them as consistency's epoch check does, and the CPU's opposite lean beside it."""
     from pathlib import Path
 
     from build_hooks import consistency, dataset, stats
@@ -1149,6 +1149,12 @@ def test_the_gpu_floor_says_when_its_steps_ran_longer_than_their_share_of_an_epo
     monkeypatch.setattr(consistency, "checks", lambda machine, device: [
         consistency.Check("epoch", device, 1, 8, 1.0), consistency.Check("epoch", device, 2, 8, 1.5)])
     assert views._epoch_share_words(machine, "cuda") == ""  # one of two is not most
+    # The CPU's opposite lean is said beside the GPU's, where it shows.
+    monkeypatch.setattr(consistency, "checks", lambda machine, device: [
+        consistency.Check("epoch", device, 1, 8, 1.5 if device == "cuda" else 0.5),
+        consistency.Check("epoch", device, 2, 8, 1.5 if device == "cuda" else 1.0)])
+    said = views._epoch_share_words(machine, "cuda")
+    assert "at 2 of 2 settings" in said and "its step took at least 1.1× as long as alone, at 1 of 2 settings" in said
 
 
 def test_why_gpu_gives_the_gpu_machines_share_of_each_peak():

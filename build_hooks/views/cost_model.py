@@ -798,7 +798,7 @@ def break_even_table(data: Dataset) -> Html:
             ["break-even: the estimated GPU's step gets shorter",
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} (the GPU's extra cost: its launch)",
              f"{si(even.rate, 'FLOP/s')} (the CPU's rate)", si(even.crossover_flop, "FLOP")]]
-    head = ["", "fixed cost per operation", "arithmetic rate", "work per operation before speed shows"]
+    head = ["", "fixed cost per operation", "arithmetic rate", "work per operation before speed shows (average)"]
     measured = _measured_break_even_rows(data)
     # A measured GPU comes first: the estimate is the model a build without one falls back on.
     estimated = table(head, rows, caption=(
@@ -832,8 +832,10 @@ def _per_step_words(data: Dataset) -> str:
     best = analysis.best_rate(machine, "cpu")
     in_step = (f" Inside a step this CPU reached at most {si(best[0].flops_per_s, 'FLOP/s')}, which would lower "
                "both." if best and best[0].flops_per_s else "")
-    return (f"The fit sees one fixed cost per step, shared here over the step's operations ({ops}). Per step, the "
-            f"break-even is {break_even_step_span(data)}. Both rows use the CPU's best matrix product.{in_step}")
+    # "average": a step's few matrix products carry nearly all its work, so no one operation holds this much.
+    return (f"The fit sees one fixed cost per step, shared here over the step's operations ({ops}). So the last "
+            f"column is an average per operation. Per step, the break-even is {break_even_step_span(data)}. Both "
+            f"rows use the CPU's best matrix product.{in_step}")
 
 
 def _step_ops(machine: Machine, device: str) -> set[int]:

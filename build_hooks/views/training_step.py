@@ -373,5 +373,13 @@ def _epoch_share_words(machine: Machine, device: str) -> str:
     if not epochs or 2 * longer <= len(epochs):
         return ""
     # Said as the rule counts it (a ratio), so the count matches what a reader recomputes.
-    return (f". A step timed on its own took at least {stats.MEANINGFUL_RATIO:g}× as long as the same step inside an "
+    said = (f". A step timed on its own took at least {stats.MEANINGFUL_RATIO:g}× as long as the same step inside an "
             f"epoch, at {longer} of {len(epochs)} settings. So these step times may overstate its fixed cost")
+    # The CPU's bias, where it runs the other way: both push the steps' crossing to a larger batch than the race's.
+    cpu = [c for c in consistency.checks(machine, "cpu") if c.kind == "epoch"]
+    shorter = sum(c.ratio * stats.MEANINGFUL_RATIO <= 1 for c in cpu)
+    if shorter:
+        said += (f". The CPU's leaned the other way: inside an epoch, its step took at least "
+                 f"{stats.MEANINGFUL_RATIO:g}× as long as alone, at {shorter} of {len(cpu)} settings. Both biases can "
+                 "push the steps' crossing to a larger batch than the race's")
+    return said
