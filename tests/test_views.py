@@ -683,8 +683,9 @@ def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
     said = page.render_fact("workload_headline", Dataset(committed))
-    assert said.startswith("Take a 100-million-parameter model")
+    assert said.startswith("Take a 100-million-parameter language model")
     assert said.count("fp32") == said.count("at its measured bf16") == 2  # format for format, on both devices
+    assert said.endswith("A real run takes longer than these floors")  # pure arithmetic, not a run's time
     assert "published" not in said
     cpu_only = page.render_fact("workload_headline", Dataset([m for m in committed if m.gpu is None]))
     assert cpu_only.endswith("(published)")
@@ -1480,3 +1481,26 @@ def test_the_cheat_sheet_opens_with_where_the_measured_gpus_step_wins():
     assert said.endswith("step wins from batch 64 at width 512. At width 8, it never stays ahead, up to batch 512")
     cpu_only = data({k: t for k, t in times.items() if k[0] == "cpu"})
     assert page.render_fact("crossover_takeaway", cpu_only).startswith("No GPU was measured")
+
+
+def test_why_gpu_states_the_bf16_ratio_format_for_format_and_the_peak_share_if_threads_are_hyper_threads():
+    """The workload table adds the GPU's bf16 lead over its own CPU's bf16 (the last column is against fp32), and the
+    peak sentence gives the share were the threads hyper-threads, flagging one over 100%."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset
+    from build_hooks.render import multiple
+    from build_hooks.views import gemm_rate
+
+    root = Path(__file__).resolve().parent.parent
+    committed = Dataset(dataset.load_committed(root / "results", root))
+    machine = next(m for m in committed.machines if m.gpu is not None)
+    cpu = {fmt: rate for fmt, _, rate in gemm_rate._measured_rates(machine, "cpu")}
+    gpu = {fmt: rate for fmt, _, rate in gemm_rate._measured_rates(machine, machine.gpu_device(gemm_rate.GROUP))}
+    said = gemm_rate._bf16_like_for_like(machine)
+    assert f"{multiple(gpu['bf16'] / cpu['bf16'])} shorter than its CPU's bf16" in said
+    assert gemm_rate._bf16_like_for_like(None) == ""
+    share = analysis.best_matmul_rate(machine) / machine.cpu["fp32_peak_flops"]
+    peaks = page.render_fact("gpu_machine_peak_shares", committed)
+    assert f"the share is {200 * share:.0f}%" in peaks
+    assert ("That would pass the peak" in peaks) == (2 * share > 1)

@@ -173,13 +173,15 @@ def workload_headline(data: Dataset) -> str:
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))
         cpu = f"{untrusted.placeholder(machine.cpu['brand'])} on {machine.cpu['threads_used']} threads"
         # Two short sentences: the run, then each device's time; fp32 and bf16 named by their widths once.
-        model = (f"a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter model trained on {WORKLOAD_TOKENS / 1e9:.0f} "
-                 "billion tokens")
+        model = (f"a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter language model trained on "
+                 f"{WORKLOAD_TOKENS / 1e9:.0f} billion tokens (word pieces)")
         # "about" throughout: a floor (the fastest product, arithmetic only) and a bf16 rate (one product) read alike.
+        # Each time is pure arithmetic at one product's rate: a real run takes longer, said in the closing sentence.
         return (f"Take {model}. At its fastest fp32 matrix product (32-bit numbers), {cpu} needs about "
-                f"{_duration(flops / cpu_rates['fp32'])} of arithmetic"
+                f"{_duration(flops / cpu_rates['fp32'])} of pure arithmetic"
                 f"{_or_bf16(flops, cpu_rates, ' (16-bit)')}. The {gpu} beside it needs about "
-                f"{_duration(flops / gpu_rates['fp32'])} in fp32{_or_bf16(flops, gpu_rates)}")
+                f"{_duration(flops / gpu_rates['fp32'])} in fp32{_or_bf16(flops, gpu_rates)}. "
+                "A real run takes longer than these floors")
     rate = analysis.best_matmul_rate(first_with(data, GROUP))
     sheet = datasheets.by_name("NVIDIA H200 SXM")
     return (f"{run[:1].upper() + run[1:]} is about {_duration(flops / rate)} of arithmetic on the build host. "
@@ -208,8 +210,15 @@ def gpu_machine_peak_shares(data: Dataset) -> str:
         # The peak counts every thread as a core; hyper-threads would halve it (said under the peaks' paragraph).
         threads = machine.cpu.get("threads_used")
         counted = f", each of its {threads} threads counted as a core" if threads else ""
-        said.append(f"On {untrusted.placeholder(machine.label)}, the CPU reached {100 * cpu_rate / cpu_peak:.0f}% "
+        share = cpu_rate / cpu_peak
+        said.append(f"On {untrusted.placeholder(machine.label)}, the CPU reached {100 * share:.0f}% "
                     f"of its computed peak ({si(cpu_rate, 'FLOP/s')} of {si(cpu_peak, 'FLOP/s')}{counted})")
+        if threads and threads % 2 == 0:  # a cloud vCPU is often a hyper-thread: the other reading, computed
+            halved = (f"If its {threads} threads are {threads // 2} cores' hyper-threads, the peak halves and the "
+                      f"share is {200 * share:.0f}%")
+            # Over 100% cannot be: then the threads are likely whole cores, or the clock boosts past the reported one.
+            said.append(halved + (". That would pass the peak, so they are likely whole cores, or the clock boosts "
+                                  "above the reported one" if 2 * share > 1 else ""))
     sheet, gpu_rate = datasheets.for_gpu(machine.gpu["name"]), analysis.best_matmul_rate(machine, device)
     if sheet and sheet.fp32_flops and gpu_rate:
         # The file names the GPU as torch does; where the datasheet names a variant, that variant is an assumption.
@@ -265,7 +274,21 @@ def workload_table(data: Dataset) -> Html:
     mantissa, exponent = f"{flops:.1e}".split("e")
     return join([table(["device and format", "rate", "time for the run", against], rows,
                        caption=f"One training run of {mantissa}e{int(exponent)} FLOPs at {len(rows)} rates"),
-                 marks_note_for([point for *_, point in measured]), note(why)])
+                 marks_note_for([point for *_, point in measured]), note(why),
+                 *([note(same)] if (same := _bf16_like_for_like(gpu_machine)) else [])])
+
+
+def _bf16_like_for_like(machine: Machine | None) -> str:
+    """The last column sets every row against fp32; where the GPU machine's CPU and GPU both ran bf16, the same
+    format's ratio too, so a GPU's bf16 row is not read as its lead over the CPU's bf16."""
+    if machine is None:
+        return ""
+    cpu = {fmt: rate for fmt, _, rate in _measured_rates(machine, "cpu")}
+    gpu = {fmt: rate for fmt, _, rate in _measured_rates(machine, machine.gpu_device(GROUP))}
+    if "bf16" not in cpu or "bf16" not in gpu:
+        return ""
+    return (f"Format for format, the GPU's bf16 run is {_against(gpu['bf16'], cpu['bf16'])} than its CPU's bf16 "
+            "run.")
 
 
 def _row(device: str, fmt: str, how: str, measured: float, point: dict, flops: float, host_rate: float) -> list:
