@@ -33,7 +33,8 @@ from build_hooks.dataset import Dataset, recording_reads
 from build_hooks.render import Html
 
 FORMAT = 1  # bump when the entry layout below changes
-VIEW_IMPORT = re.compile(r"^from build_hooks\.views(?:\.(\w+) import| import (\w+))", re.M)
+# Indented too: a view may import another inside a function (views import each other late).
+VIEW_IMPORT = re.compile(r"^[ \t]*from build_hooks\.views(?:\.(\w+) import| import (\w+))", re.M)
 
 
 @dataclass(frozen=True)

@@ -400,3 +400,15 @@ def test_a_worked_example_reads_a_width_whose_verdict_carries_no_caveat_mark():
         assert views._example_width(race_data, "largest") == "32"
         found[(8, 1)] = cell(["noisy"])
         assert views._example_width(race_data, "smallest") == "32"
+
+
+def test_a_lone_grid_lead_names_its_changed_state_and_narrowness_only_for_a_table():
+    """_lone_lead gives a lone lead's batch with § and ", narrow" where the grid says so, and the bare batch for a
+    sentence (marked False)."""
+    from build_hooks.views import race as views
+
+    side = {"epochs": {"512": {"64": {"caveats": ["unsettled"]}}}}
+    pairing = {"gpu": side, "cpu": side, "narrow": True}
+    assert views._lone_lead(pairing, 512, 64, marked=True) == "64§, narrow"
+    assert views._lone_lead(pairing, 512, 64, marked=False) == "64"
+    assert views._lone_lead(pairing | {"narrow": False}, 512, 64, marked=True) == "64§"

@@ -136,3 +136,17 @@ def test_an_entry_that_is_not_what_this_cache_wrote_is_rendered_afresh(cache, da
         {"fifo": lambda: os.mkfifo(entry), "endless": lambda: entry.symlink_to("/dev/zero"),
          "folder": entry.mkdir, "not utf-8": lambda: entry.write_bytes(b"\xff\xfe" + json.dumps({}).encode())}[damage]()
     assert view_cache.rendered("fact", "x", a_view, data(), lambda: "took 5 ms", shared="c") == "took 5 ms"
+
+
+def test_a_views_digest_covers_view_modules_it_imports_inside_a_function_too():
+    """module_digest follows an indented import (training_step imports race inside a function), so editing race.py
+    re-renders the cheat sheet's crossover table instead of serving it stale."""
+    from build_hooks import digests
+
+    views = config.PROJECT_ROOT / "build_hooks" / "views"
+    assert "    from build_hooks.views.race import" in (views / "training_step.py").read_text()
+    covered = view_cache.module_digest("build_hooks.views.training_step")
+    alone = digests.files([views / "training_step.py"])
+    assert covered != alone
+    assert view_cache.VIEW_IMPORT.findall("def f():\n    from build_hooks.views.race import grid_leads\n") == [
+        ("race", "")]

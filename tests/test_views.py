@@ -547,9 +547,14 @@ def test_the_cheat_sheets_key_numbers_are_the_lessons_own():
     even = break_even(committed)
     params = cost_model.measured_params(committed.with_experiment("training_step")[0], "cpu")
     for value in (si(even.op_s, "s"), si(even.cpu_flop, "FLOP"), si(even.gpu_flop, "FLOP"),
-                  f"<td>{_ridge(_cpu_ridge(committed.with_experiment('training_step')[0], params))} FLOP/B</td>"):
+                  f"<td>{_ridge(_cpu_ridge(committed.with_experiment('training_step')[0], params))} FLOP/B"):
         assert value in shown
     assert "(estimated: a model)" in shown and shown.count("<tr>") == shown.count('<a href="') + 1  # a link per row
+    # A device with a bf16 product gets its bf16 ridge too: that rate over the same copy bandwidth.
+    host = committed.with_experiment("training_step")[0]
+    bf16 = host.measured("precision", device="cpu", op="matmul", dtype="bf16")[0]
+    bf16_ridge = bf16["extra_info"]["flops"] / bf16["stats"]["median"] / params.bandwidth
+    assert f"; bf16 {_ridge(bf16_ridge)} FLOP/B" in shown
 
 
 def test_the_cheat_sheet_gives_a_measured_gpus_own_numbers_beside_the_estimates():

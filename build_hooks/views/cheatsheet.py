@@ -42,7 +42,8 @@ ROWS = {
     "break_even": "break-even: work per operation from which the GPU's step is shorter (it need only beat the "
                   "CPU, not near its own top speed)",
     "bandwidth": "copy bandwidth, largest copy (bytes read plus written)",
-    "ridge": "ridge point (that matrix-product rate ÷ that copy bandwidth): FLOPs per byte to be compute-bound",
+    "ridge": "ridge point (that matrix-product rate ÷ that copy bandwidth; bf16: its bf16 product's): FLOPs per "
+             "byte to be compute-bound",
     "bf16": "bf16 against fp32, one matrix product of the same size in both",
 }
 LESSONS = {"op": ("cost-model/", "Predicting a step"), "rate": ("why-gpu/", "Why a GPU is faster"),
@@ -100,6 +101,13 @@ def _device_numbers(machine: Machine, device: str, op_s: float, rate: float) -> 
         ridge = html("{} FLOP/B{}", _ridge(rate / params.bandwidth), marked)
         if device != "cpu":  # three regimes gives the datasheet's ridge: both are said, each named
             ridge += html(" ({} from published figures)", _ridge(published_ridges()["H200 fp32"][0]))
+        # bf16 moves the ridge far up on a GPU's tensor cores: a bf16 model needs that much more reuse per byte.
+        bf16_point = next((p for p in _bf16_points(machine, device) if p["params"].get("dtype") == "bf16"), None)
+        if bf16_point and bf16_point["extra_info"].get("flops"):
+            bf16_rate = bf16_point["extra_info"]["flops"] / bf16_point["stats"]["median"]
+            ridge += html("; bf16 {} FLOP/B{}", _ridge(bf16_rate / params.bandwidth),
+                          marks([k for k in MARKS if k in stats.caveats(bf16_point["stats"],
+                                                                        bf16_point["extra_info"])]))
         numbers |= {"bandwidth": html("{}{}", si(params.bandwidth, "B/s"), marked), "ridge": ridge}
     bf16 = bf16_against_fp32(machine, device)
     if bf16:

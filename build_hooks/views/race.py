@@ -561,11 +561,19 @@ def grid_leads(data: Dataset, keep, marked: bool = True) -> dict[int, tuple[int 
         first = analysis.crossover(leads)  # the site's one crossover rule (analysis.crossover)
         # A lead the grid shows below the crossover (a level or CPU batch breaks the run after it) is named too.
         # A lone lead keeps the grid's § when it rests on a changed state: a reader meets it without the grid.
-        lone = [str(b) + (MARKS["unsettled"][0] if marked and "unsettled" in _point_marks(found[(width, b)], width, b)
-                          else "")
+        lone = [_lone_lead(found[(width, b)], width, b, marked)
                 for b in sorted(leads) if leads[b] == 1 and (first is None or b < first)]
         leads_by_width[width] = (first, lone)
     return leads_by_width
+
+
+def _lone_lead(pairing: dict, width: int, batch: int, marked: bool) -> str:
+    """A lone lead's batch as a cell names it: with § where it rests on a changed state, and "narrow" where the grid
+    says so, if `marked` (for a table with a key, not a sentence)."""
+    if not marked:
+        return str(batch)
+    changed = MARKS["unsettled"][0] if "unsettled" in _point_marks(pairing, width, batch) else ""
+    return f"{batch}{changed}" + (", narrow" if pairing.get("narrow") else "")
 
 
 def estimated_crossovers(data: Dataset) -> str:
