@@ -395,8 +395,9 @@ def test_the_faqs_one_thread_answer_counts_every_machine_in_the_data(monkeypatch
     # Where its own all-thread point disagreed and the training step's stood in, the answer says which it used.
     monkeypatch.setattr(threads, "_one_thread_leads", lambda m: ([], {4: {}}, []) if m.id == "b" else ([], {}, []))
     said = page.render_fact("one_thread_answer", data)
-    assert "at batch 4. For " in said and said.endswith(", the all-thread time is the training step's. Its own "
-                                                        "disagreed with that twin timing (≠), so it was set aside")
+    assert "at batch 4. For " in said and said.endswith(
+        ", the all-thread time comes from the training-step experiment. Its own all-thread run disagreed with that "
+        "one, so it was set aside")
 
 
 def test_the_step_profile_table_leaves_out_a_kind_the_step_never_ran():

@@ -542,10 +542,11 @@ def break_even_answer(data: Dataset) -> str:
                     "never longer")
         machine = first_measured_break_even(data)[0]
         slow = ". That machine often began its rounds slow, so its times may run high" if mostly_slow(machine) else ""
-        return (f"On the measured {gpu}, the GPU's step got shorter than its own machine's CPU's, beyond both "
-                f"timings' spread, {step_crossings(machine)}{slow}. The cost model puts the "
-                f"break-even at a step of {break_even_step_span(data)} (an MFLOP is a million additions or "
-                f"multiplications){_break_even_ends(machine)}")
+        # The FAQ's short answer: where the GPU stayed ahead, the break-even, and a link (in the page) for the rest:
+        # batch-size gives every width, the leads left out and the span's two ends.
+        return (f"On the measured {gpu}, the GPU's step got shorter than its own machine's CPU's "
+                f"{step_crossings(machine, brief=True)}{slow}. The cost model puts the break-even at a step of "
+                f"{break_even_step_span(data)} (an MFLOP is a million additions or multiplications)")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
@@ -572,29 +573,20 @@ def _crossing_work(machine: Machine) -> str:
     return f" {each} fell between steps of {si(low, 'FLOP')} and {si(high, 'FLOP')}."
 
 
-def _break_even_ends(machine: Machine) -> str:
-    """Which end of the break-even span comes from what (break_even_work), as a sentence opening with its full stop:
-    a reader should not take the low end for the fit's. Empty where the two agree."""
-    found, bare = measured_break_even(machine), bare_extra(machine)
-    if found is None or bare is None or bare <= 0:
-        return ""
-    (cpu_op, _, _), (gpu_op, _, _) = found
-    fitted = gpu_op - cpu_op
-    if stats.compare(bare, fitted) == 0:
-        return ""
-    low, high = ("a bare operation's extra cost", "the fit") if bare < fitted else ("the fit", "a bare operation's")
-    return f". The low end comes from {low}, the high end from {high}"
-
-
-def step_crossings(machine: Machine) -> str:
+def step_crossings(machine: Machine, brief: bool = False) -> str:
     """Where a machine's GPU step overtook its CPU's, per width, widest first, in words a learner reads: "from batch
-    128 at width 2048 and from batch 512 at width 512. At widths 8 and 32, never, up to batch 1024"."""
+    128 at width 2048 and from batch 512 at width 512. At widths 8 and 32, never, up to batch 1024". `brief`: the
+    crossings, then only that it stayed ahead nowhere else (for a short answer that links to the detail)."""
     crossings = {w: analysis.crossover_batch(machine, w) for w in analysis.widths(machine)}
     wins = [f"from batch {b} at width {w}" for w, b in sorted(crossings.items(), reverse=True) if b]
     largest = max((b["params"]["batch"] for b in machine.measured(analysis.STEP)), default=None)
     up_to = f", up to batch {largest}" if largest else ""
     if not wins:
         return f"at no width measured{up_to}"
+    if brief:
+        others = len(crossings) - len(wins)
+        rest = (f". At the other width{'s' if others > 1 else ''}, it never stayed ahead{up_to}" if others else "")
+        return f"{listing(wins)}{rest}"
     # A width where the GPU led at some batch but fell back is said apart from one where it never led at all.
     never = [w for w, b in sorted(crossings.items()) if b is None]
     behind = [str(w) for w in never if not analysis.stray_leads(machine, w)]

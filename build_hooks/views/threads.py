@@ -214,8 +214,9 @@ def one_thread_answer(data: Dataset) -> str:
         more = f", and {len(wins) - 3} more machines (gallery)" if len(wins) > 3 else ""
         machines = f"{len(wins)} machine{'s' if len(wins) > 1 else ''}"
         # Which all-thread time a comparison used is said apart, so the list stays readable.
-        used = (f". For {listing(twins)}, the all-thread time is the training step's. Its own disagreed with that "
-                "twin timing (≠), so it was set aside" if twins else "")
+        # Plain words, no mark: the FAQ, where this appears, has no key for ≠.
+        used = (f". For {listing(twins)}, the all-thread time comes from the training-step experiment. Its own "
+                "all-thread run disagreed with that one, so it was set aside" if twins else "")
         return f"Yes, on {machines} in this build's data: {listing(wins[:3])}{more}{used}"
     # A lead the consistency check does not trust is neither a yes nor a plain no: say it was seen and set aside.
     if doubted:
