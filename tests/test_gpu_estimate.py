@@ -190,3 +190,16 @@ def test_a_measured_miss_beyond_the_assumed_band_raises_its_top_to_that_miss(by)
     assert f"to {max(by, gpu_estimate.SLOWER):.2g}× its value" in said
     checked = page.render_fact("estimate_check", Dataset([machine]))
     assert ("the band's top was raised to 4×" in checked) == (by > gpu_estimate.SLOWER)
+
+
+def test_a_lead_beyond_the_band_says_how_far_past_its_edge_the_cpus_median_lies():
+    """faster_beyond_band: "GPU (1.2× past)" is the CPU's median over the band's top, "CPU (…× past)" the band's
+    bottom over the CPU's median; inside the band it is "neither", and no CPU point is "not measured"."""
+    from build_hooks.gpu_estimate import faster_beyond_band
+
+    def cpu(median):
+        return {"median": median, "q1": median, "q3": median, "data": [median] * 5}
+    assert faster_beyond_band(cpu(12.0), 5.0, (4.0, 10.0)) == "GPU (1.2× past)"
+    assert faster_beyond_band(cpu(2.0), 5.0, (4.0, 10.0)) == "CPU (2× past)"
+    assert faster_beyond_band(cpu(7.0), 5.0, (4.0, 10.0)) == "neither"
+    assert faster_beyond_band(None, 5.0, (4.0, 10.0)) == "not measured"

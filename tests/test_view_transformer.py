@@ -131,8 +131,8 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
 
 @pytest.mark.parametrize("worst, answer, band", [
     (1.5, "at width (d_model) 128 from batch 8", "A lead counts only beyond its band, from 0.75× to 2.5×"),
-    (4.0, "at width (d_model) 128 from batch 8", "A real Checker took up to 4× the estimate's time on the MLP"),
-    (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "A real Checker took up to 1e+04× the estimate's time")])
+    (4.0, "at width (d_model) 128 from batch 8", "On the MLP, a real Checker took up to 4× what this estimate predicted"),
+    (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "a real Checker took up to 1e+04× what this estimate predicted")])
 def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_measured_miss(monkeypatch, worst,
                                                                                              answer, band):
     """With no GPU run, the model's lead counts only beyond its band, whose top a measured GPU's worst miss raises:
@@ -328,3 +328,13 @@ def test_the_band_line_says_at_how_many_sizes_the_estimate_is_the_hosts_issuing(
     monkeypatch.setattr(gpu_estimate.Estimate, "bounded_by",
                         lambda self, batch, width: "the host" if batch == 64 else "the GPU")
     assert views._host_bound_words(machine, data.machines) == ""
+
+
+def test_the_profile_caption_says_which_timed_batches_its_batch_lies_between():
+    """_between_steps names the two step-table batches around a profiled batch the table did not time, and nothing
+    for a batch it timed or one outside its range."""
+    from build_hooks.views.transformer import _between_steps
+
+    machine = dataset(transformer_block=steps({1: 1e-1, 4: 4e-1, 16: 1.6})).machines[0]
+    assert _between_steps(machine, 8) == " (between the step table's batches 4 and 16)"
+    assert _between_steps(machine, 4) == "" and _between_steps(machine, 64) == ""

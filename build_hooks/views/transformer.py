@@ -155,7 +155,7 @@ def transformer_steps(data: Dataset) -> Html:
     measured, plotted and tabled with each step's regime."""
     def one(m: Machine) -> Html:
         gpu_device, fitted = m.gpu_device(STEP), cost_model.model(m, "cpu")  # fitted once, not per point
-        times, rates, rows, shown = [], [], [], []
+        times, rates, rows, work_rows, shown = [], [], [], [], []
         band = gpu_estimate.BAND_RULE  # the estimate's own band, once there is one
         for device in m.devices(STEP):
             for (d_model, seq), points in curves(m, device).items():
@@ -187,10 +187,12 @@ def transformer_steps(data: Dataset) -> Html:
                                 gpu_estimate.faster_beyond_band(b["stats"], point, (low, high))]
                     elif gpu_device is None:
                         row += ["", ""]
-                    row += [si(b["extra_info"]["flops"], "FLOP"),
-                            si(b["extra_info"]["flops"] / b["stats"]["median"], "FLOP/s"),
-                            f"{100 * found[1]:.0f}%" if found else "", regime_words(found[0]) if found else ""]
                     rows.append(row)
+                    # Where the time goes: a second table, so a phone shows the first one's answer in a few cards.
+                    work_rows.append(row[:3] + [si(b["extra_info"]["flops"], "FLOP"),
+                                                si(b["extra_info"]["flops"] / b["stats"]["median"], "FLOP/s"),
+                                                f"{100 * found[1]:.0f}%" if found else "",
+                                                regime_words(found[0]) if found else ""])
                 shown += points
         if not rows:
             return missing("No transformer steps measured on this machine.")
@@ -212,23 +214,23 @@ def transformer_steps(data: Dataset) -> Html:
             size=(4.6, 3.8))
         head = ["device", "d_model", "batch", "time per step"]
         if gpu_device is None:
-            head += [f"{gpu_estimate.SHEET.name} estimate (its band)", "faster beyond the band"]
-        head += ["FLOPs per step", "achieved", "of the matmul rate at that size",
-                 "regime (the cost model's largest term)"]
+            head += [f"{gpu_estimate.SHEET.name} estimate (its band)", "faster beyond the band (how far past its edge)"]
         seq = {seq for (_, seq) in curves(m, "cpu")}
         caption = (f"{MODEL['LAYERS']} blocks, {MODEL['HEADS']} heads, vocabulary {MODEL['VOCAB']}, "
-                   f"{listing([str(x) for x in sorted(seq)])} tokens per sequence; FLOPs counted "
-                   "analytically (6N per token plus attention); the matmul rate is gemm_rate's at the equivalent "
-                   "square size of the block's widest product")
+                   f"{listing([str(x) for x in sorted(seq)])} tokens per sequence")
         if gpu_device is None and str(rows[0][4]):  # a column with one value in every row is said once
             head, rows, same = fold_constant_columns(head, rows, [4, 5])
             caption = html("{}. In every row, {}", caption, join(same, "; ")) if same else caption
+        work = table(["device", "d_model", "batch", "FLOPs per step", "achieved", "of the matmul rate at that size",
+                      "regime (the cost model's largest term)"], work_rows,
+                     caption="Where the time goes: FLOPs counted analytically (6N per token plus attention); the "
+                             "matmul rate is gemm_rate's at the equivalent square size of the block's widest product")
         roof = (f" Dotted in the right panel: the build host's fastest matrix product, {si(best, 'FLOP/s')} "
                 "(measured).") if best else ""
         lanes = ("Dashed: a GPU, measured." if gpu_device else
                  f"Dotted in the left panel: the H200 estimate (not measured; its band runs {band}).")
-        parts = figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
-                            "under load.") + table(head, rows, caption=caption) + marks_note_for(shown)
+        parts = (figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
+                             "under load.") + table(head, rows, caption=caption) + marks_note_for(shown) + work)
         return parts
     return per_machine(data, STEP, one)
 
@@ -337,6 +339,7 @@ def transformer_regimes(data: Dataset) -> str:
     return _sentences(parts)
 
 
+@fact
 def transformer_crossover(data: Dataset) -> str:
     """Where a GPU would be faster than a CPU at this transformer, per d_model: a measured GPU against its own
     machine's CPU where one ran it (gpu_with), else the labelled H200 estimate against the build host, with its band
@@ -440,8 +443,10 @@ def transformer_band(data: Dataset) -> str:
     estimate, (low, high) = estimates[0], _band_span(machine, data.machines)
     missed = gpu_estimate.checks(data.machines, feeder=machine)
     worst = max(missed, key=lambda found: found.highest) if missed else None
-    rule = (f". A real {untrusted.placeholder(worst.machine.gpu['name'])} took up to {estimate.slower:.2g}× the "
-            "estimate's time on the MLP, so a lead counts only where the CPU is slower even than that"
+    # "On the MLP" first: a learner must not read "this model" as the transformer.
+    rule = (f". On the MLP, a real {untrusted.placeholder(worst.machine.gpu['name'])} took up to "
+            f"{estimate.slower:.2g}× what this estimate predicted. So the GPU counts as ahead only where the CPU is "
+            f"slower than {estimate.slower:.2g}× the estimate"
             if worst is not None and estimate.slower > gpu_estimate.SLOWER
             else f". A lead counts only beyond its band, {estimate.band_words}")
     threads = machine.cpu.get("threads_used")
@@ -650,13 +655,24 @@ def transformer_profile(data: Dataset) -> Html:
             t = config["TRANSFORMER"]
             caption = (f"{DEVICE_NAME[device]}: one training step each, by torch.profiler (host self time). MLP: batch "
                        f"{mlp_config['BATCH']}, width {mlp_config['WIDTH']}; transformer: batch {t['batch']}, d_model "
-                       f"{t['d_model']}, sequence {t['seq']}")
+                       f"{t['d_model']}, sequence {t['seq']}{_between_steps(m, t['batch'])}")
             shown = [b for points in by_model.values() for b in points.values()]
             parts.append(table(["kind of operation", "MLP: time per step", "MLP: share", "MLP: calls",
                                 "transformer: time per step", "transformer: share", "transformer: calls"],
                                rows, caption=caption) + marks_note_for(shown))
         return join(parts, "\n") if parts else missing("Not profiled on this machine.")
     return per_machine(data, PROFILE, one)
+
+
+def _between_steps(machine: Machine, batch: int) -> str:
+    """Where the profiled batch is not one the step table timed, which two it lies between (a reader looks for it
+    there), as a clause; else nothing."""
+    timed = sorted({b["params"]["batch"] for b in machine.measured(STEP, device="cpu")})
+    below = [b for b in timed if b < batch]
+    above = [b for b in timed if b > batch]
+    if batch in timed or not below or not above:
+        return ""
+    return f" (between the step table's batches {below[-1]} and {above[0]})"
 
 
 @fact
