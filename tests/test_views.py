@@ -1516,3 +1516,21 @@ def test_why_gpu_states_the_bf16_ratio_format_for_format_and_the_peak_share_if_t
     peaks = page.render_fact("gpu_machine_peak_shares", committed)
     assert f"the share is {200 * share:.0f}%" in peaks
     assert ("That would pass the peak" in peaks) == (2 * share > 1)
+
+
+def test_the_gpu_estimate_section_says_first_whether_this_build_needs_it_and_how_many_sizes_its_table_shows():
+    """gpu_estimate_needed says a measured GPU makes the estimate matter only elsewhere, or that it stands in; the
+    host-bound sentence says how many of its sizes the table shows, so 44 against 16 rows is not a contradiction."""
+    from pathlib import Path
+
+    from build_hooks import dataset
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    with_gpu = untrusted.restore(page.render_fact("gpu_estimate_needed", Dataset(committed)))
+    assert with_gpu.startswith("This build measured a GPU, the ") and "matters only for builds without one" in with_gpu
+    cpu_only = Dataset([m for m in committed if m.gpu is None])
+    assert page.render_fact("gpu_estimate_needed", cpu_only) == (
+        "This build measured no GPU, so the pages use this estimate in its place")
+    assert re.search(r"of the \d+ sizes it covers \(the table below shows \d+\), the estimate",
+                     page.render_fact("gpu_estimate_host_bound", cpu_only))

@@ -10,6 +10,7 @@ from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
 from build_hooks.render import (
     DEVICE_NAME,
+    SITE_ROOT,
     Html,
     MissingData,
     figure,
@@ -195,14 +196,16 @@ def cost_model_accuracy(data: Dataset) -> Html:
     caption = html("How far the model misses measured steps ({})", join(said, "; ")) if said else \
         "How far the model misses measured steps"
     # Each device named: the held-out counts differ between rows, and a reader should see why.
-    why = "".join(f" On {name}, {n} step{'s were' if n != 1 else ' was'} left out of the fit and its check: another "
-                  "experiment shows the machine in a changed state then." for name, n in left_out.items())
+    # Two short sentences, and where to find the steps: About the data's consistency checks list them.
+    link = html('<a href="{}data/#do-the-experiments-agree-with-each-other">About the data</a>', Html(SITE_ROOT))
+    why = join(html(" On {}, {} of its steps disagree with another experiment, so they were left out of the fit and "
+                    "its check ({} lists them).", name, n, link) for name, n in left_out.items())
     # A fit no better than a constant has learned the typical step, not the three prices: said, per device.
     flat_words = "".join(f" On {name}, a constant does as well as the fit, so its low error proves none of its "
                          "three prices." for name in flat)
-    return table(head, rows, caption=caption) + note(
+    return table(head, rows, caption=caption) + note(html(
         "Raw: nothing fitted. Fitted: three constants set from some steps, then judged on the others. A constant: "
-        "the median time of the steps the fit saw." + why + flat_words)
+        "the median time of the steps the fit saw.{}{}", why, flat_words))
 
 
 @fact
@@ -435,17 +438,34 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
     gpu, steps, bound = _estimate_steps(data)
     busiest = max(steps, key=lambda size: steps[size]["device"] / steps[size]["host"])
     share = steps[busiest]["device"] / steps[busiest]["host"]
+    # The table below shows a few of the sizes: said, so its row count does not read as a contradiction.
+    shown = len(_estimate_rows(data.host or first_with(data, analysis.STEP), gpu))
+    table_words = f" (the table below shows {shown})" if shown < len(steps) else ""
     if len(bound) == len(steps):
-        return (f"at every one of the {len(steps)} sizes it covers the estimate is bounded by the host. Its step is "
+        return (f"at every one of the {len(steps)} sizes it covers{table_words}, the estimate is bounded by the "
+                "host. Its step is "
                 "the host's issuing time: the step's operations at the build host's cost each, plus a launch per "
                 f"kernel. The {gpu.name}'s datasheet figures change none of its numbers: the modelled GPU work is at "
                 f"most {100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}. For this "
                 "small network the estimate says what the build host's issuing costs. Any GPU fast enough to keep "
                 "up would take the same time, because the host sets it")
-    return (f"at {len(bound)} of the {len(steps)} sizes it covers the estimate is bounded by the host (its "
+    return (f"at {len(bound)} of the {len(steps)} sizes it covers{table_words}, the estimate is bounded by the host "
+            "(its "
             "operations at the build host's cost each, plus a launch per kernel: no datasheet figure changes that). "
             "At the others, "
             f"the modelled GPU work, from the {gpu.name}'s datasheet, is longer")
+
+
+@fact
+def gpu_estimate_needed(data: Dataset) -> str:
+    """The GPU-estimate section's first sentence: whether this build needs the estimate at all (a learner should know
+    before reading how it works)."""
+    measured = gpu_with(data, analysis.STEP)
+    if measured is not None:
+        gpu = untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))
+        return (f"This build measured a GPU, the {gpu}, so this estimate matters only for builds without one. The "
+                "measured steps are on the batch-size page")
+    return "This build measured no GPU, so the pages use this estimate in its place"
 
 
 @fact
@@ -453,9 +473,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return ("matters only for builds with no GPU: this build's data has a measured "
-                f"{untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))}, "
-                "whose steps are on the batch-size page")
+        return "gives the model's numbers only: this build's GPU was measured (see the section's first line)"
     host = data.host or first_with(data, analysis.STEP)
     gpu = gpu_model.for_host(host, data.machines)
     rows = _estimate_rows(host, gpu)
