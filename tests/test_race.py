@@ -279,6 +279,8 @@ def test_the_summary_says_where_the_gpus_clear_wins_lie():
         "The GPU wins at width 2048 at batch 512. Its lead is narrow at width 512, batch 64§")
     assert _wins_where(grid({(512, 64)}, narrow={(512, 64)}), "the GPU") == (
         "The GPU leads only narrowly, at width 512, batch 64")
+    assert _wins_where(wide, "the GPU", compact=True) == (
+        "Clear GPU wins: width 2048 from batch 64 up; width 512 at batches 16 and 512")  # the race page's list
     assert _wins_where(grid({(w, b) for w in (8, 32, 512, 2048) for b in (1, 16, 64, 512)}), "the GPU") == ""
 
 
@@ -357,7 +359,7 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
     monkeypatch.setattr(race, "race_data", lambda data: {"widths": [32], "batches": [1, 2, 64], "lanes": []})
     monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
     assert page.render_fact("race_grid_counts", Dataset([])) == (
-        "The grid under the race has all 3 settings: the CPU finishes first at 1, the GPU at 1. The GPU wins at width "
+        "The grid under the race has all 3 settings: the CPU finishes first at 1, the GPU at 1. Clear GPU wins: width "
         "32 at batch 64")  # where it wins follows, so the two corners read as ends of a rule
     marked = views._verdict_cell(found[(32, 64)], 32, 64)
     assert "<sup>↑</sup>" in marked and "loser longer than at half the batch" in marked

@@ -152,6 +152,9 @@ def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_m
     assert "is not ahead at any batch measured" in page.render_fact("transformer_gpu_answer", fast)
     slowest = dataset(transformer_block=steps({1: 1e3, 8: 8e3, 64: 6.4e4}))  # behind even at batch 1
     assert "width (d_model) 128 at every batch measured" in page.render_fact("transformer_gpu_answer", slowest)
+    # The take-over paragraph restates where, without the opening's sources.
+    assert page.render_fact("transformer_takeover", slowest) == (
+        "By the estimate, the GPU leads at d_model 128 at every batch measured")
 
 
 def test_the_regime_follows_what_dominates_the_cost_model():
@@ -214,6 +217,7 @@ def test_a_build_without_the_experiments_says_not_measured():
     for name in ("transformer_size", "transformer_gpu_answer", "compile_summary", "transformer_profile_summary"):
         assert page.render_fact(name, data) == view.NOT_MEASURED
     assert "Not measured on any machine" in page.render_section("compile_speed", data)
+    assert page.render_fact("transformer_takeover", data) == "Not measured on any machine in this build yet"
 
 
 def test_a_near_tie_between_cost_terms_is_named_as_one():

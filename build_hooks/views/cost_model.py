@@ -446,9 +446,7 @@ def gpu_estimate_host_bound(data: Dataset) -> str:
                 "host. Its step is "
                 "the host's issuing time: the step's operations at the build host's cost each, plus a launch per "
                 f"kernel. The {gpu.name}'s datasheet figures change none of its numbers: the modelled GPU work is at "
-                f"most {100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}. For this "
-                "small network the estimate says what the build host's issuing costs. Any GPU fast enough to keep "
-                "up would take the same time, because the host sets it")
+                f"most {100 * share:.0f}% of the host's time, at batch {busiest[0]} and width {busiest[1]}")
     return (f"at {len(bound)} of the {len(steps)} sizes it covers{table_words}, the estimate is bounded by the host "
             "(its "
             "operations at the build host's cost each, plus a launch per kernel: no datasheet figure changes that). "
@@ -473,7 +471,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return "gives the model's numbers only: this build's GPU was measured (see the section's first line)"
+        return "is only for builds without a GPU"
     host = data.host or first_with(data, analysis.STEP)
     gpu = gpu_model.for_host(host, data.machines)
     rows = _estimate_rows(host, gpu)

@@ -275,8 +275,10 @@ def race_grid_counts(data: Dataset) -> str:
     settings, count, gpu = _tally(data)
     counts = (f"The grid under the race has all {settings} settings: the CPU finishes first at {count['CPU']}, "
               f"{gpu} at {count['GPU']}")
-    # Where the GPU wins, so the two corners above read as ends of a rule, not as two anecdotes.
-    _, where, _ = _summary_parts(data)
+    # Where the GPU wins, so the two corners above read as ends of a rule, not as two anecdotes; as a short list,
+    # since home says it in a sentence.
+    found = race.verdicts(race.race_data(data))
+    where = _wins_where(found, gpu, compact=True)
     return f"{counts}. {where}" if where else counts
 
 
@@ -344,10 +346,12 @@ def _changed_leads(found: dict) -> str:
 NAMED_DOUBTS = 3  # up to this many doubtful wins are named by their setting
 
 
-def _wins_where(found: dict, gpu: str) -> str:
+def _wins_where(found: dict, gpu: str, compact: bool = False) -> str:
     """Where every clear GPU win lies, width by width, widest first, as one short sentence ("The GPU wins at width
     2048 from batch 64 up, and at width 512 at batch 512"), then the narrow ones in a second ("Its lead is narrow at
-    width 512, batch 64"); empty where it wins nowhere or everywhere. A lead marked out of line is left out."""
+    width 512, batch 64"); empty where it wins nowhere or everywhere. A lead marked out of line is left out.
+    `compact`: the clear wins as a short list ("Clear GPU wins: width 2048 from batch 64 up; width 512 at batch
+    512"), for the race page, whose opener must not repeat home's sentence."""
     wins = {(w, b) for (w, b), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]}
     if not wins or len(wins) == len(found):
         return ""
@@ -357,7 +361,7 @@ def _wins_where(found: dict, gpu: str) -> str:
     clear = wins - narrow
     said = ""
     if clear:
-        said = _where_words(found, clear, changed, gpu)
+        said = _where_words(found, clear, changed, gpu, compact)
     # A narrow lead is named apart: a learner reading "wins" above the grid should not count it as a clear one.
     lab = {key: f"width {key[0]}, batch {key[1]}{MARKS['unsettled'][0] if key in changed else ''}"
            for key in narrow}
@@ -373,12 +377,17 @@ def _wins_where(found: dict, gpu: str) -> str:
     return ". ".join(part for part in (said, narrow_words) if part)
 
 
-def _where_words(found: dict, wins: set, changed: set, gpu: str) -> str:
-    """The wins given, width by width, widest first, as one sentence."""
+def _where_words(found: dict, wins: set, changed: set, gpu: str, compact: bool = False) -> str:
+    """The wins given, width by width, widest first, as one sentence (`compact`: as a short list)."""
     said = {w: _batches_words(sorted(b for v, b in wins if v == w), sorted(b for v, b in found if v == w),
                               {b for v, b in changed if v == w})
             for w in sorted({w for w, _ in wins}, reverse=True)}
-    if len(set(said.values())) == 1 and len(said) == len({w for w, _ in found}) > 1:
+    every = len(set(said.values())) == 1 and len(said) == len({w for w, _ in found}) > 1
+    if compact:
+        who = "Clear GPU wins" if gpu == "the GPU" else f"Clear wins of {gpu}"
+        return (f"{who}: every width, {next(iter(said.values()))}" if every
+                else f"{who}: " + "; ".join(f"width {w} {words}" for w, words in said.items()))
+    if every:
         return f"{capitalised(gpu)} wins at every width, {next(iter(said.values()))}"
     return f"{capitalised(gpu)} wins " + listing([f"at width {w} {words}" for w, words in said.items()])
 

@@ -13,6 +13,7 @@ from build_hooks.render import (
     DEVICE_NAME,
     Html,
     MissingData,
+    capitalised,
     figure,
     first_with,
     fold_constant_columns,
@@ -340,6 +341,15 @@ def transformer_regimes(data: Dataset) -> str:
 
 
 @fact
+def transformer_takeover(data: Dataset) -> str:
+    """The regimes paragraph's short restatement of where a GPU leads (the opening's answer, without its sources)."""
+    if unmeasured(data, STEP):
+        return capitalised(NOT_MEASURED)
+    machine, said = _gpu_verdicts(data)
+    who = "The measured GPU" if machine.gpu_device(STEP) else "By the estimate, the GPU"
+    return f"{who} leads {said}"
+
+
 def transformer_crossover(data: Dataset) -> str:
     """Where a GPU would be faster than a CPU at this transformer, per d_model: a measured GPU against its own
     machine's CPU where one ran it (gpu_with), else the labelled H200 estimate against the build host, with its band
@@ -700,21 +710,3 @@ def transformer_profile_summary(data: Dataset) -> str:
     if own:
         text += f". Of the transformer's step, {listing(own)}"
     return text
-
-
-@fact
-def transformer_conditions(data: Dataset) -> str:
-    """A sentence: how many of this page's points carry a caveat (under load, unsettled, noisy, few), so the
-    prose says what the table marks say; nothing to add when none does."""
-    points = [b for group in (STEP, COMPILE, PROFILE) if not unmeasured(data, group)
-              for b in first_with(data, group).measured(group)]
-    flagged = [b for b in points if stats.caveats(b["stats"], b["extra_info"], b.get("unit", "s") == "s")]
-    if not points:
-        return ""
-    if not flagged:
-        return "Every point below was measured on a quiet machine, within this site's noise rules."
-    loaded = sum(1 for b in flagged if b["extra_info"].get("under_load") or b["extra_info"].get("unsettled"))
-    # The count under load is a mark's count, in brackets (claims.MARKS): two runs may differ in it, not in verdict.
-    return (f"Of the {len(points)} points in this page's tables, {len(flagged)} carry a caveat mark"
-            + (f" ({loaded} of them taken under load or while the machine changed state)" if loaded else "")
-            + ". Compare those only where they differ by more than their spread.")
