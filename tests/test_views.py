@@ -1219,9 +1219,9 @@ def test_the_conditions_table_shows_rounds_cut_by_a_time_box():
 
 
 def test_transfer_sets_the_measured_bus_against_the_measured_memories():
-    """bus_against_memory gives the pinned bus rate at the largest copy, then the GPU's and the CPU's memory traffic
-    (read plus written, as a datasheet counts it, the GPU's as a multiple of the bus), then what a copy delivers (half
-    of it) with the CPU's set against the bus; with no GPU it says none was measured."""
+    """bus_against_memory gives the pinned bus rate at the largest copy, then what a copy delivers in the GPU's and
+    the CPU's memory (each set against the bus, bytes delivered against bytes delivered), then the datasheets' count
+    (read plus written, twice that); with no GPU it says none was measured."""
     from pathlib import Path
 
     from build_hooks import analysis, cost_model, dataset
@@ -1234,10 +1234,10 @@ def test_transfer_sets_the_measured_bus_against_the_measured_memories():
     bus, gpu = pinned[max(pinned)], cost_model.measured_params(machine, "cuda").bandwidth
     cpu = cost_model.measured_params(machine, "cpu").bandwidth
     said = untrusted.restore(page.render_fact("bus_against_memory", Dataset(committed)))
-    assert f"the bus delivered {si(bus, 'B/s')}. Counted as datasheets count memory" in said
-    assert f"its GPU's memory moved {si(gpu, 'B/s')}, {multiple(gpu / bus)} the bus, and its CPU's {si(cpu, 'B/s')}" \
-        in said
-    assert f"A copy delivers half that: {si(gpu / 2, 'B/s')} on the GPU and {si(cpu / 2, 'B/s')} on the CPU" in said
+    assert f"the bus delivered {si(bus, 'B/s')}. A copy inside the GPU's memory delivered" in said
+    assert f"delivered {si(gpu / 2, 'B/s')}, {multiple(gpu / 2 / bus)} the bus" in said  # delivered against delivered
+    assert f"One inside the CPU's delivered {si(cpu / 2, 'B/s')}" in said
+    assert said.endswith(f"Datasheets count bytes read plus written, twice these: {si(gpu, 'B/s')} on the GPU")
     assert ("less than the bus" in said) == (cpu / 2 * 1.1 <= bus)
     assert page.render_fact("bus_against_memory", Dataset([m for m in committed if not m.gpu])).startswith("No machine")
 

@@ -142,8 +142,8 @@ def transfer_measured_line(data: Dataset) -> str:
 @fact
 def bus_against_memory(data: Dataset) -> str:
     """The measured twin of the page's published ratio: on the first machine that copied to its GPU, the pinned bus
-    rate at its largest copy against its GPU's and its CPU's copy bandwidth (largest copy, read plus write, as the
-    cost model and the cheat sheet count it); or that no bus was measured."""
+    rate at its largest copy against what its GPU's and its CPU's largest copy delivered (half the read-plus-write
+    bandwidth the cost model and the cheat sheet count, which is named after); or that no bus was measured."""
     from build_hooks import cost_model
     gpu = gpu_with(data, GROUP)
     pinned = analysis.transfer_bandwidth(gpu, "host_to_device", "pinned") if gpu else {}
@@ -152,19 +152,17 @@ def bus_against_memory(data: Dataset) -> str:
     if not pinned or gpu_params is None:
         return "No machine here measured both its bus and its GPU's memory"
     bus = pinned[max(pinned)]
-    # Both counts, each named: a datasheet counts memory traffic (read plus written), a copy delivers half of it, and
-    # the bus's rate is bytes delivered. Readers compare either way; neither is left to be guessed.
+    # Bytes delivered against bytes delivered first (a copy moves each byte once; the bus's rate counts delivered
+    # bytes), then the datasheets' count (read plus written, twice that), named, so neither is left to be guessed.
     gpu_copy = caveat(analysis.largest_copy(gpu, device))
-    said = (f"Measured on {untrusted.placeholder(gpu.label)}, the bus delivered {si(bus, 'B/s')}. Counted as "
-            f"datasheets count memory (bytes read plus written), its GPU's memory moved "
-            f"{si(gpu_params.bandwidth, 'B/s')}"
-            f"{gpu_copy}, {multiple(gpu_params.bandwidth / bus)} the bus")
+    delivered = gpu_params.bandwidth / 2
+    said = (f"Measured on {untrusted.placeholder(gpu.label)}, the bus delivered {si(bus, 'B/s')}. A copy inside the "
+            f"GPU's memory delivered {si(delivered, 'B/s')}{gpu_copy}, {multiple(delivered / bus)} the bus")
     cpu_params = cost_model.measured_params(gpu, "cpu")
-    delivered = f" A copy delivers half that: {si(gpu_params.bandwidth / 2, 'B/s')} on the GPU"
     if cpu_params is not None:
         copy = analysis.largest_copy(gpu, "cpu")  # each rate carries its copy's caveats, as the tables mark them
-        said += f", and its CPU's {si(cpu_params.bandwidth, 'B/s')}{caveat(copy) if copy else ''}"
         half = cpu_params.bandwidth / 2
         versus = {1: "more than", -1: "less than", 0: "about as much as"}[stats.compare(half, bus)]
-        delivered += f" and {si(half, 'B/s')} on the CPU, {versus} the bus"
-    return said + "." + delivered
+        said += f". One inside the CPU's delivered {si(half, 'B/s')}{caveat(copy) if copy else ''}, {versus} the bus"
+    return (said + f". Datasheets count bytes read plus written, twice these: {si(gpu_params.bandwidth, 'B/s')} "
+            "on the GPU")
