@@ -737,9 +737,12 @@ def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
         assert "whose kernels ran for" in said and "the GPU waited on overhead" in said  # as it is made from them
         assert "fit agrees" not in said
     assert "only the CPU" in page.render_fact("regimes_gpu_summary", Dataset([m for m in committed if not m.gpu]))
-    # The tables set the GPU beside the CPU in its own machine, then the build host's CPU, which the page counts.
+    # The build host's CPU first, which the bold line counts; then the GPU beside the CPU in its own machine.
     tables = str(page.render_section("regimes_by_width", Dataset(committed)))
     assert tables.count("<table>") == 3 and "regime on the same machine&#x27;s Intel(R) Xeon(R) Processor" in tables
+    first = page.render_section("regimes_by_width", Dataset(committed)).split("<caption>")[1]
+    assert first.startswith(f"Each CPU training step&#x27;s regime on {committed[0].label}") or \
+        first.startswith("Each CPU training step&#x27;s regime on the build host")
     # A GPU fit no better than a constant labels weakly, and its caption says so.
     from build_hooks import cost_model
     weak = cost_model.no_better_than_constant(gpu_machine, gpu_machine.gpu_device("training_step"))

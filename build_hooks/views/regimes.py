@@ -154,9 +154,9 @@ def _profiled_overhead(machine: Machine) -> str:
 @section
 def regimes_by_width(data: Dataset) -> Html:
     """Per width, the regimes a step passes through as the batch grows, each with its run of batches (where it
-    switches moves with noise): a table, one width per row. The first measured GPU's (the page's question), by the
-    same model fitted to that GPU's own steps, then the CPU in the same machine, so the two tables compare one
-    machine; then the build host's CPU, which the sentence under the tables counts and the roofline below uses."""
+    switches moves with noise): a table, one width per row. The build host's CPU first, which the bold sentence above
+    counts and the roofline below uses; then the first measured GPU's, by the same model fitted to that GPU's own
+    steps, and the CPU in the same machine, so those two tables compare one machine."""
     machine = first_with(data, analysis.STEP)
     tables = []
     gpu_machine = gpu_with(data, analysis.STEP)
@@ -175,11 +175,11 @@ def regimes_by_width(data: Dataset) -> Html:
                 tables.append(_regimes_table(gpu_machine, on, caption))
             except MissingData:  # a device without the cost model's inputs has no regimes to show
                 pass
-    if len(tables) < 2 or machine is not gpu_machine:  # the build host's too: the sentence under it counts its steps
-        tables.append(_regimes_table(machine, "cpu", (f"Each CPU training step's regime on the build host, "
-                                                      f"{machine.label}" if machine is data.host else
-                                                      f"Each CPU training step's regime on {machine.label}")
-                                     + ", by the cost model's largest term"))
+    if len(tables) < 2 or machine is not gpu_machine:  # the build host's too, first: the bold line counts its steps
+        tables.insert(0, _regimes_table(machine, "cpu", (f"Each CPU training step's regime on the build host, "
+                                                         f"{machine.label}" if machine is data.host else
+                                                         f"Each CPU training step's regime on {machine.label}")
+                                        + ", by the cost model's largest term"))
     return join(tables)
 
 
