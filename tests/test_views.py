@@ -889,7 +889,8 @@ def test_mixed_precision_opens_with_a_table_of_the_gpus_bf16_against_fp32_and_it
 
 def test_mixed_precisions_first_line_gives_the_tables_verdicts_in_one_sentence(monkeypatch):
     """precision_gpu_takeaway says each operation's verdict as the table under it does, joined by "but" where they go
-    opposite ways; without a GPU it says the measured results are the CPUs'."""
+    opposite ways, with the interval of one that barely clears; without a GPU it says the measured results are the
+    CPUs'."""
     import re
 
     from build_hooks import stats
@@ -906,6 +907,10 @@ def test_mixed_precisions_first_line_gives_the_tables_verdicts_in_one_sentence(m
     ratios = iter([stats.Ratio(2.0, 1.8, 2.2, paired=False), stats.Ratio(0.5, 0.45, 0.55, paired=False)])
     monkeypatch.setattr(stats, "paired_ratio", lambda a, b: next(ratios))
     assert "2.0× faster, but a training step 2.0× slower" in page.render_fact("precision_gpu_takeaway", data)
+    # A verdict whose interval barely clears the meaningful ratio gives its interval too.
+    ratios = iter([stats.Ratio(2.0, 1.8, 2.2, paired=False), stats.Ratio(1 / 1.2, 1 / 1.4, 1 / 1.04, paired=False)])
+    said = page.render_fact("precision_gpu_takeaway", data)
+    assert "2.0× faster, but a training step 1.2× slower (1.04× to 1.4× between the quartiles) than" in said
     assert "measured results below are CPUs'" in page.render_fact("precision_gpu_takeaway", Dataset([host]))
 
 

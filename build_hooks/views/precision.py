@@ -27,7 +27,7 @@ from build_hooks.render import (
     si,
     table,
 )
-from build_hooks.wording import ratio_sentence
+from build_hooks.wording import interval_words, ratio_sentence
 
 GROUP = "precision"
 DTYPES = ["fp64", "fp32", "bf16", "fp16"]
@@ -138,6 +138,10 @@ def precision_gpu_takeaway(data: Dataset) -> str:
         what = product_words(machine, device) if op == "matmul" else "a training step"
         verdict = (f"{multiple(ratio.value)} faster" if ratio.verdict > 0 else
                    f"{multiple(ratio.inverted().value)} slower" if ratio.verdict < 0 else "no faster or slower")
+        # A verdict whose interval's near end is under the meaningful ratio barely clears it: its interval is said.
+        leaning = ratio if ratio.verdict > 0 else ratio.inverted()
+        if ratio.verdict and leaning.low < stats.MEANINGFUL_RATIO:
+            verdict += f" ({interval_words(leaning)})"
         said.append(f"{what} {verdict}")
         signs.append(ratio.verdict)
     if not said:
