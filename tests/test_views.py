@@ -1265,8 +1265,9 @@ def test_cpu_choice_opens_with_where_the_gpu_stayed_ahead_of_no_cpu_and_where_it
     monkeypatch.setattr(cpu_choice, "_lanes", lambda data: (gpu, cpus))
     said = untrusted.restore(page.render_fact("cpu_choice_answer", Dataset([]))).replace("<bdi>", "").replace(
         "</bdi>", "")
-    assert said.endswith("with a hidden layer of width 8, the Fixture GPU box stayed ahead of none of the 2 CPUs, "
-                         "up to batch 64. With a wider layer, it pulled ahead from between batch 1 and 64 at width "
+    assert said.startswith("Measured here in whole epochs, ")  # the gallery's crossovers are per step
+    assert said.endswith("with a hidden layer of width 8, the Fixture GPU box did not stay ahead of any of the 2 "
+                         "CPUs, up to batch 64. With a wider layer, it pulled ahead from between batch 1 and 64 at width "
                          "512, the batch depending on the CPU")
 
 
@@ -1286,8 +1287,11 @@ def test_cpu_choice_says_where_a_gpu_served_a_request_faster_than_its_own_cpu():
     for (device, width, batch), point in timed.items():
         if device == "cpu" and ("cuda", width, batch) in timed:
             gpu_led = stats.compare_points(point, timed[("cuda", width, batch)]) > 0
-            assert f"at batch {batch} the GPU served faster" in said
-            assert not gpu_led or "at no width" not in said.split(f"at batch {batch}")[1].split(";")[0]
+            clause = said.split(f"at batch {batch} ")[1].split(";")[0]
+            # Where the GPU led at no width, the CPU is said to be as fast or faster (no double negative).
+            assert clause.startswith("the GPU served faster") or clause == (
+                "the CPU served as fast or faster at every width")
+            assert not gpu_led or clause.startswith("the GPU served faster")
     assert "only CPUs" in page.render_fact("inference_gpu_lead", Dataset([m for m in committed if not m.gpu]))
 
 
@@ -1542,3 +1546,17 @@ def test_the_gpu_estimate_section_says_first_whether_this_build_needs_it_and_how
         "This build measured no GPU, so the pages use this estimate in its place")
     assert re.search(r"of the \d+ sizes it covers \(the table below shows \d+\), the estimate",
                      page.render_fact("gpu_estimate_host_bound", cpu_only))
+
+
+def test_a_cpu_choice_crossing_keeps_the_changed_state_mark_of_its_epochs():
+    """_crossover_words marks the crossing batch with § where either lane's epoch there was timed in a changed state,
+    and not where neither was."""
+    from build_hooks.views import cpu_choice
+
+    def lane(times, changed=()):
+        return {"epochs": {"8": {str(b): {"seconds": t, "q1": t, "q3": t, "caveats": ["unsettled"] if b in changed
+                                          else []} for b, t in times.items()}}}
+    cpu = lane({1: 1.0, 4: 4.0, 16: 16.0}, changed={4})
+    gpu = lane({1: 2.0, 4: 1.0, 16: 1.0})
+    assert cpu_choice._crossover_words(cpu, gpu, 8) == "from batch 4§ (a few)"
+    assert cpu_choice._crossover_words(lane({1: 1.0, 4: 4.0, 16: 16.0}), gpu, 8) == "from batch 4 (a few)"

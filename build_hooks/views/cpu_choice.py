@@ -5,7 +5,19 @@ from __future__ import annotations
 from build_hooks import analysis, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
-from build_hooks.render import SITE_ROOT, Html, MissingData, html, listing, marks, marks_note, mostly_slow, note, table
+from build_hooks.render import (
+    MARKS,
+    SITE_ROOT,
+    Html,
+    MissingData,
+    html,
+    listing,
+    marks,
+    marks_note,
+    mostly_slow,
+    note,
+    table,
+)
 
 # Where two close curves part moves by a doubling between runs of the same machine, so
 # the rule names the scale of the batch beside the batch itself (batch 1 is exact). The
@@ -62,7 +74,8 @@ def cpu_choice_table(data: Dataset) -> Html:
             + [_crossover_words(cpu, gpu, width) for width in widths] for i, cpu in enumerate(cpus)]
     caption = html("Where the {}{}{} pulls ahead of each CPU, by whole epochs (a single step can cross at another "
                    "batch)", gpu["label"], mark(gpu), " (estimated)" if gpu["estimate"] else "")
-    keyed = marks_note({"slow"}) if any(str(mark(lane)) for lane in [gpu, *cpus]) else Html("")
+    changed = {"unsettled"} if any(MARKS["unsettled"][0] in str(cell) for row in rows for cell in row[1:]) else set()
+    keyed = marks_note(({"slow"} if any(str(mark(lane)) for lane in [gpu, *cpus]) else set()) | changed)
     # Rows across machines compare runs apart in time and software: said once, under the table.
     apart = note(html('Each other row is another machine, run at another time, with its own library versions '
                       '(<a href="{}gallery/">gallery</a>).', Html(SITE_ROOT))) if len(cpus) > 1 else Html("")
@@ -101,8 +114,8 @@ def cpu_choice_answer(data: Dataset) -> str:
     gpu_name = untrusted.placeholder(gpu["label"]) + (" (estimated)" if gpu["estimate"] else "")
     said = []
     if never:
-        said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} stayed ahead of none of the "
-                    f"{len(cpus)} CPUs, up to batch {largest}")
+        said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} did not stay ahead of any of "
+                    f"the {len(cpus)} CPUs, up to batch {largest}")
     if ranges:
         depends = ", the batch depending on the CPU" if len(cpus) > 1 else ""
         # The batch is where the lead begins, not a range it holds: "from between batch 64 and 512".
@@ -110,7 +123,8 @@ def cpu_choice_answer(data: Dataset) -> str:
                     f"{listing(ranges)}{depends}")
     if not said:
         raise MissingData("no epochs to compare")
-    return "Measured here, " + ". ".join(said)
+    # Whole epochs, said: the gallery's crossovers are per step and can fall at other batches.
+    return "Measured here in whole epochs, " + ". ".join(said)
 
 
 def _crossover_batch(cpu: dict, gpu: dict, width: int) -> tuple[int | None, list[int]]:
@@ -132,6 +146,14 @@ def _crossover_words(cpu: dict, gpu: dict, width: int) -> str:
         return "not measured"
     if batch is None:
         return f"not ahead by batch {max(batches)}"
+    # The crossing's own epochs keep their changed-state mark (§): a learner reads this cell without the grid.
+    changed = _changed_at(cpu, gpu, width, batch)
     if batch == min(batches):
-        return f"from batch {batch}, the smallest"
-    return f"from batch {batch} ({scale_of(batch)})"
+        return f"from batch {batch}{changed}, the smallest"
+    return f"from batch {batch}{changed} ({scale_of(batch)})"
+
+
+def _changed_at(cpu: dict, gpu: dict, width: int, batch: int) -> str:
+    """§ where either lane's epoch at that setting was timed while its machine changed state, else nothing."""
+    points = [lane["epochs"].get(str(width), {}).get(str(batch), {}) for lane in (cpu, gpu)]
+    return MARKS["unsettled"][0] if any("unsettled" in p.get("caveats", []) for p in points) else ""

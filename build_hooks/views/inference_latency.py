@@ -75,9 +75,11 @@ def inference_gpu_lead(data: Dataset) -> str:
     for batch in sorted({batch for _, _, batch in timed}):
         widths = sorted(w for d, w, b in timed if d == "cpu" and b == batch and (device, w, batch) in timed)
         led = [str(w) for w in widths if stats.compare_points(timed[("cpu", w, batch)], timed[(device, w, batch)]) > 0]
-        where = ("at no width" if not led else "at every width" if len(led) == len(widths) else
-                 f"only at width{'s' if len(led) > 1 else ''} {listing(led)}")
-        said.append(f"at batch {batch} the GPU served faster {where}")
+        # No double negative: where the GPU led nowhere, the CPU was as fast or faster everywhere.
+        said.append(f"at batch {batch} the CPU served as fast or faster at every width" if not led else
+                    f"at batch {batch} the GPU served faster "
+                    + ("at every width" if len(led) == len(widths) else
+                       f"only at width{'s' if len(led) > 1 else ''} {listing(led)}"))
     return f"On {untrusted.placeholder(machine.label)}, " + "; ".join(said)
 
 
