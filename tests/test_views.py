@@ -1422,7 +1422,8 @@ def test_the_faq_tells_a_width_where_the_gpu_never_led_from_one_where_it_led_the
 
 def test_the_gallery_names_the_fastest_cpu_by_its_own_name_and_gives_the_estimates_miss_as_a_ratio():
     """The committed GPU machine's CPU is the fastest: the takeaway names it as a CPU, not by the GPU-first label;
-    the estimate column gives real ÷ estimate with its range, and the key says the grid races epochs."""
+    the estimate column gives real ÷ estimate with its range, the key says the grid races epochs, the lead says one
+    step, and a note names the experiments the fastest product reads."""
     from pathlib import Path
 
     from build_hooks import dataset, gpu_estimate
@@ -1438,6 +1439,9 @@ def test_the_gallery_names_the_fastest_cpu_by_its_own_name_and_gives_the_estimat
     assert "real GPU step ÷ the GPU estimate" in table
     assert f"{check.median:.2g}× (median; {check.lowest:.2g}× to {check.highest:.2g}×)" in table
     assert "The home grid races whole epochs, so its crossover can differ." in table
+    # The lead says one step, and the fastest figure says which experiments it reads.
+    assert "one training step (not a whole epoch) beat its own CPU's only" in said
+    assert "the best median of the square sweep and the shapes experiment" in table
 
 
 def test_the_code_page_indexes_every_pages_facts_and_sections_by_page():
