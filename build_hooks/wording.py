@@ -88,11 +88,16 @@ def ratio_sentence(ratio: stats.Ratio, larger: str, smaller: str, same: str) -> 
     ratio, in `smaller` the inverted ratio (always read as "N× ..."). Its interval ends the clause
     in brackets, so "2.2× faster in bf16" reads as one phrase, not split by its spread."""
     if ratio.verdict > 0:
-        return f"{larger.format(multiple(ratio.value))} ({interval_words(ratio)})"
+        return _with_interval(larger, ratio)
     if ratio.verdict < 0:
-        inverted = ratio.inverted()
-        return f"{smaller.format(multiple(inverted.value))} ({interval_words(inverted)})"
+        return _with_interval(smaller, ratio.inverted())
     return same
+
+
+def _with_interval(words: str, ratio: stats.Ratio) -> str:
+    """`words` with the ratio in its "{}" and its interval after, two decimals near the threshold."""
+    precise = near_threshold(ratio.value)
+    return f"{words.format(claimed_multiple(ratio.value))} ({interval_words(ratio, precise=precise)})"
 
 
 def _interval_end(ratio: float) -> str:
@@ -105,8 +110,19 @@ def _interval_end(ratio: float) -> str:
 def times_with_interval(ratio: stats.Ratio) -> str:
     """A measured ratio (of the medians) with its interval, named for what it is: "1.3× (1.2×
     to 1.4× over all 3 rounds)", "(… in the middle 3 of 5 rounds)", "(2.2× in each of the 3
-    rounds)", "(… between the quartiles)"."""
-    return f"{multiple(ratio.value)} ({interval_words(ratio)})"
+    rounds)", "(… between the quartiles)". Near the meaningful ratio, two decimals (near_threshold)."""
+    return f"{claimed_multiple(ratio.value)} ({interval_words(ratio, precise=near_threshold(ratio.value))})"
+
+
+def claimed_multiple(value: float) -> str:
+    """A ratio as multiple() prints it, with two decimals near the meaningful ratio (near_threshold)."""
+    return f"{value:.2f}×" if near_threshold(value) else multiple(value)
+
+
+def near_threshold(value: float) -> bool:
+    """Whether a ratio prints as the meaningful ratio itself ("1.1×"): a claimed 1.108× must not read as exactly the
+    threshold, nor a 1.06× as past it, so such a ratio is printed with two decimals."""
+    return multiple(value) == multiple(stats.MEANINGFUL_RATIO)
 
 
 def interval_words(ratio: stats.Ratio, precise: bool = False) -> str:

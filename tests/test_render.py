@@ -233,3 +233,15 @@ def test_a_short_wide_table_names_each_cells_column_for_its_phone_cards():
 def test_a_ratio_prints_at_most_three_figures_with_thousands_grouped():
     """multiple(): one decimal below 10, whole numbers below 1,000, then three figures with commas (152,000×)."""
     assert [render.multiple(r) for r in (1.46, 12.4, 2093.4, 152107.0)] == ["1.5×", "12×", "2,090×", "152,000×"]
+
+
+def test_a_ratio_that_prints_as_the_meaningful_ratio_gets_two_decimals():
+    """A claimed 1.108× prints "1.11×", not the threshold's own "1.1×", with its interval in two decimals too; a ratio
+    away from the threshold keeps one."""
+    from build_hooks import stats, wording
+
+    near = stats.Ratio(1.108, 1.097, 1.25, True, 5, 3)
+    assert wording.times_with_interval(near) == "1.11× (1.10× to 1.25× in the middle 3 of 5 rounds)"
+    assert wording.ratio_sentence(near, "{} faster", "{} slower", "level") == (
+        "1.11× faster (1.10× to 1.25× in the middle 3 of 5 rounds)")
+    assert wording.claimed_multiple(1.3) == "1.3×" and wording.claimed_multiple(1.06) == "1.06×"

@@ -11,12 +11,11 @@ from build_hooks.render import (
     marks_note_for,
     measured_value,
     median_text,
-    multiple,
     per_machine,
     table,
 )
 from build_hooks.views.data_loader import useful_workers
-from build_hooks.wording import interval_words
+from build_hooks.wording import ratio_sentence
 
 OVERLAP = "loader_overlap"
 
@@ -47,7 +46,7 @@ def loader_overlap_summary(data: Dataset) -> str:
     if best:
         ratio = stats.paired_ratio(seconds[0], seconds[best])
         return (text + f" and {median_text(seconds[best])} with {best} worker{'s' if best != 1 else ''}, "
-                f"{multiple(ratio.value)} faster ({interval_words(ratio)}). The workers prepared the next batches "
+                f"{ratio_sentence(ratio, '{} faster', '{} slower', 'level')}. The workers prepared the next batches "
                 "while the main process trained")
     text += "; no number of workers made it faster beyond the measurements' spread"
     free = machine.cpu.get("cores_available", 0) - machine.measured(OVERLAP)[0]["extra_info"]["training_threads"]

@@ -27,7 +27,7 @@ from build_hooks.render import (
     si,
     table,
 )
-from build_hooks.wording import interval_words, ratio_sentence
+from build_hooks.wording import claimed_multiple, interval_words, near_threshold, ratio_sentence
 
 GROUP = "precision"
 DTYPES = ["fp64", "fp32", "bf16", "fp16"]
@@ -136,12 +136,12 @@ def precision_gpu_takeaway(data: Dataset) -> str:
     said, signs, found = [], [], _gpu_ratios(machine, device)
     for op, ratio, _ in found:
         what = product_words(machine, device) if op == "matmul" else "a training step"
-        verdict = (f"{multiple(ratio.value)} faster" if ratio.verdict > 0 else
-                   f"{multiple(ratio.inverted().value)} slower" if ratio.verdict < 0 else "no faster or slower")
-        # A verdict whose interval's near end is under the meaningful ratio barely clears it: its interval is said.
         leaning = ratio if ratio.verdict > 0 else ratio.inverted()
+        verdict = (f"{claimed_multiple(leaning.value)} {'faster' if ratio.verdict > 0 else 'slower'}"
+                   if ratio.verdict else "no faster or slower")
+        # A verdict whose interval's near end is under the meaningful ratio barely clears it: its interval is said.
         if ratio.verdict and leaning.low < stats.MEANINGFUL_RATIO:
-            verdict += f" ({interval_words(leaning)})"
+            verdict += f" ({interval_words(leaning, precise=near_threshold(leaning.value))})"
         said.append(f"{what} {verdict}")
         signs.append(ratio.verdict)
     if not said:
