@@ -396,9 +396,10 @@ def more_machines(data: Dataset, group: str | None = None) -> Html:
     if not hidden:
         return Html("")
     # Opens with a word: a sentence that starts with a digit would read as the end of the one before it.
-    return note(html('Also measured on {} more machine{}: see the <a href="{}">gallery</a> or '
-                     '<a href="{}">data/results.json</a>.', hidden, "s" if hidden != 1 else "",
-                     SITE_ROOT + "gallery/", SITE_ROOT + "data/results.json"))
+    # The gallery lists the machines, not every experiment's points: those are in the data file.
+    return note(html('Also measured on {} more machine{} (the <a href="{}">gallery</a> lists {}); the numbers are '
+                     'in <a href="{}">data/results.json</a>.', hidden, "s" if hidden != 1 else "",
+                     SITE_ROOT + "gallery/", "them" if hidden != 1 else "it", SITE_ROOT + "data/results.json"))
 
 
 # Links to other pages start here, and each page's hooks make them relative to that page

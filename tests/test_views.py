@@ -1162,12 +1162,18 @@ def test_the_gpu_floor_says_when_its_steps_ran_longer_than_their_share_of_an_epo
     monkeypatch.setattr(consistency, "checks", lambda machine, device: [
         consistency.Check("epoch", device, 1, 8, 1.0), consistency.Check("epoch", device, 2, 8, 1.5)])
     assert views._epoch_share_words(machine, "cuda") == ""  # one of two is not most
-    # The CPU's opposite lean is said beside the GPU's, where it shows.
+    # The CPU's opposite lean is said beside the GPU's, where it shows; a CPU that went both ways is said so.
     monkeypatch.setattr(consistency, "checks", lambda machine, device: [
         consistency.Check("epoch", device, 1, 8, 1.5 if device == "cuda" else 0.5),
         consistency.Check("epoch", device, 2, 8, 1.5 if device == "cuda" else 1.0)])
     said = views._epoch_share_words(machine, "cuda")
     assert "at 2 of 2 settings" in said and "its step took at least 1.1× as long as alone, at 1 of 2 settings" in said
+    assert "Both biases" in said
+    monkeypatch.setattr(consistency, "checks", lambda machine, device: [
+        consistency.Check("epoch", device, 1, 8, 1.5 if device == "cuda" else 0.5),
+        consistency.Check("epoch", device, 2, 8, 1.5)])
+    said = views._epoch_share_words(machine, "cuda")
+    assert said.endswith("The CPU's went both ways: longer inside an epoch at 1 of 2 settings, longer alone at 1")
 
 
 def test_why_gpu_gives_the_gpu_machines_share_of_each_peak():
@@ -1377,7 +1383,8 @@ def test_more_machines_counts_only_machines_that_measured_points_of_the_experime
     empty, full = SimpleNamespace(measured=lambda group: []), SimpleNamespace(measured=lambda group: [1])
     data = SimpleNamespace(shown=lambda group=None: [shown], with_experiment=lambda group: [shown, empty, full],
                            not_shown=lambda group=None: 2)
-    assert "Also measured on 1 more machine:" in str(more_machines(data, "transfer"))
+    assert "Also measured on 1 more machine (the " in str(more_machines(data, "transfer"))
+    assert "lists it); the numbers are in" in str(more_machines(data, "transfer"))  # the gallery lists machines only
     data.with_experiment = lambda group: [shown, empty]
     assert str(more_machines(data, "transfer")) == ""
 
@@ -1545,6 +1552,9 @@ def test_the_gpu_estimate_section_says_first_whether_this_build_needs_it_and_how
     committed = dataset.load_committed(root / "results", root)
     with_gpu = untrusted.restore(page.render_fact("gpu_estimate_needed", Dataset(committed)))
     assert with_gpu.startswith("This build measured a GPU, the ") and "matters only for builds without one" in with_gpu
+    # The transformer no GPU ran still leans on the estimate: said, so "only" is not false.
+    unrun = not any(m.gpu_device("transformer_block") for m in committed)
+    assert ("stands in for the transformer block" in with_gpu) == unrun
     cpu_only = Dataset([m for m in committed if m.gpu is None])
     assert page.render_fact("gpu_estimate_needed", cpu_only) == (
         "This build measured no GPU, so the pages use this estimate in its place")

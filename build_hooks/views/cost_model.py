@@ -459,10 +459,14 @@ def gpu_estimate_needed(data: Dataset) -> str:
     """The GPU-estimate section's first sentence: whether this build needs the estimate at all (a learner should know
     before reading how it works)."""
     measured = gpu_with(data, analysis.STEP)
+    # A model no GPU ran (the transformer block) still leans on the estimate, even where the MLP was measured.
+    transformer = "transformer_block"
+    unrun = bool(data.with_experiment(transformer)) and gpu_with(data, transformer) is None
     if measured is not None:
         gpu = untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))
-        return (f"This build measured a GPU, the {gpu}, so this estimate matters only for builds without one. The "
-                "measured steps are on the batch-size page")
+        also = ". It still stands in for the transformer block, which no GPU ran" if unrun else ""
+        return (f"This build measured a GPU, the {gpu}, on the race's network. There the estimate matters only for "
+                f"builds without one{also}")
     return "This build measured no GPU, so the pages use this estimate in its place"
 
 
@@ -471,7 +475,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return "is only for builds without a GPU"
+        return "matters where no GPU ran the model"
     host = data.host or first_with(data, analysis.STEP)
     gpu = gpu_model.for_host(host, data.machines)
     rows = _estimate_rows(host, gpu)

@@ -375,11 +375,20 @@ def _epoch_share_words(machine: Machine, device: str) -> str:
     # Said as the rule counts it (a ratio), so the count matches what a reader recomputes.
     said = (f". A step timed on its own took at least {stats.MEANINGFUL_RATIO:g}× as long as the same step inside an "
             f"epoch, at {longer} of {len(epochs)} settings. So these step times may overstate its fixed cost")
-    # The CPU's bias, where it runs the other way: both push the steps' crossing to a larger batch than the race's.
+    return said + _cpu_epoch_share_words(machine)
+
+
+def _cpu_epoch_share_words(machine: Machine) -> str:
+    """The CPU's own step-against-epoch lean, beside the GPU's, counted by the same ratio: the other way (then both
+    biases push the steps' crossing to a larger batch than the race's), both ways, or (unsaid) neither."""
     cpu = [c for c in consistency.checks(machine, "cpu") if c.kind == "epoch"]
-    shorter = sum(c.ratio * stats.MEANINGFUL_RATIO <= 1 for c in cpu)
+    shorter = sum(c.ratio * stats.MEANINGFUL_RATIO <= 1 for c in cpu)  # alone clearly shorter than in an epoch
+    longer = sum(c.ratio >= stats.MEANINGFUL_RATIO for c in cpu)
+    if shorter and longer:
+        return (f". The CPU's went both ways: longer inside an epoch at {shorter} of {len(cpu)} settings, longer alone "
+                f"at {longer}")
     if shorter:
-        said += (f". The CPU's leaned the other way: inside an epoch, its step took at least "
-                 f"{stats.MEANINGFUL_RATIO:g}× as long as alone, at {shorter} of {len(cpu)} settings. Both biases can "
-                 "push the steps' crossing to a larger batch than the race's")
-    return said
+        return (f". The CPU's leaned the other way: inside an epoch, its step took at least "
+                f"{stats.MEANINGFUL_RATIO:g}× as long as alone, at {shorter} of {len(cpu)} settings. Both biases can "
+                "push the steps' crossing to a larger batch than the race's")
+    return ""
