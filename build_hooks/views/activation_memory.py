@@ -72,8 +72,9 @@ def activation_memory(data: Dataset) -> Html:
                                 title="Activations saved for backward versus weights",
                                 alt="Bytes of activations saved for backward versus batch size, with the weights for "
                                     "scale; the table below has the numbers.")
-        return figure(svg, "Activations are counted with saved-tensor hooks; "
-                           "on CUDA the allocator's peak is shown too.") + table(
+        # The allocator's peak is in the table, not the plot: said so where a GPU gave one.
+        return figure(svg, "Activations are counted with saved-tensor hooks."
+                      + (" The table gives the CUDA allocator's peak too." if columns == 4 else "")) + table(
             ["device", "batch", "saved activations", "CUDA peak allocated"][:columns], rows)
     shown = data.shown(GROUP)
     if len(shown) > 1 and len({_cpu_counts(m) for m in shown}) == 1:
