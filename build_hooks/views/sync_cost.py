@@ -63,7 +63,8 @@ def _reading(ratio: stats.Ratio, diff: float, gpu: bool) -> str:
     if ratio.verdict == 0 and ratio.paired and (ratio.low > 1 or ratio.high < 1):  # small, but every round agrees
         way = "slower" if ratio.low > 1 else "faster"
         rounds = f"all {ratio.rounds} rounds" if ratio.kept == ratio.rounds else "nearly every round"
-        return f"a little {way} in {rounds}, but its median ratio is under {stats.MEANINGFUL_RATIO:g}×: too small to count"
+        return (f"a little {way} in {rounds}, but its median ratio is under {stats.MEANINGFUL_RATIO:g}×: too small to "
+                "count")
     if ratio.verdict == 0:
         return UNSTEADY if not gpu and stats.compare(ratio.value, 1) != 0 else "about the same"
     if gpu:
