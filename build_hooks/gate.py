@@ -141,12 +141,14 @@ def what_moved(point: dict, measured_under: dict) -> str:
 MOSTLY_SLOW = 0.5  # a machine that began more than half its rounds slow is named where its results are read
 
 
-def slow_start_share(doc: dict) -> float | None:
-    """The share of a results document's rounds that began with the all-thread canary in a slow
-    state (above SLOW_STATE_RATIO x its experiment's fastest reading), or None where the readings
-    were not kept (files measured before options.canary_s)."""
+def slow_start_share(doc: dict, groups: set[str] | None = None) -> float | None:
+    """The share of a results document's rounds (of `groups` only, if given) that began with the all-thread canary
+    in a slow state (above SLOW_STATE_RATIO x its experiment's fastest reading), or None where the readings were not
+    kept (files measured before options.canary_s)."""
     slow = total = 0
     for bench in doc["benchmarks"]:
+        if groups is not None and bench["group"] not in groups:
+            continue
         measured_under = (doc["experiments"].get(bench["group"]) or {}).get("conditions") or {}
         fastest = measured_under.get("fastest_all_threads_s")
         readings = bench.get("options", {}).get("canary_s", [])

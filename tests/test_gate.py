@@ -110,6 +110,7 @@ def test_the_share_of_slow_starts_counts_readings_above_the_ratio_of_their_exper
            "benchmarks": [{"group": "a", "options": {"canary_s": [1.0, SLOW_STATE_RATIO * 1.01, 1.2, 3.0]}},
                           {"group": "b", "options": {"canary_s": [9.0]}}]}  # b kept no fastest: not counted
     assert slow_start_share(doc) == 0.5
+    assert slow_start_share(doc, {"a"}) == 0.5 and slow_start_share(doc, {"b"}) is None  # one experiment's rounds
     assert slow_start_share({"experiments": {}, "benchmarks": [{"group": "a", "options": {}}]}) is None
 
 

@@ -239,7 +239,7 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     from build_hooks import gate, page
 
     data = dataset(gpu="Fixture GPU")
-    monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.61)
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.61)
     slow = str(page.render_section("verdict_grid", data))
     assert ('The GPU machine started 61% of its rounds running slow. So both its lanes may be slower than its '
             'hardware allows (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
@@ -247,7 +247,11 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     assert said.endswith("The GPU machine started 61% of its rounds running slow (a fixed check task took over 1.4× "
                          "its best). So both its lanes may be slower than its hardware allows")
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
-    monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
+    # The grid's own rounds first where they differ from the machine's overall share.
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.32 if groups else 0.61)
+    assert ("The GPU machine started 32% of the grid's rounds (61% over all its experiments) running slow"
+            in page.render_fact("race_doubts", data))
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.05)
     assert "running slow" not in str(page.render_section("verdict_grid", data))
 
 

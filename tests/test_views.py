@@ -807,14 +807,14 @@ def test_the_gallery_names_a_machine_that_began_most_of_its_rounds_slow(monkeypa
 
     slow, quick = complete_doc(machine_id="slow-box"), complete_doc(machine_id="quick-box")
     share = {"slow-box": 0.61, "quick-box": 0.05}
-    monkeypatch.setattr(gate, "slow_start_share", lambda doc: share[doc["machine_id"]])
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: share[doc["machine_id"]])
     data = Dataset([Machine(slow, "s", "t"), Machine(quick, "q", "t")])
     said = str(page.render_section("gallery", data))
     assert "61%: most rounds" in said and "5%: most" not in said
     takeaway = untrusted.restore(page.render_fact("gallery_takeaway", data))
     assert takeaway.count("Most rounds began slow on") == 1 and takeaway.endswith(
         "so its numbers may sit below what the hardware can do")
-    monkeypatch.setattr(gate, "slow_start_share", lambda doc: 0.05)
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.05)
     assert "began slow" not in page.render_fact("gallery_takeaway", data)
 
 
@@ -828,7 +828,7 @@ def test_a_machine_that_began_most_rounds_slow_is_marked_wherever_its_numbers_ar
     data = Dataset([Machine(complete_doc(), "h", "this build host"), gpu])
 
     def shown(share):
-        monkeypatch.setattr(gate, "slow_start_share", lambda doc: share if doc["machine_id"] == "gpu-box" else 0.0)
+        monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: share if doc["machine_id"] == "gpu-box" else 0.0)
         return (str(render.provenance(gpu)), str(page.render_section("key_numbers", data)),
                 untrusted.restore(page.render_fact("break_even_answer", data)))
     provenance, sheet, fitted = shown(0.61)
@@ -1103,7 +1103,7 @@ def test_mixed_precisions_first_line_says_when_its_gpu_verdicts_rest_on_few_roun
 
     root = Path(__file__).resolve().parent.parent
     data = Dataset(dataset.load_committed(root / "results", root))
-    monkeypatch.setattr(gate, "slow_start_share", lambda doc: share)
+    monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: share)
     real = precision._gpu_ratios
 
     def with_rounds(machine, device):

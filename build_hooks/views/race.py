@@ -151,11 +151,15 @@ def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str
     for machine in (m for m in data.machines if m.id in ids):
         if mostly_slow(machine):
             share = gate.slow_start_share(machine.doc)
+            # The grid's own rounds first: the machine's overall share spans every experiment, not just the epochs.
+            grid = gate.slow_start_share(machine.doc, {race.EPOCH})
             who = "The GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
             # What "slow" means is said once, on home (explain); the race page's note links to the gallery's key.
             what = (f" (a fixed check task took over {gate.SLOW_STATE_RATIO:g}× its best)" if explain else "")
-            doubts.append((f"{who} started {100 * share:.0f}% of its rounds running slow{what}. So both its lanes "
-                           "may be slower than its hardware allows", True))
+            began = (f"{100 * share:.0f}% of its rounds" if grid is None or f"{100 * grid:.0f}" == f"{100 * share:.0f}"
+                     else f"{100 * grid:.0f}% of the grid's rounds ({100 * share:.0f}% over all its experiments)")
+            doubts.append((f"{who} started {began} running slow{what}. So both its lanes may be slower than its "
+                           "hardware allows", True))
     return doubts
 
 
