@@ -13,6 +13,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,6 +111,14 @@ class Machine:
             return self.gpu["name"] if self.gpu else f"{device.upper()} (no GPU recorded)"
         units = f", {self.vector_units}" if self.vector_units else ""
         return f"CPU: {self.cpu['brand']}, {self.cpu['threads_used']} threads{units}"
+
+    @property
+    def cpu_short_name(self) -> str:
+        """The CPU in a few words for a sentence ("16-thread Intel Xeon"): its brand without trademark signs, the
+        words "CPU" and "Processor" or a clock, and its thread count. The full label stays in tables and captions."""
+        brand = re.sub(r"\((R|TM|tm|r)\)|\bCPU\b|\bProcessor\b|@.*$", " ", self.cpu["brand"])
+        brand = " ".join(brand.split()) or self.cpu["brand"]
+        return f"{self.cpu['threads_used']}-thread {brand}"
 
     def devices(self, group: str) -> list[str]:
         _note(group)

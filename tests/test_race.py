@@ -280,7 +280,8 @@ def test_the_summary_says_where_the_gpus_clear_wins_lie():
     assert _wins_where(grid(set()), "the GPU") == ""
     # A narrow lead is named apart, so a learner does not count it with the clear ones.
     assert _wins_where(grid({(512, 64), (2048, 512)}, narrow={(512, 64)}, changed={(512, 64)}), "the GPU") == (
-        "The GPU wins at width 2048 at batch 512. Its lead is narrow at width 512, batch 64§")
+        "The GPU wins at width 2048 at batch 512. Its lead is narrow at width 512, batch 64, on a run taken while the "
+        "machine changed state (§)")
     assert _wins_where(grid({(512, 64)}, narrow={(512, 64)}), "the GPU") == (
         "The GPU leads only narrowly, at width 512, batch 64")
     assert _wins_where(wide, "the GPU", compact=True) == (

@@ -110,7 +110,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
                                                  _point_marks(found.get((w, batch)), w, batch))
                                    for w in widths]
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
-    caption = "Who finishes one epoch first, by batch size and hidden width"
+    caption = "Who finishes one epoch first, and how many times faster, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
     shown_marks = {kind for key, pairing in found.items() for kind in _point_marks(pairing, *key)}
     notes = [note(_level_words(found)), marks_note(shown_marks)]
@@ -262,10 +262,14 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
     intro = ""
     if len(pairs) == 1:
         gpu_label, cpu_label, estimated = next(iter(pairs))
+        # The CPU in a few words (Machine.cpu_short_name): the full label, trademarks and vector units, is in the
+        # grid's key and the race's tables; on the first screen it only clutters.
+        machine = next((m for m in data.machines if m.id == next(iter(found.values()))["gpu"]["machine_id"]), None)
+        cpu_name = f"the {machine.cpu_short_name} in its own machine" if machine else f"its own {cpu_label}"
         intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
                  f"{untrusted.placeholder(gpu_label)}, fed by the build host's CPU. " if estimated else
-                 f"The grid sets {untrusted.placeholder(gpu_label)} against its own "
-                 f"{untrusted.placeholder(cpu_label)}. ")
+                 f"The grid sets {untrusted.placeholder(gpu_label)} against "
+                 f"{untrusted.placeholder(cpu_name)}. ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
         gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
@@ -329,7 +333,7 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     # The grid's own words, each said plainly where it first appears; the key under the grid has the rest.
     # Each sentence opens with a word, not a count: a reader (and a sentence splitter) sees where it starts.
     others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"),
-                                            (doubted, "out of line (see the key)")) if k]
+                                            (doubted, "out of line (its loser was faster at half the batch)")) if k]
     rest = f". The rest: {', '.join(others)}" if others else ""
     return f"Of the {n} settings raced below, {leads}{rest}"
 
@@ -367,12 +371,16 @@ def _wins_where(found: dict, gpu: str, compact: bool = False) -> str:
     if clear:
         said = _where_words(found, clear, changed, gpu, compact)
     # A narrow lead is named apart: a learner reading "wins" above the grid should not count it as a clear one.
-    lab = {key: f"width {key[0]}, batch {key[1]}{MARKS['unsettled'][0] if key in changed else ''}"
-           for key in narrow}
+    # A changed state is said in words too: this sentence sits above the key that explains §.
+    lab = {key: f"width {key[0]}, batch {key[1]}" for key in narrow}
     if narrow and len(narrow) <= NAMED_DOUBTS:
         spots = listing([lab[key] for key in sorted(narrow, reverse=True)])
-        narrow_words = (f"Its lead is narrow at {spots}" if clear
-                        else f"{capitalised(gpu)} leads only narrowly, at {spots}")
+        shaky = narrow & changed
+        state = ("" if not shaky else ", on a run taken while the machine changed state (§)" if shaky == narrow
+                 else f"; {listing([lab[key] for key in sorted(shaky, reverse=True)])} on a run taken while the "
+                      "machine changed state (§)")
+        narrow_words = (f"Its lead is narrow at {spots}{state}" if clear
+                        else f"{capitalised(gpu)} leads only narrowly, at {spots}{state}")
     elif narrow:
         narrow_words = (f"Its lead is narrow at {len(narrow)} more settings" if clear
                         else f"{capitalised(gpu)} leads only narrowly, at {len(narrow)} settings")
