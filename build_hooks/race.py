@@ -297,6 +297,12 @@ def _lane_role(lane: dict, lanes: list[dict], data: Dataset) -> render.Html | st
     return render.html("<br><small>{}'s own CPU</small>", gpu["label"]) if gpu else ""
 
 
+def _all_points_have(lane: dict, kind: str) -> bool:
+    """Whether every epoch of a lane carries a caveat kind."""
+    points = [point for epochs in lane["epochs"].values() for point in epochs.values()]
+    return bool(points) and all(kind in point.get("caveats", []) for point in points)
+
+
 def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
     """The same numbers as the race, readable without JavaScript: a table for each of `widths` (default: every width
     raced)."""
@@ -308,25 +314,36 @@ def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
                            for epochs in lane["epochs"].values() for point in epochs.values()})
     rows_text = " or ".join(f"{n:,}" for n in dataset_rows)
 
+    # A mark every point of a lane carries is said once under the tables, not in each cell.
+    every_few = [lane for lane in race["lanes"] if _all_points_have(lane, "few")]
+
     def cell(lane: dict, width: int, batch: int) -> render.Html:
         point = lane["epochs"][str(width)].get(str(batch))
         if not point:
             return render.esc("not measured")
         longer = (render.html('<sup title="{}">{}</sup>', LONGER_MARK[1], LONGER_MARK[0])
                   if longer_than_half(lane, str(width), str(batch)) else "")
-        return render.esc(render.si(point["seconds"], "s")) + render.marks(point.get("caveats", [])) + longer
+        caveats = [k for k in point.get("caveats", []) if not (k == "few" and lane in every_few)]
+        return render.esc(render.si(point["seconds"], "s")) + render.marks(caveats) + longer
 
+    # The measured GPU and its own machine's CPU first: on a phone, the pair the race is about shows unscrolled.
+    paired = {lane["machine_id"] for lane in race["lanes"] if lane["kind"] == "GPU" and not lane["estimate"]}
+    ordered = sorted(race["lanes"], key=lambda lane: (lane["machine_id"] not in paired, lane["kind"] != "GPU"))
     # One table per width: a phone reads a few lanes side by side, not every lane at every width.
     tables = []
     for width in [w for w in race["widths"] if widths is None or w in widths]:
-        lanes = [lane for lane in race["lanes"] if str(width) in lane["epochs"]]
+        lanes = [lane for lane in ordered if str(width) in lane["epochs"]]
         head = ["batch"] + [render.html("{}{}", lane["label"], _lane_role(lane, race["lanes"], data))
                             for lane in lanes]
         rows = [[batch] + [cell(lane, width, batch) for lane in lanes] for batch in race["batches"]]
         tables.append(render.table(head, rows, caption=f"Width {width}: time for one epoch of {rows_text} rows, "
                                                        "by batch size", table_id=f"race-table-{width}"))
     legend = render.marks_note({kind for lane in race["lanes"] for epochs in lane["epochs"].values()
-                                for point in epochs.values() for kind in point.get("caveats", [])})
+                                for point in epochs.values() for kind in point.get("caveats", [])
+                                if not (kind == "few" and lane in every_few)})
+    if every_few:
+        legend += render.note(f"Every epoch of {render.listing([lane['label'] for lane in every_few])} rests on "
+                              f"fewer than {stats.MIN_SAMPLES} timed runs.")
     if any(longer_than_half(lane, str(width), batch) for lane in race["lanes"] for width in race["widths"]
            if widths is None or width in widths for batch in lane["epochs"].get(str(width), {})):
         legend += render.note(LONGER_WORDS)

@@ -369,7 +369,8 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
     marked = views._verdict_cell(found[(32, 64)], 32, 64)
     assert "<sup>↑</sup>" in marked and "loser longer than at half the batch" in marked
     assert "↑" not in views._verdict_cell(found[(32, 2)], 32, 2)
-    assert "Smaller lead (↑): the loser was faster at half the batch" in page.render_section("verdict_grid", Dataset([]))
+    key = untrusted_text(page.render_section("verdict_grid", Dataset([])))
+    assert "Longer than at half the batch (↑): the loser's epoch took longer than at half the batch" in key
 
 
 def test_a_lead_over_a_loser_that_slowed_is_narrow_when_it_barely_clears_the_losers_half_batch_epoch():
@@ -419,3 +420,27 @@ def test_a_lone_grid_lead_names_its_changed_state_and_narrowness_only_for_a_tabl
     assert views._lone_lead(pairing, 512, 64, marked=True) == "64§, narrow"
     assert views._lone_lead(pairing, 512, 64, marked=False) == "64"
     assert views._lone_lead(pairing | {"narrow": False}, 512, 64, marked=True) == "64§"
+
+
+def untrusted_text(markup) -> str:
+    """A rendering's text with HTML escapes undone, for matching words with apostrophes."""
+    import html
+    return html.unescape(str(markup))
+
+
+def test_the_race_tables_put_the_gpu_pair_first_and_key_a_lane_wide_mark_once():
+    """static_table orders the measured GPU and its own CPU first, and a lane whose every epoch rests on too few runs
+    loses ‡ in its cells for one note under the tables."""
+    def lane(kind, machine, few):
+        point = {"seconds": 1.0, "rows": 64, "caveats": ["few"] if few else []}
+        return {"kind": kind, "machine_id": machine, "label": f"Lane {kind} {machine}", "estimate": False,
+                "epochs": {"32": {"1": dict(point), "2": dict(point)}}}
+    lanes = [lane("CPU", "host", False), lane("GPU", "box", True), lane("CPU", "box", False)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1, 2]})
+        patch.setattr(race, "_lane_role", lambda lane, lanes, data: "")
+        patch.setattr(race, "longer_than_half", lambda lane, width, batch: False)
+        shown = str(race.static_table(Dataset([])))
+    assert shown.index("Lane GPU box") < shown.index("Lane CPU box") < shown.index("Lane CPU host")
+    assert "‡" not in shown.split("</table>")[0]
+    assert "Every epoch of Lane GPU box rests on fewer than" in shown
