@@ -369,7 +369,8 @@ def provenance_once(page_html: str) -> str:
     return _MORE_MACHINES.sub(first_only(), _PROVENANCE.sub(once, page_html))
 
 
-_MORE_MACHINES = re.compile(r'<p class="crossover-note">Also measured on \d+ more machines?: .*?</p>', re.S)
+_MORE_MACHINES = re.compile(r'<p class="crossover-note"><a href="[^"]*">Measured on \d+ more machines?\.</a> .*?</p>',
+                            re.S)
 
 
 def first_only(group: int = 0):
@@ -397,9 +398,10 @@ def more_machines(data: Dataset, group: str | None = None) -> Html:
         return Html("")
     # Opens with a word: a sentence that starts with a digit would read as the end of the one before it.
     # The gallery lists the machines, not every experiment's points: those are in the data file.
-    return note(html('Also measured on {} more machine{} (the <a href="{}">gallery</a> lists {}); the numbers are '
-                     'in <a href="{}">data/results.json</a>.', hidden, "s" if hidden != 1 else "",
-                     SITE_ROOT + "gallery/", "them" if hidden != 1 else "it", SITE_ROOT + "data/results.json"))
+    # Two short sentences: this note sits under tables on many pages.
+    return note(html('<a href="{}">Measured on {} more machine{}.</a> {} numbers are in '
+                     '<a href="{}">data/results.json</a>.', SITE_ROOT + "gallery/", hidden, "s" if hidden != 1 else "",
+                     "Their" if hidden != 1 else "Its", SITE_ROOT + "data/results.json"))
 
 
 # Links to other pages start here, and each page's hooks make them relative to that page

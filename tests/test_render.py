@@ -245,3 +245,16 @@ def test_a_ratio_that_prints_as_the_meaningful_ratio_gets_two_decimals():
     assert wording.ratio_sentence(near, "{} faster", "{} slower", "level") == (
         "1.11× faster (1.10× to 1.25× in the middle 3 of 5 rounds)")
     assert wording.claimed_multiple(1.3) == "1.3×" and wording.claimed_multiple(1.06) == "1.06×"
+
+
+def test_the_pointer_to_machines_left_out_is_said_once_per_page():
+    """provenance_once keeps the first "measured on N more machines" note of a page and drops the same note again."""
+    from types import SimpleNamespace
+
+    from build_hooks import render
+
+    data = SimpleNamespace(shown=lambda group=None: [], with_experiment=lambda group: [],
+                           not_shown=lambda group=None: 3)
+    pointer = str(render.more_machines(data))
+    page = render.provenance_once(pointer + "<p>table</p>" + pointer)
+    assert page.count("Measured on 3 more machines.") == 1

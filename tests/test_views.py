@@ -1383,8 +1383,8 @@ def test_more_machines_counts_only_machines_that_measured_points_of_the_experime
     empty, full = SimpleNamespace(measured=lambda group: []), SimpleNamespace(measured=lambda group: [1])
     data = SimpleNamespace(shown=lambda group=None: [shown], with_experiment=lambda group: [shown, empty, full],
                            not_shown=lambda group=None: 2)
-    assert "Also measured on 1 more machine (the " in str(more_machines(data, "transfer"))
-    assert "lists it); the numbers are in" in str(more_machines(data, "transfer"))  # the gallery lists machines only
+    assert 'gallery/">Measured on 1 more machine.</a>' in str(more_machines(data, "transfer"))
+    assert "Its numbers are in" in str(more_machines(data, "transfer"))  # the gallery lists machines only
     data.with_experiment = lambda group: [shown, empty]
     assert str(more_machines(data, "transfer")) == ""
 

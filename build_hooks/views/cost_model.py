@@ -810,7 +810,7 @@ def break_even_table(data: Dataset) -> Html:
             ["break-even: the estimated GPU's step gets shorter",
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} (the GPU's extra cost: its launch)",
              f"{si(even.rate, 'FLOP/s')} (the CPU's rate)", si(even.crossover_flop, "FLOP")]]
-    head = ["", "fixed cost per operation", "arithmetic rate", "work per operation before speed shows (average)"]
+    head = ["", "fixed cost per operation", "arithmetic rate", "work per operation for half its top speed (average)"]
     measured = _measured_break_even_rows(data)
     # A measured GPU comes first: the estimate is the model a build without one falls back on.
     estimated = table(head, rows, caption=(

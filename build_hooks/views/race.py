@@ -136,8 +136,8 @@ NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO
 OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
 # Short sentences: this key is under the grid on home and on the race page.
-SMALLER_LEAD_WORDS = (f"{capitalised(race.LONGER_MARK[1])} ({race.LONGER_MARK[0]}): the loser's epoch took longer "
-                      "than at half the batch. Even against that shorter time, the lead holds.")
+SMALLER_LEAD_WORDS = (f"{capitalised(race.LONGER_MARK[1])} ({race.LONGER_MARK[0]}): the loser's epoch was. "
+                      "Even against its half-batch time, the lead holds.")
 
 
 def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str, bool]]:

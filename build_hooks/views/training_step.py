@@ -220,7 +220,7 @@ def crossover_table(data: Dataset) -> Html:
 
 
 # Short sentences: this key is under the tables of batch-size and the cheat sheet.
-OUT_OF_LINE_STEP = ("Out-of-line CPU step: slower than the next, larger batch's. "
+OUT_OF_LINE_STEP = ("Out-of-line CPU step: slower than the next, larger batch's. That one does more work. "
                     "A GPU lead over it is not counted.")
 
 
