@@ -216,9 +216,8 @@ def gpu_machine_peak_shares(data: Dataset) -> str:
         if threads and threads % 2 == 0:  # a cloud vCPU is often a hyper-thread: the other reading, computed
             halved = (f"If its {threads} threads are {threads // 2} cores' hyper-threads, the peak halves and the "
                       f"share is {200 * share:.0f}%")
-            # Over 100% cannot be: then the threads are likely whole cores, or the clock boosts past the reported one.
-            said.append(halved + (". That would pass the peak, so they are likely whole cores, or the clock boosts "
-                                  "above the reported one" if 2 * share > 1 else ""))
+            # Over 100% does not settle it: a clock boosting past the reported one also passes a computed peak.
+            said.append(halved + ". This data cannot tell cores from hyper-threads")
     sheet, gpu_rate = datasheets.for_gpu(machine.gpu["name"]), analysis.best_matmul_rate(machine, device)
     if sheet and sheet.fp32_flops and gpu_rate:
         # The file names the GPU as torch does; where the datasheet names a variant, that variant is an assumption.
@@ -266,10 +265,9 @@ def workload_table(data: Dataset) -> Html:
     strict = any("TF32 off" in how for _, _, how, _, _ in measured)
     tf32 = (f"TF32 off means full fp32 precision. Allowing TF32 moves fp32 products onto tensor cores: "
             f"{si(sheet.tf32_flops, 'FLOP/s')} at the published dense peak. " if strict and sheet.tf32_flops else "")
-    why = (f"{tf32}The published rows are peaks, so their times are lower bounds no real run reaches. "
-           f"Source: {sheet.source}. A bf16 row is one product; Mixed precision sets it against fp32 at the "
-           f"same size. The build host ran on {threads} thread{'s' if threads != 1 else ''}; a server socket with "
-           "many more cores cuts its time, though rarely in proportion.")
+    why = (f"{tf32}Source of the published rows: {sheet.source}. A bf16 row is one product; Mixed precision sets "
+           f"it against fp32 at the same size. The build host ran on {threads} thread{'s' if threads != 1 else ''}; "
+           "a server socket with many more cores cuts its time, though rarely in proportion.")
     against = "against the GPU's own CPU, fp32" if reference is gpu_machine else "against the build host, fp32"
     mantissa, exponent = f"{flops:.1e}".split("e")
     return join([table(["device and format", "rate", "time for the run", against], rows,
@@ -287,8 +285,18 @@ def _bf16_like_for_like(machine: Machine | None) -> str:
     gpu = {fmt: rate for fmt, _, rate in _measured_rates(machine, machine.gpu_device(GROUP))}
     if "bf16" not in cpu or "bf16" not in gpu:
         return ""
+    sizes = {d: _bf16_side(machine, d) for d in ("cpu", machine.gpu_device(GROUP))}
+    apart = (f" The two products differ in size: {sizes[machine.gpu_device(GROUP)]} on the GPU, {sizes['cpu']} on the "
+             "CPU." if len(set(sizes.values())) > 1 and all(sizes.values()) else "")
     return (f"Format for format, the GPU's bf16 run is {_against(gpu['bf16'], cpu['bf16'])} than its CPU's bf16 "
-            "run.")
+            f"run.{apart}")
+
+
+def _bf16_side(machine: Machine, device: str) -> str:
+    """The side of a device's bf16 product ("8192×8192"), or empty where not recorded."""
+    bf16 = next(iter(machine.measured("precision", device=device, op="matmul", dtype="bf16")), None)
+    side = bf16 and bf16["extra_info"].get("n")
+    return f"{side}×{side}" if side else ""
 
 
 def _row(device: str, fmt: str, how: str, measured: float, point: dict, flops: float, host_rate: float) -> list:
