@@ -14,6 +14,7 @@ from build_hooks.render import (
     marks,
     marks_note_for,
     mostly_slow,
+    note,
     point_mark,
     si,
     slow_mark,
@@ -35,17 +36,17 @@ def _lesson(path: str, words: str) -> Html:
 
 # The rows of the key numbers, in order: what each device column gives (render: "—" where a device has none).
 ROWS = {
-    "op": "fixed cost per operation (a step's fixed time ÷ its operations)",
+    "op": "fixed cost per operation",
     "rate": "fastest fp32 matrix product (median)",
-    "work": "work per operation for half its top speed, where arithmetic takes as long as the fixed cost (= fixed "
-            "cost × rate)",
-    "break_even": "break-even: work per operation from which the GPU's step is shorter (it need only beat the "
-                  "CPU, not near its own top speed)",
+    "work": "work per operation for half its top speed (fixed cost × rate)",
+    "break_even": "break-even: work per operation where the GPU's step gets shorter",
     "bandwidth": "copy bandwidth, largest copy (bytes read plus written)",
-    "ridge": "ridge point (that matrix-product rate ÷ that copy bandwidth; bf16: its bf16 product's): FLOPs per "
-             "byte to be compute-bound",
-    "bf16": "bf16 against fp32, one matrix product of the same size in both",
+    "ridge": "ridge point: FLOP per byte to be compute-bound",
+    "bf16": "bf16 against fp32, same-size matrix product",
 }
+# Short row labels (a phone reads them as card titles); what each means, in short sentences under the table.
+ROW_NOTES = ("Fixed cost: a step's fixed time divided by its operations. Break-even: the GPU need only beat the "
+             "CPU. Ridge point: the rate divided by the bandwidth. Its bf16 figure uses the bf16 product.")
 LESSONS = {"op": ("cost-model/", "Predicting a step"), "rate": ("why-gpu/", "Why a GPU is faster"),
            "work": ("batch-size/#why-the-batch-decides", "Why batch size matters"),
            "break_even": ("batch-size/#why-the-batch-decides", "Why batch size matters"),
@@ -87,7 +88,7 @@ def key_numbers(data: Dataset) -> Html:
         p for m, d in shown for p in _bf16_points(m, d)]
     return table(["quantity"] + [name for name, _ in columns] + ["explained in"], rows,
                  caption="The crossover in a few numbers, measured on each device or fitted to its measurements"
-                 ) + marks_note_for(copies, also={"slow"} if slow else set())
+                 ) + note(ROW_NOTES) + marks_note_for(copies, also={"slow"} if slow else set())
 
 
 def _device_numbers(machine: Machine, device: str, op_s: float, rate: float) -> dict[str, str | Html]:

@@ -624,10 +624,10 @@ def estimated_crossovers(data: Dataset) -> str:
 @section
 def estimated_crossover_table(data: Dataset) -> Html:
     """The cheat sheet's crossover at a glance: per width, the batch from which the labelled estimate leads its
-    host's CPU (and any lone lead), or never; one line instead when a GPU was measured."""
+    host's CPU (and any lone lead), or never; nothing when a GPU was measured (the measured table says it)."""
     found = _estimated_leads(data)
-    if not found:
-        return missing("Every GPU here was measured, so no crossover is estimated.")
+    if not found:  # the measured table above says it all: nothing to add
+        return Html("")
     rows = [[width, f"from batch {first}" if first is not None else "never in the batches raced",
              listing(lone) if lone else "none"] for width, (first, lone) in found.items()]
     head = ["hidden width", "the estimated GPU leads", "also alone at batch"]
