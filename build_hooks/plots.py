@@ -76,6 +76,7 @@ class Series:
     markers: bool = True  # False: a bare line, such as a roof
     colour: str = ""  # an explicit colour (the race's lane styles), else the palette's by colour_key
     dashes: tuple[float, ...] = ()  # an explicit dash pattern, on and off lengths in points
+    band: tuple[list[float], list[float]] | None = None  # (low, high) per x: a stated range shaded around the line
 
 
 def _plain(text: str) -> str:
@@ -136,6 +137,8 @@ def _draw_panel(panel: dict, size: tuple[float, float], colours: dict[str, str],
         fig, ax = plt.subplots(figsize=size, layout="constrained")
         for s in panel["series"]:
             colour = _colour(s, colours)
+            if s.band:  # an estimate's band, shaded: a reader sees the range a lead must clear, not just its middle
+                ax.fill_between(s.x, s.band[0], s.band[1], color=colour, alpha=0.12, linewidth=0)
             ax.plot(s.x, s.y, linestyle="none" if s.style == "o" else s.style, color=colour,
                     marker="o" if s.markers else None, markersize=3.5,
                     linewidth=1.6, **({"dashes": s.dashes} if s.dashes else {}))

@@ -256,7 +256,7 @@ def test_the_opening_says_which_gpu_file_lacks_the_transformer_and_how_small_the
     gpu_box = SimpleNamespace(gpu={"name": "Fixture GPU"}, label="Fixture GPU box")
     with_gpu = Dataset(data.machines + [gpu_box])
     said = views._no_gpu_words(with_gpu)
-    assert said.startswith("No GPU has timed it yet: the results from ") and said.endswith(" do not include it")
+    assert said.startswith("No GPU has timed it yet: the ") and said.endswith(" machine did not run it")
     threads = data.machines[0].cpu["threads_used"]
     small = f"The build host has {threads} threads: a CPU with more cores would be harder to beat"
     assert (small in page.render_fact("transformer_band", data)) == (threads <= views.SMALL_HOST_THREADS)
@@ -290,10 +290,13 @@ def test_the_band_line_says_when_the_models_cost_per_operation_is_stretched_past
     issued = min(w["ops"] for e in estimates for w in e.work.values())
     assert (fitted, issued) == (8, 500)  # the fixture's MLP and block steps
     assert views._stretched_words(machine, estimates) == (
-        ". Its cost per operation was fitted on the MLP's CPU steps, 8 operations each. This block's CPU step issues "
-        "500, so that cost is stretched past its fit")
+        ". Its cost per operation was fitted on the MLP's CPU steps, 8 operations each. Here it is charged on 500, "
+        "so that cost is stretched past its fit")  # the operations the estimate charges (gpu_estimate.cuda_counts)
+    for estimate in estimates:  # where CUDA's count is recorded, that is what the estimate charges
+        estimate.work.update({key: {**w, "cuda_ops": 300} for key, w in estimate.work.items()})
+    assert "Here it is charged on 300," in views._stretched_words(machine, estimates)
     for estimate in estimates:  # a block issuing no more than the fit's steps is inside it
-        estimate.work.update({key: {**w, "ops": fitted} for key, w in estimate.work.items()})
+        estimate.work.update({key: {**w, "ops": fitted, "cuda_ops": fitted} for key, w in estimate.work.items()})
     assert views._stretched_words(machine, estimates) == ""
 
 

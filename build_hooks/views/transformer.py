@@ -173,8 +173,10 @@ def transformer_steps(data: Dataset) -> Html:
                 if estimate is not None:
                     band = estimate.band_words
                     seconds = [estimate.step(b, d_model)["seconds"] for b in batches]
+                    edges = [estimate.step_band(b, d_model) for b in batches]
                     times.append(plots.Series(f"{estimate.name} estimate, d_model {d_model}",
-                                              batches, [s * 1e3 for s in seconds], ":", key))
+                                              batches, [s * 1e3 for s in seconds], ":", key,
+                                              band=([lo * 1e3 for lo, _ in edges], [hi * 1e3 for _, hi in edges])))
                 for b in points:
                     found = regime(fitted, b) if device == "cpu" else None
                     # The answer first (time, and the estimate beside it), so a narrow screen shows it unscrolled.
@@ -226,10 +228,10 @@ def transformer_steps(data: Dataset) -> Html:
                       "regime (the cost model's largest term)"], work_rows,
                      caption="Where the time goes: FLOPs counted analytically (6N per token plus attention); the "
                              "matmul rate is gemm_rate's at the equivalent square size of the block's widest product")
-        roof = (f" Dotted in the right panel: the build host's fastest matrix product, {si(best, 'FLOP/s')} "
+        roof = (f" Dotted in the rate panel: the build host's fastest matrix product, {si(best, 'FLOP/s')} "
                 "(measured).") if best else ""
         lanes = ("Dashed: a GPU, measured." if gpu_device else
-                 f"Dotted in the left panel: the H200 estimate (not measured; its band runs {band}).")
+                 f"Dotted in the time panel: the H200 estimate (not measured), its band ({band}) shaded.")
         parts = (figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
                              "under load.") + table(head, rows, caption=caption) + marks_note_for(shown) + work)
         return parts
@@ -435,7 +437,7 @@ def _no_gpu_words(data: Dataset) -> str:
     other = next((m for m in data.machines if m.gpu is not None), None)
     if other is None:
         return "No GPU has timed it yet"
-    return f"No GPU has timed it yet: the results from {untrusted.placeholder(other.label)} do not include it"
+    return f"No GPU has timed it yet: the {untrusted.placeholder(other.gpu['name'])} machine did not run it"
 
 
 @fact
@@ -471,13 +473,14 @@ def _stretched_words(machine: Machine, estimates: list) -> str:
     """Where the model's cost per operation was fitted on steps issuing fewer operations than this block's, a
     sentence saying so: the fit cannot tell a cost per operation from one per step (Predicting a step)."""
     fitted = sorted({w["ops"] for w in cost_model.step_work(machine).values() if w.get("ops")})
-    issued = sorted({w["ops"] for e in estimates for w in e.work.values() if w.get("ops")})
-    if not fitted or not issued or max(fitted) >= min(issued):
+    # What the estimate charges that cost on: the operations CUDA would issue for this block (gpu_estimate.step).
+    charged = sorted({gpu_estimate.cuda_counts(w)[0] for e in estimates for w in e.work.values() if w.get("ops")})
+    if not fitted or not charged or max(fitted) >= min(charged):
         return ""
     each = f"{fitted[0]}" if len(fitted) == 1 else f"{fitted[0]} to {fitted[-1]}"
-    many = f"{issued[0]}" if len(issued) == 1 else f"{issued[0]} to {issued[-1]}"
-    return (f". Its cost per operation was fitted on the MLP's CPU steps, {each} operations each. This block's CPU "
-            f"step issues {many}, so that cost is stretched past its fit")
+    many = f"{charged[0]}" if len(charged) == 1 else f"{charged[0]} to {charged[-1]}"
+    return (f". Its cost per operation was fitted on the MLP's CPU steps, {each} operations each. Here it is "
+            f"charged on {many}, so that cost is stretched past its fit")
 
 
 def _lead_from(batch: int, verdicts: dict[int, int]) -> str:
