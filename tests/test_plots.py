@@ -88,3 +88,15 @@ def test_a_bar_keeps_its_colour_when_another_chart_lacks_a_key():
     PALETTE = [c.lower() for c in plots.PALETTE]
     assert colours({"fp64": [1.0], "fp32": [2.0], "bf16": [3.0]}) == set(PALETTE[:3])
     assert colours({"fp32": [2.0], "bf16": [3.0]}) == set(PALETTE[1:3])
+
+
+def test_a_series_band_is_shaded_around_its_line():
+    """A series with a band draws one filled area (a path with the series' colour at low opacity) beside its line;
+    without a band there is none."""
+    def draw(band):
+        series = [plots.Series("estimate", [1, 2, 4], [2.0, 2.0, 2.0], ":", "a", band=band)]
+        return plots.line_panels([{"series": series, "xlabel": "x", "ylabel": "y", "subtitle": "s"}],
+                                 title="T", alt="alt")
+    shaded, bare = draw(([1.5, 1.5, 1.5], [9.0, 9.0, 9.0])), draw(None)
+    assert "fill-opacity: 0.12" in shaded or 'fill-opacity="0.12"' in shaded or "opacity: 0.12" in shaded
+    assert "0.12" not in bare
