@@ -283,8 +283,9 @@ def _page_svg(svg: str, attributes: str) -> Html:
 
 def bars(groups: list[str], series: dict[str, list[float | None]], title: str, ylabel: str,
          alt: str, log: bool = False, unit: str = "", keys: list[str] | None = None) -> Html:
-    """Grouped vertical bars: one group per label in `groups`, one bar per series key. `keys` lists every key
-    a set of charts can have, so a key keeps its colour from chart to chart when some charts lack some keys."""
+    """Grouped vertical bars: one group per label in `groups`, one bar per series key (on a `log` axis, a dot per
+    value instead: a bar's length there misleads). `keys` lists every key a set of charts can have, so a key keeps
+    its colour from chart to chart when some charts lack some keys."""
     salt = _salt(groups, series, title, ylabel, alt, log, unit, keys)
     if salt in _drawn:
         return _drawn[salt]
@@ -299,7 +300,11 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
         for i, (values, colour) in enumerate(zip(series.values(), colours)):
             xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
             present = [(x, v) for x, v in zip(xs, values) if v is not None]
-            ax.bar([x for x, _ in present], [v for _, v in present], width * 0.95, color=colour)
+            if log:  # a bar's length on a log axis depends on where the axis is cut: dots show only the value
+                ax.plot([x for x, _ in present], [v for _, v in present], linestyle="none", marker="o",
+                        markersize=7, color=colour)
+            else:
+                ax.bar([x for x, _ in present], [v for _, v in present], width * 0.95, color=colour)
         ax.set_xticks(range(len(groups)), [_plain(g) for g in groups])
         if log:
             ax.set_yscale("log")

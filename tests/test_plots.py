@@ -100,3 +100,15 @@ def test_a_series_band_is_shaded_around_its_line():
     shaded, bare = draw(([1.5, 1.5, 1.5], [9.0, 9.0, 9.0])), draw(None)
     assert "fill-opacity: 0.12" in shaded or 'fill-opacity="0.12"' in shaded or "opacity: 0.12" in shaded
     assert "0.12" not in bare
+
+
+def test_a_log_scale_chart_draws_dots_not_bars():
+    """On a log axis a bar's length depends on where the axis is cut, so bars(log=True) draws a dot per value; a
+    linear chart keeps its bars."""
+    series = {"fp32": [2e-3, 5e-2], "bf16": [1e-3, 6e-2]}
+    dots = plots.bars(["matmul", "step"], series, title="T", ylabel="y", alt="alt", log=True, unit="s")
+    bars = plots.bars(["matmul", "step"], series, title="T2", ylabel="y", alt="alt")
+    values = sum(len(v) for v in series.values())
+    # A dot is a marker (<use> of one shape); a bar is a path of its own.
+    assert str(dots).count("<use") >= str(bars).count("<use") + values
+    assert str(bars).count("<path") >= str(dots).count("<path") + values
