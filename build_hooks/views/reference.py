@@ -316,8 +316,8 @@ def thresholds(data: Dataset) -> Html:
          "A point whose middle half of samples spans more than this is marked noisy."],
         ["too few samples (‡)", f"fewer than {stats.MIN_SAMPLES}", "Its spread is not reliable."],
         ["interval", f"at least {100 * stats.ROUND_INTERVAL_COVERAGE:.0f}%",
-         "The printed range of a ratio, from three or more paired rounds, holds its typical value with this "
-         "probability. A two-round range has no such guarantee."],
+         "The printed range of a ratio, from three or more paired rounds, holds its typical value (the median of "
+         "the round-by-round ratios) with this probability. A two-round range has no such guarantee."],
         ["slow state", f"{gate.SLOW_STATE_RATIO:g}× the run's fastest canary",
          "Above it the machine is in a slow state, and a point waits before it is measured."],
         ["outlying round", f"{gate.ROUND_SPREAD_LIMIT:g}× the point's fastest round", "That round is measured again."],
