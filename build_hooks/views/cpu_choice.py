@@ -108,7 +108,7 @@ def cpu_choice_answer(data: Dataset) -> str:
             never.append(str(width))
         else:
             low, high = min(crossings), max(crossings)
-            span = f"from batch {low}" if low == high else f"from between batch {low} and {high}"
+            span = f"{low}" if low == high else f"between {low} and {high}"
             ranges.append(f"{span} at width {width}" + ("" if len(crossings) == len(cpus) else
                                                       f" (against {len(crossings)} of the {len(cpus)} CPUs)"))
     gpu_name = untrusted.placeholder(gpu["label"]) + (" (estimated)" if gpu["estimate"] else "")
@@ -117,10 +117,10 @@ def cpu_choice_answer(data: Dataset) -> str:
         said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} did not stay ahead of any of "
                     f"the {len(cpus)} CPUs, up to batch {largest}")
     if ranges:
-        depends = ", the batch depending on the CPU" if len(cpus) > 1 else ""
-        # The batch is where the lead begins, not a range it holds: "from between batch 64 and 512".
-        said.append(f"{'With a wider layer, it' if never else f'The {gpu_name}'} pulled ahead "
-                    f"{listing(ranges)}{depends}")
+        # Two short sentences: that it pulled ahead, then from which batch (where the lead begins, not a range).
+        who = "With a wider layer, it" if never else f"The {gpu_name}"
+        said.append(f"{who} pulled ahead from a batch that depends on the CPU. That batch is {listing(ranges)}"
+                    if len(cpus) > 1 else f"{who} pulled ahead from batch {listing(ranges)}")
     if not said:
         raise MissingData("no epochs to compare")
     # Whole epochs, said: the gallery's crossovers are per step and can fall at other batches.

@@ -9,6 +9,7 @@ from build_hooks.render import (
     DEVICE_NAME,
     TABLE_MACHINES,
     Html,
+    capitalised,
     first_with,
     gpu_with,
     html,
@@ -80,7 +81,10 @@ def inference_gpu_lead(data: Dataset) -> str:
                     f"at batch {batch} the GPU served faster "
                     + ("at every width" if len(led) == len(widths) else
                        f"only at width{'s' if len(led) > 1 else ''} {listing(led)}"))
-    return f"On {untrusted.placeholder(machine.label)}, " + "; ".join(said)
+    # One short sentence per batch; the machine by its GPU's name (its full label is in the tables).
+    first, *rest = said
+    return ". ".join([f"On the {untrusted.placeholder(machine.gpu['name'])} machine, {first}"]
+                     + [capitalised(clause) for clause in rest])
 
 
 @section
