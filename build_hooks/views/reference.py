@@ -53,8 +53,8 @@ def gallery_takeaway(data: Dataset) -> str:
         if gpu.gpu_device(analysis.STEP):  # a faster product is not a faster training step: the table's column says
             from build_hooks.views.cost_model import step_crossings  # imported late, as views import each other
             # One step, not an epoch: cpu-choice and the race give epochs, whose crossings can fall elsewhere.
-            said.append(f"Yet on the race's small network (512 inputs, one hidden layer of some width), one "
-                        f"training step (not a whole epoch) beat its own CPU's only {step_crossings(gpu)}")
+            said.append(f"Yet on the race's small network, one training step (not a whole epoch) beat its own CPU's "
+                        f"only {step_crossings(gpu, brief=True)}")
     slow = [m for m in data.machines if mostly_slow(m)]
     if slow:
         who = ("that machine" if slow == [cpu] else listing([untrusted.placeholder(m.label) for m in slow]))
@@ -85,12 +85,17 @@ def gallery(data: Dataset) -> Html:
              else Html(""))
     # Which experiments "fastest" reads: a reader checking the sweep's own table finds a lower figure.
     fastest = note("Fastest fp32 matrix product: the best median of the square sweep and the shapes experiment.")
+    if any(m.gpu is None for m in data.machines):  # one key for the GPU cells of machines without one
+        fastest += note(f"{NO_GPU}: the machine has no GPU.")
     exceeded = (steps + fastest + note(PEAK_ASSUMES)
                 + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html("")))
     copies = [c for m in data.machines for d in ("cpu", m.gpu_device("call_overhead")) if d
               and (c := analysis.largest_copy(m, d))]
     return (table(head, rows) + marks_note_for(copies) + exceeded + every
             + _state_note(data) + join((provenance(m, data.host) for m in data.machines), "\n"))
+
+
+NO_GPU = "—"  # a GPU cell of a machine that has none: keyed once under the table, not said in every row
 
 
 def _state_note(data: Dataset) -> Html:
@@ -126,15 +131,16 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
         html("{}<br><small>{}, {}{}</small>", m.label, m.origin, m.doc["datetime"][:10],
              "" if m.cpu.get("isa") else "; instruction set not recorded"),
         _peak_cell(peak, analysis.clearly_above_peak(m)),
-        html("CPU {}<br>{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
-             f"GPU {si(max(gpu_rates.values()), 'FLOP/s')}" if gpu_rates else "GPU not measured"),
+        html("CPU {}{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
+             html("<br>GPU {}", si(max(gpu_rates.values()), "FLOP/s")) if gpu_rates
+             else "" if m.gpu is None else html("<br>GPU not measured")),
         (html("CPU {}{}", si(cpu_params.bandwidth, "B/s"), point_mark(analysis.largest_copy(m, "cpu")))
          if cpu_params else html("CPU not measured"))
         + (html("<br>GPU {}{}", si(gpu_params.bandwidth, "B/s"),
                 point_mark(analysis.largest_copy(m, m.gpu_device("call_overhead"))))
            if gpu_params else ""),
-        si(transfer[max(transfer)], "B/s") if transfer else f"none: {why_no_transfer(m)}",
-        join(crossings, "<br>") if m.gpu_device(analysis.STEP) else "no GPU measured",
+        si(transfer[max(transfer)], "B/s") if transfer else NO_GPU if m.gpu is None else f"none: {why_no_transfer(m)}",
+        join(crossings, "<br>") if m.gpu_device(analysis.STEP) else NO_GPU if m.gpu is None else "no GPU measured",
         _estimate_error(m, feeder),
         _slow_starts(m),
     ]
@@ -161,7 +167,7 @@ def _estimate_error(m: Machine, feeder: Machine) -> str:
     measured GPU steps (gpu_estimate.check), as the cost model page says it."""
     found = gpu_estimate.check(m, feeder)
     if found is None:
-        return "no GPU here" if m.gpu is None else f"not compared: not the {gpu_estimate.SHEET.name}"
+        return NO_GPU if m.gpu is None else f"not compared: not the {gpu_estimate.SHEET.name}"
     return f"{found.median:.2g}× (median; {found.lowest:.2g}× to {found.highest:.2g}×)"
 
 
