@@ -1450,7 +1450,7 @@ def test_the_gallery_names_the_fastest_cpu_by_its_own_name_and_gives_the_estimat
     assert "one training step (not a whole epoch) beat its own CPU's only" in said
     assert "the best median of the square sweep and the shapes experiment" in table
     # A machine without a GPU shows one keyed dash in its GPU cells, not a sentence in each.
-    assert "<td>—</td>" in table and "—: the machine has no GPU." in table and "none: it has no GPU" not in table
+    assert ">—</td>" in table and "—: the machine has no GPU." in table and "none: it has no GPU" not in table
 
 
 def test_the_code_page_indexes_every_pages_facts_and_sections_by_page():
