@@ -10,6 +10,8 @@
 - The site's own stylesheets are published without their comments (`slim_css`): the comments
   are for maintainers in `docs/stylesheets/`, and every page's first visit pays for the bytes.
   Its own scripts lose their whole-line `//` comments the same way (`slim_js`).
+- A machine's name over its own figures and tables (render.MACHINE_LABEL) becomes a heading one level
+  below the section it sits in: a screen reader can jump to it, and it is a title, not a sentence.
 """
 
 from __future__ import annotations
@@ -90,9 +92,27 @@ def keys_once(html: str) -> str:
     return _KEY.sub(one, html)
 
 
+_HEADING_OR_LABEL = re.compile(r'<h([1-6])\b|<p class="crossover-machine"><strong>(.*?)</strong></p>', re.S)
+
+
+def machine_headings(html: str) -> str:
+    """Each machine label becomes a heading one level below the last heading before it (h2 at most h3)."""
+    level = 1
+
+    def one(match: re.Match) -> str:
+        nonlocal level
+        if match.group(1):
+            level = int(match.group(1))
+            return match.group(0)
+        rank = min(level + 1, 6)
+        return f'<h{rank} class="crossover-machine">{match.group(2)}</h{rank}>'
+
+    return _HEADING_OR_LABEL.sub(one, html)
+
+
 def fix(html: str, depth: int) -> str:
     """Every fix a built page needs; `depth` is how many folders below the site root it lies."""
-    html = keys_once(collapse_blank_lines(name_search_dialog(html)))
+    html = machine_headings(keys_once(collapse_blank_lines(name_search_dialog(html))))
     if is_notebook(html):
         html = slim_notebook(html, "../" * depth + "stylesheets/notebook.css")
     return html

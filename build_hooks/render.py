@@ -326,6 +326,11 @@ def _gpu_stack(machine: Machine) -> str:
     return f"{memory} shared with the CPU, through Metal" if machine.uses_mps else memory
 
 
+def machine_label(machine: Machine) -> Html:
+    """The name over one machine's figures and tables; post_html makes it a heading at the page's next level."""
+    return html('<p class="crossover-machine"><strong>{}</strong></p>', machine.label)
+
+
 def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) -> Html:
     """`render(machine)` for the machines a page shows for `group`, each with its provenance."""
     machines = data.shown(group)
@@ -333,7 +338,7 @@ def per_machine(data: Dataset, group: str, render: Callable[[Machine], Html]) ->
         return missing("Not measured on any machine in this build.")
     parts = []
     for machine in machines:
-        heading = html("<p><strong>{}</strong></p>", machine.label) if len(machines) > 1 else Html("")
+        heading = machine_label(machine) if len(machines) > 1 else Html("")
         owner = _table_owner.set(machine.label if len(machines) > 1 else "")
         try:
             drawn = render(machine)

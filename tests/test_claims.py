@@ -361,13 +361,16 @@ def test_a_time_per_sample_says_so_beside_its_batch():
     assert "µs per sample<sup" in experiment_table(data.machines[0], "data_loader")
 
 
-def test_gpu_estimate_op_check_sets_the_cost_per_operation_against_the_fastest_cpu_step():
-    """The host side of the estimate is compared with the fastest CPU step's time per operation, above or below."""
+def test_gpu_estimate_op_check_sets_the_cost_per_operation_against_the_fastest_cpu_step(monkeypatch):
+    """The host side of the estimate is set against the fastest CPU step per operation; "only" marks a cheaper step."""
     from conftest import complete_doc
 
-    text = page.render_fact("gpu_estimate_op_check", Dataset([Machine(complete_doc(), "f", "t")]))
-    assert "the time per operation of the build host's fastest whole CPU step" in text
-    assert (" is above " in text) != (" is below " in text)
+    data = Dataset([Machine(complete_doc(), "f", "t")])
+    for charge, cheaper in ((1.0, True), (1e-12, False)):  # a charge above any real step, then below any
+        monkeypatch.setattr(gpu_estimate, "host_op_seconds", lambda machine, charge=charge: charge)
+        text = page.render_fact("gpu_estimate_op_check", data)
+        assert text.startswith("The estimate charges ") and "fastest whole CPU step takes " in text
+        assert ("step takes only " in text) == cheaper
 
 
 def test_a_fit_over_steps_with_one_operation_count_says_it_cannot_separate_the_two_costs():

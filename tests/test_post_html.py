@@ -77,3 +77,18 @@ def test_a_page_explains_each_mark_once_and_later_keys_point_up():
     assert "<li>Other marks: see <a href=\"#marks-key\">the key above</a>.</li>" in fixed
     assert fixed.endswith("<li>Marks: see <a href=\"#marks-key\">the key above</a>.</li></ul>")
     assert post_html.keys_once("<p>no key</p>") == "<p>no key</p>"
+
+
+def test_a_machine_label_becomes_a_heading_one_level_below_its_section():
+    """machine_headings: a label under an h2 is an h3, one before any h2 (under the h1) is an h2, text kept escaped."""
+    from build_hooks.dataset import Machine
+    from build_hooks.render import machine_label
+    from conftest import complete_doc
+
+    doc = complete_doc()
+    doc["machine_info"]["cpu"]["brand"] = "<b>x</b>"
+    label = str(machine_label(Machine(doc, "f", "t")))
+    page = f"<h1>T</h1>{label}<h2 id='a'>A</h2>{label}"
+    fixed = post_html.machine_headings(page)
+    assert fixed.count('<h2 class="crossover-machine">') == 1 and fixed.count('<h3 class="crossover-machine">') == 1
+    assert "<b>" not in fixed and "&lt;b&gt;" in fixed

@@ -1227,7 +1227,7 @@ def test_the_conditions_table_shows_rounds_cut_by_a_time_box():
     with_conditions[0]["conditions"].update(rounds=2, planned_rounds=3, time_box_s=12.0)
     html = bare_cells(page.render_section("measurement_conditions", Dataset([Machine(doc, "h", "this build host")])))
     assert "<td>2 of 3</td><td>12 s</td>" in html
-    assert f"1 of its {len(with_conditions)} experiments ran fewer rounds than planned: the time box ran out." in html
+    assert f"The time box ran out: 1 of its {len(with_conditions)} experiments ran fewer rounds than planned." in html
     machines = Dataset([Machine(doc, "h", "this build host")])
     assert "ran fewer rounds" not in str(page.render_section("consistency_checks", machines))  # said once, here
 

@@ -7,7 +7,7 @@ import statistics
 from build_hooks import analysis, conditions, consistency, forecast, gate, stats
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import fact, section
-from build_hooks.render import DEVICE_NAME, Html, html, join, missing, more_machines, note, table
+from build_hooks.render import DEVICE_NAME, Html, html, join, machine_label, missing, more_machines, note, table
 
 
 def _percent(value: float | None) -> str:
@@ -52,9 +52,9 @@ def measurement_conditions(data: Dataset) -> Html:
         short = sum(1 for meta in m.doc["experiments"].values() if (c := meta.get("conditions"))
                     and c.get("planned_rounds") and c["rounds"] < c["planned_rounds"])
         # Rounds cut by a time box weaken every comparison on that machine: said above its table, not only in it.
-        cut = (html("<p>{} of its {} experiments ran fewer rounds than planned: the time box ran out.</p>", short,
+        cut = (html("<p>The time box ran out: {} of its {} experiments ran fewer rounds than planned.</p>", short,
                     len(rows)) if short else "")
-        parts.append(html("<p><strong>{}</strong></p>{}", m.label, cut) + table(
+        parts.append(machine_label(m) + cut + table(
             ["experiment", "rounds (of planned)", "time box", "one-core canary drift", "all-thread canary drift",
              "memory canary drift",
              "rounds re-measured", "points unsettled", "time added", "CPU used by other processes", "steal",

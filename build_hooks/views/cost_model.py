@@ -139,8 +139,8 @@ def cost_model_takeaway(data: Dataset) -> str:
     check = cost_model.validate(machine, "cpu", calibrated=True)
     if check is None:
         return "This build has too few CPU steps to fit the model and check it"
-    return (f"Fitted to the build host's steps, it predicted {len(check.points)} steps it never saw with a median "
-            f"error of {100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)")
+    return (f"A model fitted to the build host's steps predicted {len(check.points)} steps it never saw with a "
+            f"median error of {100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)")
 
 
 @fact
@@ -347,13 +347,12 @@ def gpu_estimate_op_check(data: Dataset) -> str:
     if op is None or not steps:
         raise MissingData("no per-operation cost or no counted CPU steps")
     fastest, batch, width = min(steps)
-    relation = "above" if op > fastest else "below"
-    return (f"the cost per operation the estimate charges, {si(op, 's')}, is {relation} the time per operation of "
-            f"the build host's fastest whole CPU step. That step takes {si(fastest, 's')} per operation, "
-            f"at batch {batch}, "
-            f"width {width}, arithmetic included. A GPU host also makes a launch call for every kernel, which a "
-            f"CPU step never makes. The estimate charges each launch a published {si(gpu_model.LAUNCH_HOST_S, 's')} "
-            "on the host. So issuing a small step for a GPU can take longer than the CPU's whole step")
+    relation = "only " if op > fastest else ""
+    # Short sentences, each one number: what the estimate charges, what a whole CPU step costs, what a launch adds.
+    return (f"The estimate charges {si(op, 's')} per operation. The build host's fastest whole CPU step takes "
+            f"{relation}{si(fastest, 's')} per operation, arithmetic included (batch {batch}, width {width}). A GPU "
+            f"host also pays a launch per kernel, {si(gpu_model.LAUNCH_HOST_S, 's')} (published). So issuing a small "
+            "step for a GPU can take longer than the CPU's whole step")
 
 
 @section
