@@ -1,9 +1,9 @@
 """The race's data: measured epoch times per lane, width and batch, baked into the page.
 
 A lane is one device of one machine. Its numbers are medians from the epoch_time
-experiment; the "regime" of each point comes from the training_step experiment on
-the same device: when a step of B samples costs less than twice a step of one
-sample, fixed costs dominate; otherwise the work does.
+experiment. The "regime" of each point comes from the same epochs, each divided by its
+steps, so a lane's note describes the run it replays: when a step of B samples costs
+less than twice a step of one sample, fixed costs dominate; otherwise the work does.
 """
 
 from __future__ import annotations
@@ -25,14 +25,24 @@ BROWSER_BUDGET_S = {"full": 60, "quick": 20}  # the whole sweep's time box: fewe
 BROWSER_ROUNDS = (3, 5)  # at least, at most: each round times every batch once on each backend, alternating
 
 
-def _regime(machine: Machine, device: str, width: int, batch: int) -> dict | None:
-    curve = {p.batch: p for p in analysis.step_curve(machine, device, width)}
-    if 1 not in curve or batch not in curve:
-        return None
-    # 'Same' unless the batch-B step is slower beyond both points' spread: a noisy
-    # 1-sample step must not make a bigger step look cheaper than a single sample.
-    same = stats.compare_points(curve[batch].stats, curve[1].stats) <= 0
-    return _regime_of(curve[batch].seconds / curve[1].seconds, same)
+def _per_step(point: dict) -> dict:
+    """An epoch point's median and quartiles divided by its steps: the time of one of its steps."""
+    steps = point["steps"] or -(-point["rows"] // point["batch"])
+    return {key: point[key] / steps for key in ("median", "q1", "q3")}
+
+
+def _epoch_regimes(by_batch: dict[int, dict]) -> dict[int, dict | None]:
+    """Each batch's regime from the epochs themselves (#39 review: a note taken from the separate step experiment
+    could contradict the lane it sat under). 'Same' unless the batch-B step is slower beyond both points' spread:
+    a noisy 1-sample epoch must not make a bigger step look cheaper than a single sample."""
+    if 1 not in by_batch:
+        return dict.fromkeys(by_batch)
+    one = _per_step(by_batch[1])
+    regimes = {}
+    for batch, point in by_batch.items():
+        here = _per_step(point)
+        regimes[batch] = _regime_of(here["median"] / one["median"], stats.compare_points(here, one) <= 0)
+    return regimes
 
 
 def _regime_of(ratio: float, same: bool | None = None) -> dict:
@@ -140,22 +150,25 @@ def lane_style(index: int) -> tuple[str, str, tuple[float, ...]]:
 
 
 def _lane(index: int, machine: Machine, device: str) -> dict:
-    epochs: dict[str, dict[str, dict]] = {}
+    by_width: dict[int, dict[int, dict]] = {}
     for bench in machine.measured(EPOCH, device=device):
         width, batch = bench["params"]["width"], bench["params"]["batch"]
-        epochs.setdefault(str(width), {})[str(batch)] = {
-            "seconds": bench["stats"]["median"], "q1": bench["stats"]["q1"], "q3": bench["stats"]["q3"],
-            "steps": bench["extra_info"].get("steps"),
-            "rows": bench["params"]["rows"],
-            "caveats": stats.caveats(bench["stats"], bench["extra_info"]),
-            "regime": _regime(machine, device, width, batch),
-        }
+        by_width.setdefault(width, {})[batch] = {
+            "median": bench["stats"]["median"], "q1": bench["stats"]["q1"], "q3": bench["stats"]["q3"],
+            "steps": bench["extra_info"].get("steps"), "rows": bench["params"]["rows"], "batch": batch,
+            "caveats": stats.caveats(bench["stats"], bench["extra_info"])}
+    epochs = {str(width): {str(batch): {"seconds": p["median"], "q1": p["q1"], "q3": p["q3"], "steps": p["steps"],
+                                        "rows": p["rows"], "caveats": p["caveats"], "regime": regimes[batch]}
+                           for batch, p in by_batch.items()}
+              for width, by_batch in by_width.items() for regimes in [_epoch_regimes(by_batch)]}
     return {
         "id": f"lane-{index}",
         "machine": machine.label,
         "machine_id": machine.id,
         "device": device,
         "label": machine.device_label(device),
+        # For sentences: a CPU in a few words ("the 16-thread Intel Xeon CPU"); the full label stays in tables.
+        "short": machine.device_label(device) if is_gpu(device) else f"the {machine.cpu_short_name} CPU",
         "kind": "GPU" if is_gpu(device) else "CPU",
         "estimate": False,
         "epochs": epochs,
@@ -260,8 +273,10 @@ def _compact(race: dict) -> dict:
         kept = {k: v for k, v in p.items() if k not in ("caveats", "steps", "regime")}
         return {**kept, "q1": float(f"{p['q1']:.6g}"), "q3": float(f"{p['q3']:.6g}"),
                 **({"regime": compact_regime(p["regime"])} if p.get("regime") else {})}
-    lanes = [{**lane, "epochs": {w: {b: point(p) for b, p in by_batch.items()}
-                                 for w, by_batch in lane["epochs"].items()}} for lane in race["lanes"]]
+    # A lane's short name is for the build's sentences; the scripts never read it.
+    lanes = [{**{k: v for k, v in lane.items() if k != "short"},
+              "epochs": {w: {b: point(p) for b, p in by_batch.items()} for w, by_batch in lane["epochs"].items()}}
+             for lane in race["lanes"]]
     return {**race, "lanes": lanes}
 
 
@@ -297,7 +312,7 @@ def _lane_role(lane: dict, lanes: list[dict], data: Dataset) -> render.Html | st
     return render.html("<br><small>{}'s own CPU</small>", gpu["label"]) if gpu else ""
 
 
-def _all_points_have(lane: dict, kind: str) -> bool:
+def all_points_have(lane: dict, kind: str) -> bool:
     """Whether every epoch of a lane carries a caveat kind."""
     points = [point for epochs in lane["epochs"].values() for point in epochs.values()]
     return bool(points) and all(kind in point.get("caveats", []) for point in points)
@@ -315,7 +330,7 @@ def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
     rows_text = " or ".join(f"{n:,}" for n in dataset_rows)
 
     # A mark every point of a lane carries is said once under the tables, not in each cell.
-    every_few = [lane for lane in race["lanes"] if _all_points_have(lane, "few")]
+    every_few = [lane for lane in race["lanes"] if all_points_have(lane, "few")]
 
     def cell(lane: dict, width: int, batch: int) -> render.Html:
         point = lane["epochs"][str(width)].get(str(batch))

@@ -39,7 +39,9 @@ def test_every_marker_in_docs_resolves_against_synthetic_data(gpu, request):
     for kind, name in sorted(used_names()):
         text = page.render_fact(name, data) if kind == "fact" else page.render_section(name, data)
         # These speak of an estimated lane or crossover: with a measured GPU there is none, and they say nothing.
-        assert text.strip() or (gpu and name in ("estimate_trails", "estimated_crossover_table")), (kind, name)
+        # Home's short answer quotes a measured GPU's step work only: without one it adds nothing.
+        assert (text.strip() or (gpu and name in ("estimate_trails", "estimated_crossover_table"))
+                or (not gpu and name == "home_answer_work")), (kind, name)
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "docs").rglob("*.md")), ids=lambda p: p.name)

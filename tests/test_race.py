@@ -21,13 +21,22 @@ def dataset(gpu=None, brand="Fixture CPU"):
 
 
 def test_lanes_carry_measured_medians_and_regimes():
-    """Each lane's epoch seconds are the measured medians; regimes follow the step-time ratio."""
+    """Each lane's epoch seconds are the measured medians; regimes follow the epochs' time per step."""
     data = race.race_data(dataset(gpu="Fixture GPU"))
     cpu, gpu = data["lanes"]
     assert cpu["epochs"]["32"]["64"]["seconds"] == 0.5 and gpu["epochs"]["32"]["64"]["seconds"] == 0.1
-    assert cpu["epochs"]["32"]["64"]["regime"]["kind"] == "throughput"   # 64x the batch-1 step
-    assert gpu["epochs"]["32"]["64"]["regime"]["kind"] == "fixed"        # 1.1x the batch-1 step
+    assert cpu["epochs"]["32"]["64"]["regime"]["kind"] == "throughput"   # 0.5 s / 157 steps: 16x 2.0 s / 10000
+    assert gpu["epochs"]["32"]["64"]["regime"]["same"]                    # 0.1 s / 157: cheaper than 10 s / 10000
     assert data["machines"][0]["crossover"] == {"32": 64}
+
+
+def test_a_lanes_note_follows_its_epochs_not_the_separate_step_experiment():
+    """A step experiment that grew 100x cannot put 'grows with the work' under a lane whose epochs took flat steps."""
+    steps = {("cpu", 32, 1): 1e-4, ("cpu", 32, 64): 1e-2}                  # the step experiment: 100x
+    epochs = {("cpu", 32, 1): 1.0, ("cpu", 32, 64): 1.0 / 10000 * 157}     # the epochs: the same cost per step
+    data = Dataset([Machine(synthetic_doc(step_times=steps, epoch_times=epochs), "f", "t")])
+    regime = race.race_data(data)["lanes"][0]["epochs"]["32"]["64"]["regime"]
+    assert regime["kind"] == "fixed" and regime["same"] and regime["ratio"] == pytest.approx(1.0)
 
 
 def test_cpu_only_build_has_no_measured_gpu_lane_and_no_crossover():
@@ -280,7 +289,7 @@ def test_the_summary_says_where_the_gpus_clear_wins_lie():
     assert _wins_where(grid(set()), "the GPU") == ""
     # A narrow lead is named apart, so a learner does not count it with the clear ones.
     assert _wins_where(grid({(512, 64), (2048, 512)}, narrow={(512, 64)}, changed={(512, 64)}), "the GPU") == (
-        "The GPU wins at width 2048 at batch 512. Its lead is narrow at width 512, batch 64, on a run taken while the "
+        "The GPU wins at width 2048 at batch 512. The GPU's lead is narrow at width 512, batch 64, on a run taken while the "
         "machine changed state (§)")
     assert _wins_where(grid({(512, 64)}, narrow={(512, 64)}), "the GPU") == (
         "The GPU leads only narrowly, at width 512, batch 64")
@@ -314,11 +323,15 @@ def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_dou
 
 
 def test_a_race_sentence_marks_each_time_as_the_tables_do():
-    """_symbols gives a point's caveat marks in the tables' order, and nothing for a point without caveats."""
+    """_symbols gives a point's caveat marks in the tables' order, nothing for a point without caveats, and leaves
+    out a mark every point of its lane carries (the tables say it once, in words)."""
     from build_hooks.views.race import _symbols
 
-    assert _symbols({"seconds": 0.66, "caveats": ["unsettled", "few", "noisy"]}) == "†‡§"
-    assert _symbols({"seconds": 1.72}) == ""
+    marked, bare = {"seconds": 0.66, "caveats": ["unsettled", "few", "noisy"]}, {"seconds": 1.72}
+    lane = {"epochs": {"32": {"1": marked, "2": bare}}}
+    assert _symbols(marked, lane) == "†‡§" and _symbols(bare, lane) == ""
+    every_few = {"epochs": {"32": {"1": marked, "2": {**bare, "caveats": ["few"]}}}}
+    assert _symbols(marked, every_few) == "†§"
 
 
 def test_the_tally_counts_each_sides_first_finishes_leaving_out_of_line_verdicts_apart(monkeypatch):
@@ -370,7 +383,7 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
     assert "<sup>↑</sup>" in marked and "loser longer than at half the batch" in marked
     assert "↑" not in views._verdict_cell(found[(32, 2)], 32, 2)
     key = untrusted_text(page.render_section("verdict_grid", Dataset([])))
-    assert "Longer than at half the batch (↑): the loser's epoch was. Even against its half-batch time" in key
+    assert "↑: the loser's epoch was longer than at half the batch. The lead holds even against that shorter" in key
 
 
 def test_a_lead_over_a_loser_that_slowed_is_narrow_when_it_barely_clears_the_losers_half_batch_epoch():

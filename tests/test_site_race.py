@@ -462,4 +462,5 @@ def test_a_win_over_an_epoch_slower_than_at_half_the_batch_is_doubted(browser, s
     result = page.locator("#race-result").text_content()
     page.close()
     assert result.startswith("Winner: Synthetic GPU") and not errors
+    assert "Both take 128 steps: " in result, result  # the reason is the replayed epochs' cost per step
     assert ("this lead would not hold" in result) == doubted, result

@@ -640,6 +640,21 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
     assert float(ratios[1].rstrip("×")) == pytest.approx(per_op[1] * 1e3 / estimated, rel=0.05)
 
 
+def test_homes_short_answer_gives_the_measured_step_work_and_nothing_without_a_gpu():
+    """The bold short answer quotes the same step span as the rule under the grid, and no number where no GPU ran."""
+    from pathlib import Path
+
+    from build_hooks import dataset
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    assert page.render_fact("home_answer_work", Dataset([m for m in committed if m.gpu is None])) == ""
+    with_gpu = Dataset(committed)
+    per_step = page.render_fact("home_one_number", with_gpu).split("That is a step of ")[1].split(" (")[0]
+    assert page.render_fact("home_answer_work", with_gpu) == (f": on the GPU measured here, about {per_step} "
+                                                              "(million arithmetic operations) per step")
+
+
 def test_the_break_even_is_turned_into_batches_of_the_race_network(monkeypatch):
     """break_even_batches gives, per width, the batch at which the FLOPs per operation reach each end of the
     break-even, read between measured batches; a width that never reaches the low end is left out, one that passes

@@ -643,6 +643,14 @@ def home_one_number(data: Dataset) -> str:
             f"hides it{where}.{crossed}")
 
 
+@fact
+def home_answer_work(data: Dataset) -> str:
+    """The short answer's "a lot of work" in numbers, where a measured GPU gives it: the break-even step's FLOPs
+    (home_one_number explains them under the grid); nothing where no GPU was measured."""
+    span = break_even_step_span(data) if _measured_extra(data) else None
+    return f": on the GPU measured here, about {span} (million arithmetic operations) per step" if span else ""
+
+
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:
     """From the first measured break-even: (the GPU's name, its extra cost per operation over its own CPU); None
     without a measured GPU (break_even_span gives the work that pays it off)."""

@@ -136,8 +136,8 @@ NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO
 OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
 # Short sentences: this key is under the grid on home and on the race page.
-SMALLER_LEAD_WORDS = (f"{capitalised(race.LONGER_MARK[1])} ({race.LONGER_MARK[0]}): the loser's epoch was. "
-                      "Even against its half-batch time, the lead holds.")
+SMALLER_LEAD_WORDS = (f"{race.LONGER_MARK[0]}: the loser's epoch was {race.LONGER_MARK[1]}. "
+                      "The lead holds even against that shorter time.")
 
 
 def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str, bool]]:
@@ -356,8 +356,8 @@ NAMED_DOUBTS = 3  # up to this many doubtful wins are named by their setting
 
 def _wins_where(found: dict, gpu: str, compact: bool = False) -> str:
     """Where every clear GPU win lies, width by width, widest first, as one short sentence ("The GPU wins at width
-    2048 from batch 64 up, and at width 512 at batch 512"), then the narrow ones in a second ("Its lead is narrow at
-    width 512, batch 64"); empty where it wins nowhere or everywhere. A lead marked out of line is left out.
+    2048 from batch 64 up, and at width 512 at batch 512"), then the narrow ones in a second ("The GPU's lead is narrow
+    at width 512, batch 64"); empty where it wins nowhere or everywhere. A lead marked out of line is left out.
     `compact`: the clear wins as a short list ("Clear GPU wins: width 2048 from batch 64 up; width 512 at batch
     512"), for the race page, whose opener must not repeat home's sentence."""
     wins = {(w, b) for (w, b), p in found.items() if p["leader"] == "GPU" and not p["out_of_line"]}
@@ -379,10 +379,10 @@ def _wins_where(found: dict, gpu: str, compact: bool = False) -> str:
         state = ("" if not shaky else ", on a run taken while the machine changed state (§)" if shaky == narrow
                  else f"; {listing([lab[key] for key in sorted(shaky, reverse=True)])} on a run taken while the "
                       "machine changed state (§)")
-        narrow_words = (f"Its lead is narrow at {spots}{state}" if clear
+        narrow_words = (f"The GPU's lead is narrow at {spots}{state}" if clear
                         else f"{capitalised(gpu)} leads only narrowly, at {spots}{state}")
     elif narrow:
-        narrow_words = (f"Its lead is narrow at {len(narrow)} more settings" if clear
+        narrow_words = (f"The GPU's lead is narrow at {len(narrow)} more settings" if clear
                         else f"{capitalised(gpu)} leads only narrowly, at {len(narrow)} settings")
     else:
         narrow_words = ""
@@ -469,7 +469,8 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
 
 
 def _lane_name(lane: dict) -> str:
-    return untrusted.placeholder(lane["label"]) + (" (estimate)" if lane["estimate"] else "")
+    """A lane as a sentence names it: a CPU in a few words where the build gave it some, an estimate said so."""
+    return untrusted.placeholder(lane.get("short", lane["label"])) + (" (estimate)" if lane["estimate"] else "")
 
 
 def _example_width(race_data: dict, which: str) -> str:
@@ -534,13 +535,16 @@ def _verdict(data: Dataset, which: str) -> str:
     others = _against_other_cpus(lanes, gpu[1], width, batch) if estimated else ""
     # Each time carries its point's marks, as the tables on the page mark it (their key is on the page).
     return (f"{where}{_lane_name(winner)} finishes first, {multiple(slow / fast)} ahead of "
-            f"{_lane_name(runner_up)} ({si(fast, 's')}{_symbols(first)} against {si(slow, 's')}{_symbols(second)})"
+            f"{_lane_name(runner_up)} ({si(fast, 's')}{_symbols(first, winner)} against {si(slow, 's')}"
+            f"{_symbols(second, runner_up)})"
             f"{uncertain}{others}")
 
 
-def _symbols(point: dict) -> str:
-    """A race point's caveat marks as plain symbols, for a sentence on a page whose tables key them."""
-    return "".join(MARKS[kind][0] for kind in MARKS if kind in point.get("caveats", []))
+def _symbols(point: dict, lane: dict) -> str:
+    """A race point's caveat marks as plain symbols, for a sentence on a page whose tables key them. A mark every
+    point of its lane carries is left out, as in the race's tables: the page says it once, in words."""
+    lane_wide = {kind for kind in MARKS if race.all_points_have(lane, kind)}
+    return "".join(MARKS[kind][0] for kind in MARKS if kind in point.get("caveats", []) and kind not in lane_wide)
 
 
 def _against_other_cpus(lanes: list[dict], estimate: dict, width: str, batch: str) -> str:
@@ -656,31 +660,42 @@ def home_estimate_pace(data: Dataset) -> str:
 
 def _measured_fall(race_data: dict) -> str:
     """With measured lanes only: how far the first GPU's epoch and its own machine's CPU's fell from the smallest
-    batch to the largest, at the chart's width (the point above, in numbers). Ends where either lane changed state
-    (§) are skipped while two steady batches remain."""
-    width = str(chart_width(race_data["widths"]))
-    gpu = next((lane for lane in race_data["lanes"] if lane["kind"] == "GPU" and width in lane["epochs"]), None)
+    batch to the largest, at the width where the gap moved most towards the GPU (where the point above shows best;
+    #39 review: at the chart's width a CPU may never stop falling). Ends where either lane changed state (§) are
+    skipped while two steady batches remain."""
+    gpu = next((lane for lane in race_data["lanes"] if lane["kind"] == "GPU" and not lane["estimate"]), None)
     cpu = gpu and next((lane for lane in race_data["lanes"] if lane["kind"] == "CPU"
-                        and lane["machine_id"] == gpu["machine_id"] and width in lane["epochs"]), None)
-    if cpu is None:
+                        and lane["machine_id"] == gpu["machine_id"]), None)
+    falls = [fall for width in (cpu and race_data["widths"] or [])
+             if (fall := _fall_at(gpu, cpu, str(width))) is not None]
+    if not falls:
         return "No GPU lane here has its own CPU to set it against"
-    batches = sorted(set(gpu["epochs"][width]) & set(cpu["epochs"][width]), key=int)
-    # Ends the machine was steady at, where there are such: a fall from a changed-state epoch measures the change.
-    steady = [b for b in batches if not any("unsettled" in lane["epochs"][width][b].get("caveats", [])
-                                            for lane in (gpu, cpu))]
-    first, last = (steady[0], steady[-1]) if len(steady) > 1 else (batches[0], batches[-1])
-    fall = {kind: lane["epochs"][width][first]["seconds"] / lane["epochs"][width][last]["seconds"]
-            for kind, lane in (("gpu", gpu), ("cpu", cpu))}
+    width, first, last, fall = max(falls, key=lambda found: found[3]["gpu"] / found[3]["cpu"])
 
     def doubt(lane: dict) -> str:  # a ratio of two epochs carries the marks of both, as the table keys them
         kinds = {k for b in (first, last) for k in lane["epochs"][width][b].get("caveats", [])}
-        return _symbols({"caveats": kinds})
+        return _symbols({"caveats": kinds}, lane)
     gain = fall["gpu"] / fall["cpu"]
     moved = (f"So the gap moved {multiple(gain)} towards the GPU" if gain >= stats.MEANINGFUL_RATIO else
              f"So the gap moved {multiple(1 / gain)} towards the CPU" if gain <= 1 / stats.MEANINGFUL_RATIO else
              "So neither gained much on the other")
     return (f"At width {width}, between batch {first} and {last}, {untrusted.placeholder(gpu['label'])}'s epoch fell "
             f"{multiple(fall['gpu'])}{doubt(gpu)} and its CPU's {multiple(fall['cpu'])}{doubt(cpu)}. {moved}")
+
+
+def _fall_at(gpu: dict, cpu: dict, width: str) -> tuple[str, str, str, dict] | None:
+    """(width, first batch, last batch, {"gpu", "cpu": epoch at first ÷ epoch at last}) at one width, or None."""
+    if width not in gpu["epochs"] or width not in cpu["epochs"]:
+        return None
+    batches = sorted(set(gpu["epochs"][width]) & set(cpu["epochs"][width]), key=int)
+    if len(batches) < 2:
+        return None
+    # Ends the machine was steady at, where there are such: a fall from a changed-state epoch measures the change.
+    steady = [b for b in batches if not any("unsettled" in lane["epochs"][width][b].get("caveats", [])
+                                            for lane in (gpu, cpu))]
+    first, last = (steady[0], steady[-1]) if len(steady) > 1 else (batches[0], batches[-1])
+    return width, first, last, {kind: lane["epochs"][width][first]["seconds"] / lane["epochs"][width][last]["seconds"]
+                                for kind, lane in (("gpu", gpu), ("cpu", cpu))}
 
 
 @fact

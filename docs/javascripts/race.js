@@ -115,11 +115,9 @@
       return formatSeconds(s).replace(/\.0+ /, " ").replace(/(\.\d*?)0+ /, "$1 ");
     }
 
-    function regimeText(lane, point) {
-      if (!point.regime) return "";
-      // A reader's file has epochs only: its step is an epoch divided by its steps.
-      if (lane.yours && batch() !== 1) return stepRegime(point) + " (steps taken as epoch ÷ steps)";
-      return stepRegime(point);
+    function regimeText(point) {
+      // Every lane's step is its epoch divided by its steps (build_hooks/race.py), so the note describes this run.
+      return point.regime ? stepRegime(point) : "";
     }
 
     function stepRegime(point) {
@@ -137,11 +135,19 @@
         : "its step grows with the work: " + step + " costs " + ratio + " a 1-sample step";
     }
 
+    function stepCosts(fast, slow) {
+      var each = function (p) { return formatSeconds(p.seconds / stepsOf(p)); };
+      return stepsOf(fast) === stepsOf(slow)
+        ? "Both take " + stepsOf(fast) + " steps: " + each(fast) + " each, against " + each(slow) + "."
+        : "Its " + stepsOf(fast) + " steps took " + each(fast) + " each, against " + stepsOf(slow) + " of " +
+          each(slow) + ".";
+    }
+    function stepsOf(point) { return point.steps || Math.ceil(point.rows / batch()); }
+
     function article(n) {  // "an 8-sample step", "a 16-sample step"
       return /^(8|11|18)/.test(String(n)) && !/^1[18]\d\d$/.test(String(n)) ? "an" : "a";
     }
 
-    function capitalise(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
     function tag(lane) { return lane.label + (lane.estimate ? " (estimate)" : lane.yours ? " (yours)" : ""); }
 
     // By the lane's place among all lanes, so a lane keeps its look whatever is filtered or chosen.
@@ -223,7 +229,7 @@
         time.setAttribute("data-seconds", String(x.point.seconds));
         // Bars are time on one scale (the slowest lane fills its track): the faster lane's is shorter.
         drawBar(row, x.point.seconds, full);
-        row.querySelector(".race-lane__why").textContent = regimeText(x.lane, x.point);
+        row.querySelector(".race-lane__why").textContent = regimeText(x.point);
       });
       if (timed.length === 0) { result.textContent = "Nothing measured for this batch and width."; return; }
       var winner = timed[0];
@@ -238,10 +244,10 @@
             " finished " + ratio.toFixed(1) + "× apart: too close, given their spread, to call a winner.";
         } else {  // only a real win earns the badge
           lanesBox.querySelector('[data-lane="' + winner.lane.id + '"]').classList.add("race-lane--winner");
-          // One level of brackets only: lane tags carry their own "(estimate)" or "(yours)".
-          var why = regimeText(winner.lane, winner.point);
+          // One level of brackets only: lane tags carry their own "(estimate)" or "(yours)". The reason is the
+          // cost of one step, from the epochs replayed: the lanes' notes say how each step grows with the batch.
           result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
-            tag(timed[1].lane) + "." + (why ? " " + capitalise(why) + "." : "") +
+            tag(timed[1].lane) + ". " + stepCosts(winner.point, timed[1].point) +
             (outOfLine(timed[1].lane, winner.point.seconds) ? " But the slower lane took longer than at half" +
               " the batch. Against that time, this lead would not hold." : "");
         }
