@@ -383,7 +383,7 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
     assert "<sup>↑</sup>" in marked and "loser longer than at half the batch" in marked
     assert "↑" not in views._verdict_cell(found[(32, 2)], 32, 2)
     key = untrusted_text(page.render_section("verdict_grid", Dataset([])))
-    assert "Slow loser (↑): slower than its own epoch at half the batch. The lead holds even against that faster" in key
+    assert "Slow loser (↑): slower than its epoch at half the batch. The lead holds even against that faster" in key
 
 
 def test_a_lead_over_a_loser_that_slowed_is_narrow_when_it_barely_clears_the_losers_half_batch_epoch():

@@ -136,7 +136,7 @@ NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO
 OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
                      "Against that shorter time, it would not have lost.")
 # Short sentences: this key is under the grid on home and on the race page.
-SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its own epoch at half the batch. "
+SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its epoch at half the batch. "
                       "The lead holds even against that faster epoch.")
 
 
