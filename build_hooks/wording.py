@@ -142,7 +142,7 @@ def interval_words(ratio: stats.Ratio, precise: bool = False) -> str:
     shown = f"{ratio.value:.2f}×" if precise else multiple(ratio.value)
     # Outside the round ratios, but printed the same as the nearer end: the note would say nothing a reader sees.
     if ratio.paired and not ratio.low <= ratio.value <= ratio.high and shown not in (low, high):
-        spread += "; more with all samples pooled" if ratio.value > ratio.high else "; less with all samples pooled"
+        spread += "; the ratio shown pools all samples"
     # "92× (in each of the 3 rounds)"; a trimmed interval keeps its number, or "the middle 3 of 5" reads as "only 3".
     if ratio.paired and low == high == shown and ratio.kept == ratio.rounds:
         return spread.removeprefix(low + " ")
@@ -179,7 +179,7 @@ def versus_peak(rate: float, machine: Machine, fast_end: float | None = None, ex
         best = analysis.best_matmul_rate(machine)
         if overstated and best:  # a peak its own products beat is no yardstick: the best product is
             return f"{100 * rate / best:.0f}% of the fastest matrix product measured on it ({si(best, 'FLOP/s')})"
-        return f"{share} of its CPU's fp32 peak at the reported clock, {si(peak, 'FLOP/s')}, at most"
+        return f"at most {share} of its CPU's fp32 peak at the reported clock, {si(peak, 'FLOP/s')}"
     else:
         clock = si(cpu["clock_hz"], "Hz") if cpu.get("clock_hz") else "reported"
         text = (f"{share} of its CPU's fp32 peak of {si(peak, 'FLOP/s')}. That peak is computed from "

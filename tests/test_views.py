@@ -50,7 +50,7 @@ def test_step_answer_tables_both_ends_and_the_crossover_per_width():
 def test_fraction_of_peak_is_computed_from_rate_and_peak():
     """The fraction of peak equals best achieved FLOP/s over the recorded peak."""
     times = {("cpu", 32, 512): 6 * 512 * 512 * 32 / 3.84e11 * 2}  # exactly half the fixture peak
-    assert page.render_fact("cpu_best_step_fraction_of_peak", data(times)).startswith("50% of")
+    assert page.render_fact("cpu_best_step_fraction_of_peak", data(times)).startswith("at most 50% of")
 
 
 def test_rate_above_nominal_peak_is_called_above_it():
@@ -1293,11 +1293,13 @@ def test_cpu_choice_opens_with_where_the_gpu_stayed_ahead_of_no_cpu_and_where_it
 
 
 def test_cpu_choice_says_where_a_gpu_served_a_request_faster_than_its_own_cpu():
-    """inference_gpu_lead compares each width's CPU and GPU request beyond both spreads, per batch; without a GPU it
+    """inference_gpu_lead compares each width's CPU and GPU request beyond both spreads, per batch: a GPU lead is
+    named; a CPU lead at every width is said with its span of ratios; else "as fast or faster". Without a GPU it
     says only CPUs are compared."""
     from pathlib import Path
 
     from build_hooks import dataset, stats
+    from build_hooks.wording import multiple
 
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
@@ -1305,14 +1307,19 @@ def test_cpu_choice_says_where_a_gpu_served_a_request_faster_than_its_own_cpu():
     said = page.render_fact("inference_gpu_lead", Dataset(committed))
     timed = {(b["params"]["device"], b["params"]["width"], b["params"]["batch"]): b["stats"]
              for b in machine.measured("inference_latency")}
-    for (device, width, batch), point in timed.items():
-        if device == "cpu" and ("cuda", width, batch) in timed:
-            gpu_led = stats.compare_points(point, timed[("cuda", width, batch)]) > 0
-            clause = re.split(f"[Aa]t batch {batch} ", said)[1].split(".")[0]
-            # Where the GPU led at no width, the CPU is said to be as fast or faster (no double negative).
-            assert clause.startswith("the GPU served faster") or clause == (
-                "the CPU served as fast or faster at every width")
-            assert not gpu_led or clause.startswith("the GPU served faster")
+    for batch in sorted({b for d, _, b in timed if d == "cpu"}):
+        widths = [w for d, w, b in timed if d == "cpu" and b == batch and ("cuda", w, batch) in timed]
+        clause = re.split(r"\. (?=[A-Z])", re.split(f"[Aa]t batch {batch} ", said)[1])[0]
+        gpu_led = any(stats.compare_points(timed[("cpu", w, batch)], timed[("cuda", w, batch)]) > 0 for w in widths)
+        cpu_ratios = sorted(timed[("cuda", w, batch)]["median"] / timed[("cpu", w, batch)]["median"] for w in widths
+                            if stats.compare_points(timed[("cuda", w, batch)], timed[("cpu", w, batch)]) > 0)
+        if gpu_led:
+            assert clause.startswith("the GPU served faster"), clause
+        elif len(cpu_ratios) == len(widths):
+            assert clause.startswith("the CPU served faster at every width, by " + multiple(cpu_ratios[0])), clause
+            assert clause.endswith(multiple(cpu_ratios[-1])), clause
+        else:
+            assert clause == "the CPU served as fast or faster at every width", clause
     assert "only CPUs" in page.render_fact("inference_gpu_lead", Dataset([m for m in committed if not m.gpu]))
 
 
@@ -1569,7 +1576,7 @@ def test_the_gpu_estimate_section_says_first_whether_this_build_needs_it_and_how
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
     with_gpu = untrusted.restore(page.render_fact("gpu_estimate_needed", Dataset(committed)))
-    assert with_gpu.startswith("This build measured a GPU, the ") and "matters only for builds without one" in with_gpu
+    assert with_gpu.startswith("This build's data holds a measured GPU, the ") and "matters only for builds without one" in with_gpu
     # The transformer no GPU ran still leans on the estimate: said, so "only" is not false.
     unrun = not any(m.gpu_device("transformer_block") for m in committed)
     assert ("stands in for the transformer block" in with_gpu) == unrun

@@ -263,7 +263,7 @@ def cost_model_gpu_parameters(data: Dataset) -> str:
         else:
             text += f", and moves bytes at {1 / fitted.memory_factor:.2g}× a copy's bandwidth"
         if fitted.memory_factor <= 0 or 1 / fitted.memory_factor > stats.MEANINGFUL_RATIO:
-            text += (". Moving bytes is never free, nor faster than a copy. So these numbers describe the fit, not "
+            text += (". Moving bytes is never free. So these numbers describe the fit, not "
                      "the GPU: its terms share out a cost that every step pays")
         return text
     return "No GPU step was fitted in this build"
@@ -464,7 +464,8 @@ def gpu_estimate_needed(data: Dataset) -> str:
     if measured is not None:
         gpu = untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))
         also = ". It still stands in for the transformer block, which no GPU ran" if unrun else ""
-        return (f"This build measured a GPU, the {gpu}, on the race's network. There the estimate matters only for "
+        return (f"This build's data holds a measured GPU, the {gpu}, on the race's network. There the estimate matters "
+                "only for "
                 f"builds without one{also}")
     return "This build measured no GPU, so the pages use this estimate in its place"
 

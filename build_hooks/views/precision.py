@@ -288,9 +288,9 @@ def precision_cpu_explanation(data: Dataset) -> str:
         return ("A slowdown this large is not the cost of converting formats, which costs a few "
                 "times at most. Without the instructions a tuned bf16 kernel needs, there is no tuned bf16 "
                 "matrix kernel for the build host. So a generic one runs, while fp32 uses the tuned BLAS. "
-                "On x86, oneDNN's "
-                "bf16 kernels need AVX-512, or AVX2 with its newer 16-bit extensions (oneDNN's avx2_vnni_2 level). "
-                "AVX-512 BF16 or AMX make them fast. On the build host only the memory saving remains.")
+                "On x86, oneDNN's fast "
+                "bf16 kernels need AVX-512 BF16 or AMX, or AVX2 with its newer 16-bit extensions (oneDNN's "
+                "avx2_vnni_2 level). Plain AVX-512 is not enough. On the build host only the memory saving remains.")
     return ("A CPU without native 16-bit matrix instructions converts bf16 to fp32 to multiply "
             "and back to store. So the 16-bit path does extra work for no arithmetic gain. Only "
             "the memory saving remains.")
