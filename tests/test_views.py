@@ -1599,3 +1599,24 @@ def test_a_cpu_choice_crossing_keeps_the_changed_state_mark_of_its_epochs():
     gpu = lane({1: 2.0, 4: 1.0, 16: 1.0})
     assert cpu_choice._crossover_words(cpu, gpu, 8) == "from batch 4§ (a few)"
     assert cpu_choice._crossover_words(lane({1: 1.0, 4: 4.0, 16: 16.0}), gpu, 8) == "from batch 4 (a few)"
+
+
+def test_why_gpu_sets_a_measured_gpus_memory_against_its_own_cpus_at_the_largest_shared_copy():
+    """gpu_memory_gap quotes the largest copy both devices made and their ratio; without a GPU copy, none measured."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset, untrusted
+    from build_hooks.render import si
+    from build_hooks.wording import multiple
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    machine = next(m for m in committed if m.gpu is not None)
+    gpu, cpu = analysis.copy_bandwidths(machine, "cuda"), analysis.copy_bandwidths(machine, "cpu")
+    size = max(set(gpu) & set(cpu))
+    said = untrusted.restore(page.render_fact("gpu_memory_gap", Dataset(committed))).replace("<bdi>", "").replace(
+        "</bdi>", "")
+    assert f"Copying {si(size, 'B')}" in said and f"{multiple(gpu[size] / cpu[size])} as much" in said
+    assert si(gpu[size], "B/s") in said and si(cpu[size], "B/s") in said
+    cpu_only = page.render_fact("gpu_memory_gap", Dataset([m for m in committed if m.gpu is None]))
+    assert cpu_only.startswith("No GPU's memory was measured")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, plots, stats
+from build_hooks import analysis, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -12,6 +12,7 @@ from build_hooks.render import (
     caveat,
     figure,
     first_with,
+    gpu_with,
     mark,
     marks_note_for,
     on_machine,
@@ -19,6 +20,7 @@ from build_hooks.render import (
     si,
     table,
 )
+from build_hooks.wording import multiple
 
 GROUP = "memory_bandwidth"
 
@@ -69,3 +71,21 @@ def cache_versus_memory(data: Dataset) -> str:
             f"{caveat(point[fastest])}. "
             f"The largest, {si(largest, 'B')}, moved {si(curve[largest], 'B/s')}: "
             f"{curve[fastest] / curve[largest]:.1f}× slower once the data no longer fits in a cache")
+
+
+@fact
+def gpu_memory_gap(data: Dataset) -> str:
+    """A measured GPU's memory against its own CPU's, at the largest copy both measured (#39 review: why-gpu spoke of
+    arithmetic only); where no GPU's copies were measured, that it was not."""
+    machine = gpu_with(data, GROUP)
+    if machine is None:
+        return "No GPU's memory was measured in this build: a datasheet gives its bandwidth"
+    gpu, cpu = (analysis.copy_bandwidths(machine, d) for d in (machine.gpu_device(GROUP), "cpu"))
+    common = sorted(set(gpu) & set(cpu))
+    if not common:
+        raise MissingData(f"{machine.label}: no copy size measured on both devices")
+    size = common[-1]
+    gap = gpu[size] / cpu[size]
+    name = untrusted.placeholder(machine.gpu["name"])
+    return (f"A GPU's memory is faster too. Copying {si(size, 'B')}, the {name} moved {si(gpu[size], 'B/s')} and its "
+            f"own CPU {si(cpu[size], 'B/s')}: {multiple(gap)} as much")
