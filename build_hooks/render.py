@@ -374,8 +374,8 @@ def provenance_once(page_html: str) -> str:
     return _MORE_MACHINES.sub(first_only(), _PROVENANCE.sub(once, page_html))
 
 
-_MORE_MACHINES = re.compile(r'<p class="crossover-note"><a href="[^"]*">Measured on \d+ more machines?\.</a> .*?</p>',
-                            re.S)
+_MORE_MACHINES = re.compile(r'<p class="crossover-note"><a href="[^"]*">'
+                            r'Measured on \d+ more machines?(?:, CPU only)?\.</a> .*?</p>', re.S)
 
 
 def first_only(group: int = 0):
@@ -393,20 +393,24 @@ def first_only(group: int = 0):
 
 def more_machines(data: Dataset, group: str | None = None) -> Html:
     """Where the machines a page leaves out are: nothing when it shows them all. A machine whose file holds the
-    experiment but no measured point of it (a CPU-only machine's bus) is not counted: nothing of it is elsewhere."""
+    experiment but no measured point of it (a CPU-only machine's bus) is not counted: nothing of it is elsewhere.
+    Where none of them has a GPU, the note says so: under a GPU's table, "more machines" would promise GPU numbers."""
     if group:
         shown = data.shown(group)
-        hidden = sum(1 for m in data.with_experiment(group) if all(m is not s for s in shown) and m.measured(group))
+        hidden = [m for m in data.with_experiment(group) if all(m is not s for s in shown) and m.measured(group)]
     else:
-        hidden = data.not_shown()
+        shown = data.shown()
+        hidden = [m for m in data.machines if all(m is not s for s in shown)]
     if not hidden:
         return Html("")
+    count = len(hidden)
+    cpu_only = ", CPU only" if all(m.gpu is None for m in hidden) else ""
     # Opens with a word: a sentence that starts with a digit would read as the end of the one before it.
     # The gallery lists the machines, not every experiment's points: those are in the data file.
     # Two short sentences: this note sits under tables on many pages.
-    return note(html('<a href="{}">Measured on {} more machine{}.</a> {} numbers are in '
-                     '<a href="{}">data/results.json</a>.', SITE_ROOT + "gallery/", hidden, "s" if hidden != 1 else "",
-                     "Their" if hidden != 1 else "Its", SITE_ROOT + "data/results.json"))
+    return note(html('<a href="{}">Measured on {} more machine{}{}.</a> {} numbers are in '
+                     '<a href="{}">data/results.json</a>.', SITE_ROOT + "gallery/", count, "s" if count != 1 else "",
+                     cpu_only, "Their" if count != 1 else "Its", SITE_ROOT + "data/results.json"))
 
 
 # Links to other pages start here, and each page's hooks make them relative to that page

@@ -253,8 +253,11 @@ def test_the_pointer_to_machines_left_out_is_said_once_per_page():
 
     from build_hooks import render
 
-    data = SimpleNamespace(shown=lambda group=None: [], with_experiment=lambda group: [],
-                           not_shown=lambda group=None: 3)
+    data = SimpleNamespace(shown=lambda group=None: [], machines=[SimpleNamespace(gpu="G") for _ in range(3)])
     pointer = str(render.more_machines(data))
     page = render.provenance_once(pointer + "<p>table</p>" + pointer)
     assert page.count("Measured on 3 more machines.") == 1
+    data.machines = [SimpleNamespace(gpu=None) for _ in range(3)]  # none with a GPU: said, so no GPU is promised
+    cpu_only = str(render.more_machines(data))
+    assert "Measured on 3 more machines, CPU only." in cpu_only
+    assert render.provenance_once(cpu_only + "<p>table</p>" + cpu_only).count("CPU only") == 1

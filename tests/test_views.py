@@ -1401,11 +1401,11 @@ def test_more_machines_counts_only_machines_that_measured_points_of_the_experime
 
     from build_hooks.render import more_machines
 
-    shown = SimpleNamespace(measured=lambda group: [1])
-    empty, full = SimpleNamespace(measured=lambda group: []), SimpleNamespace(measured=lambda group: [1])
-    data = SimpleNamespace(shown=lambda group=None: [shown], with_experiment=lambda group: [shown, empty, full],
-                           not_shown=lambda group=None: 2)
-    assert 'gallery/">Measured on 1 more machine.</a>' in str(more_machines(data, "transfer"))
+    shown = SimpleNamespace(measured=lambda group: [1], gpu="G")
+    empty, full = SimpleNamespace(measured=lambda group: [], gpu=None), SimpleNamespace(measured=lambda group: [1],
+                                                                                         gpu=None)
+    data = SimpleNamespace(shown=lambda group=None: [shown], with_experiment=lambda group: [shown, empty, full])
+    assert 'gallery/">Measured on 1 more machine, CPU only.</a>' in str(more_machines(data, "transfer"))
     assert "Its numbers are in" in str(more_machines(data, "transfer"))  # the gallery lists machines only
     data.with_experiment = lambda group: [shown, empty]
     assert str(more_machines(data, "transfer")) == ""
