@@ -157,10 +157,12 @@ def _lane(index: int, machine: Machine, device: str) -> dict:
             "median": bench["stats"]["median"], "q1": bench["stats"]["q1"], "q3": bench["stats"]["q3"],
             "steps": bench["extra_info"].get("steps"), "rows": bench["params"]["rows"], "batch": batch,
             "caveats": stats.caveats(bench["stats"], bench["extra_info"])}
-    epochs = {str(width): {str(batch): {"seconds": p["median"], "q1": p["q1"], "q3": p["q3"], "steps": p["steps"],
-                                        "rows": p["rows"], "caveats": p["caveats"], "regime": regimes[batch]}
-                           for batch, p in by_batch.items()}
-              for width, by_batch in by_width.items() for regimes in [_epoch_regimes(by_batch)]}
+    epochs: dict[str, dict[str, dict]] = {}
+    for width, by_batch in by_width.items():
+        regimes = _epoch_regimes(by_batch)
+        epochs[str(width)] = {str(batch): {"seconds": p["median"], "q1": p["q1"], "q3": p["q3"], "steps": p["steps"],
+                                           "rows": p["rows"], "caveats": p["caveats"], "regime": regimes[batch]}
+                              for batch, p in by_batch.items()}
     return {
         "id": f"lane-{index}",
         "machine": machine.label,
