@@ -10,7 +10,7 @@
 - The site's own stylesheets are published without their comments (`slim_css`): the comments
   are for maintainers in `docs/stylesheets/`, and every page's first visit pays for the bytes.
   Its own scripts lose their whole-line `//` comments the same way (`slim_js`).
-- A machine's name over its own figures and tables (render.MACHINE_LABEL) becomes a heading one level
+- A machine's name over its own figures and tables (render.machine_label) becomes a heading one level
   below the section it sits in: a screen reader can jump to it, and it is a title, not a sentence.
 """
 
