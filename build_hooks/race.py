@@ -27,7 +27,7 @@ BROWSER_ROUNDS = (3, 5)  # at least, at most: each round times every batch once 
 
 def _per_step(point: dict) -> dict:
     """An epoch point's median and quartiles divided by its steps: the time of one of its steps."""
-    steps = point["steps"] or -(-point["rows"] // point["batch"])
+    steps = _steps(point, point["batch"])
     return {key: point[key] / steps for key in ("median", "q1", "q3")}
 
 
@@ -117,13 +117,33 @@ LONGER_WORDS = ("Longer than at half the batch (↑): twice the batch means half
                 "unexpected. A slower kernel at that size or a slowed machine can cause it; this data cannot tell.")
 
 
+def at_double_pace(lane: dict, width: str, batch: str) -> float | None:
+    """A lane's epoch priced at its own step time at twice the batch, where that step was quicker beyond the
+    meaningful ratio; else None. A step of twice the samples does more work, so a slower smaller step is out of line
+    with that neighbour (the training step's rule, analysis.out_of_line_steps, applied to the replayed epochs)."""
+    double = lane["epochs"][width].get(str(2 * int(batch)))
+    if double is None:
+        return None
+    here = lane["epochs"][width][batch]
+    paced = double["seconds"] / _steps(double, 2 * int(batch)) * _steps(here, int(batch))
+    return paced if here["seconds"] > stats.MEANINGFUL_RATIO * paced else None
+
+
+def _steps(point: dict, batch: int) -> int:
+    """An epoch point's step count (a compact point leaves it out: its rows over the batch, rounded up)."""
+    return point.get("steps") or -(-point["rows"] // batch)
+
+
 def out_of_line(lane: dict, width: str, batch: str, rival: float) -> bool:
-    """Whether a lane's lost epoch is out of line: slower than its own epoch at half the batch (beyond the meaningful
-    ratio), and the rival's lead (`rival`: its epoch in seconds) would not clear that faster time by the meaningful
-    ratio. Doubling the batch halves the steps for the same samples, so a slower epoch suggests the machine slowed
-    while it ran, a state change the spread of one point cannot show. race.js applies the same rule."""
+    """Whether a lane's lost epoch is out of line with a neighbour, so the rival's lead (`rival`: its epoch in
+    seconds) would not clear the neighbour's time by the meaningful ratio. Either neighbour: its own epoch at half the
+    batch was faster (longer_than_half: twice the batch halves the steps for the same samples), or its steps at twice
+    the batch were quicker (at_double_pace). Either suggests the machine slowed while it ran, or a slow code path at
+    that one size: the spread of one point cannot show it. race.js applies the same rule."""
     half = lane["epochs"][width].get(str(int(batch) // 2))
-    return longer_than_half(lane, width, batch) and half["seconds"] < stats.MEANINGFUL_RATIO * rival
+    paced = at_double_pace(lane, width, batch)
+    return ((longer_than_half(lane, width, batch) and half["seconds"] < stats.MEANINGFUL_RATIO * rival)
+            or (paced is not None and paced < stats.MEANINGFUL_RATIO * rival))
 
 
 def verdicts(race: dict) -> dict[tuple[int, int], dict]:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from build_hooks import gpu_estimate, markers, page, site_data
+from build_hooks import gpu_estimate, markers, page, site_data, untrusted
 from build_hooks.dataset import Dataset, Machine
 from conftest import ROOT, add_points, bare_cells, synthetic_doc
 
@@ -95,7 +95,8 @@ def test_a_doubted_all_thread_point_leaves_the_question_open_unless_one_thread_b
     won = page.render_fact("one_thread_wins", data(0.5e-3))
     assert "at batch 1 (500 µs, against 1.00 ms for all threads in the training-step experiment)" in won
     assert "own all-thread point is marked ≠. The faster timing stands in" in won  # why a ≠ point may be compared
-    assert "One thread never beat all threads" in page.render_fact("one_thread_wins", data(2.0e-3))
+    never = untrusted.restore(page.render_fact("one_thread_wins", data(2.0e-3)))
+    assert "-thread" in never and "one thread never beat all threads" in never  # scoped to the machine drawn
     slower_twin = synthetic_doc(step_times={("cpu", 512, 1): 9.0e-3})  # the training step is the slowed one
     add_points(slower_twin, "threads", [({"batch": 1, "threads": 1, "width": 512}, 2.0e-3, {}),
                                         ({"batch": 1, "threads": 4, "width": 512}, 3.0e-3, {})])
@@ -396,11 +397,16 @@ def test_the_faqs_one_thread_answer_counts_every_machine_in_the_data(monkeypatch
     assert answer.startswith("Yes, on 1 machine in this build's data: ") and "at batch 1" in answer
     assert "training step's" not in answer
     # Where its own all-thread point disagreed and the training step's stood in, the answer says which it used.
-    monkeypatch.setattr(threads, "_one_thread_leads", lambda m: ([], {4: {}}, []) if m.id == "b" else ([], {}, []))
+    monkeypatch.setattr(threads, "_one_thread_leads", lambda m: ([1], {4: {}}, []) if m.id == "b" else ([], {}, []))
     said = page.render_fact("one_thread_answer", data)
-    assert "at batch 4. For " in said and said.endswith(
+    assert said.startswith("Yes, on 1 machine") and "at batch 1 and 4. For " in said and said.endswith(
         ", the all-thread time comes from the training-step experiment. Its own all-thread run disagreed with that "
         "one, so it was set aside")
+    # Where every yes rests on that stand-in, the answer's first words say it compares two experiments.
+    monkeypatch.setattr(threads, "_one_thread_leads", lambda m: ([], {4: {}}, []) if m.id == "b" else ([], {}, []))
+    only = page.render_fact("one_thread_answer", data)
+    assert only.startswith("Yes, but only across two experiments, on 1 machine in this build's data: ")
+    assert "at batch 4. One thread beat the all-thread time of the training-step experiment." in only
 
 
 def test_the_step_profile_table_leaves_out_a_kind_the_step_never_ran():

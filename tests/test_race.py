@@ -207,6 +207,19 @@ def test_a_lead_over_an_epoch_slower_than_at_half_the_batch_is_out_of_line():
     assert not race.out_of_line(lane({16: 2.0}), "8", "16", rival=1.5)  # no half batch to compare with
 
 
+def test_a_lead_over_an_epoch_whose_steps_were_quicker_at_twice_the_batch_is_out_of_line():
+    """A lost epoch whose steps took longer than its own steps at twice the batch marks the verdict, unless the lead
+    clears the epoch priced at that quicker pace too (#39 review: a CPU slowdown at one size read as a GPU win)."""
+    def lane(seconds_by_batch: dict[int, float]) -> dict:
+        return {"epochs": {"8": {str(b): {"seconds": s, "rows": 1024} for b, s in seconds_by_batch.items()}}}
+    slowed = lane({16: 3.0, 32: 1.0})  # 64 steps of 47 ms against 32 steps of 31 ms: at that pace, 2.0 s
+    assert race.at_double_pace(slowed, "8", "16") == pytest.approx(2.0)
+    assert race.out_of_line(slowed, "8", "16", rival=2.5)  # the 2.5 s rival would lose to the 2.0 s pace
+    assert not race.out_of_line(slowed, "8", "16", rival=1.0)  # 2× clear of even that pace: it stands
+    assert race.at_double_pace(lane({16: 2.1, 32: 1.0}), "8", "16") is None  # within the meaningful ratio
+    assert not race.out_of_line(lane({16: 3.0}), "8", "16", rival=2.5)  # no larger batch to compare with
+
+
 def test_a_lead_over_a_slowed_loser_is_also_given_against_its_half_batch_epoch():
     """against_half is the lead over the loser's faster epoch at half the batch, only where that epoch was
     meaningfully faster; the race's corner sentence then gives both leads."""
@@ -250,15 +263,15 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     data = dataset(gpu="Fixture GPU")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.61)
     slow = str(page.render_section("verdict_grid", data))
-    assert ('The GPU machine started 61% of its rounds running slow. So both its lanes may be slower than its '
+    assert ('At the start of 61% of its rounds, the GPU machine was running slow. So both its lanes may be slower than its '
             'hardware allows (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
     said = page.render_fact("race_doubts", data)  # on home, the sentence under the grid says it instead
-    assert said.endswith("The GPU machine started 61% of its rounds running slow (a fixed check task took over 1.4× "
-                         "its best). So both its lanes may be slower than its hardware allows")
+    assert said.endswith("At the start of 61% of its rounds, the GPU machine was running slow (a fixed check task "
+                         "took over 1.4× its best). So both its lanes may be slower than its hardware allows")
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     # The grid's own rounds first where they differ from the machine's overall share.
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.32 if groups else 0.61)
-    assert ("The GPU machine started 32% of the grid's rounds (61% over all its experiments) running slow"
+    assert ("At the start of 32% of the grid's rounds (61% over all its experiments), the GPU machine was running slow"
             in page.render_fact("race_doubts", data))
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.05)
     assert "running slow" not in str(page.render_section("verdict_grid", data))

@@ -204,7 +204,8 @@ def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
     host, fast, slow, same = cpu("Host", 1.0, 1.0), cpu("Fast", 3.0, 1.0), cpu("Slow", 1.0, 92.0), cpu("Same", 1.0, 1.0)
     text = page.render_fact("bf16_answer", Dataset([host, fast, slow, same]))
     assert text.startswith("On ") and ", the two were level. Of the 3 other machines, " in text  # the host, by name
-    assert text.endswith("bf16 was faster on 1, slower on 1 and level on 1")
+    assert "bf16 was faster on 1, slower on 1 and level on 1. The largest gain was 3.0×, on " in text
+    assert untrusted.restore(text).endswith("on <bdi>Fast (4 threads)</bdi>")  # the positive case, named
     rows = bare_cells(page.render_section("precision_cpu_table", Dataset([host, fast, slow, same]))).split("<tbody>")[1]
     assert rows.count("<tr>") == 4 and "<td>3.0× faster</td>" in rows and "<td>92× slower</td>" in rows
 
@@ -640,19 +641,24 @@ def test_home_gives_the_measured_break_even_in_one_number_and_the_estimate_witho
     assert float(ratios[1].rstrip("×")) == pytest.approx(per_op[1] * 1e3 / estimated, rel=0.05)
 
 
-def test_homes_short_answer_gives_the_measured_step_work_and_nothing_without_a_gpu():
-    """The bold short answer quotes the same step span as the rule under the grid, and no number where no GPU ran."""
+def test_homes_short_answer_gives_the_measured_crossings_work_and_nothing_without_a_gpu():
+    """The bold short answer quotes the work per step where the measured GPU's steps crossed (the fit's span stays
+    under the grid, said as a fit), and no number where no GPU ran."""
     from pathlib import Path
 
     from build_hooks import dataset
+    from build_hooks.render import si
+    from build_hooks.views import cost_model as views
 
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
     assert page.render_fact("home_answer_work", Dataset([m for m in committed if m.gpu is None])) == ""
     with_gpu = Dataset(committed)
-    per_step = page.render_fact("home_one_number", with_gpu).split("That is a step of ")[1].split(" (")[0]
-    assert page.render_fact("home_answer_work", with_gpu) == (f": on the GPU measured here, about {per_step} "
-                                                              "(million arithmetic operations) per step")
+    low, high, _ = views.crossing_bracket(next(m for m in committed if m.gpu is not None))
+    said = page.render_fact("home_answer_work", with_gpu)
+    assert said.startswith(": the GPU measured here got ahead between steps of ")
+    assert f"{si(low, 'FLOP').split(' ')[0]} and {si(high, 'FLOP')}" in said
+    assert "A fit to its steps puts that at" in page.render_fact("home_one_number", with_gpu)
 
 
 def test_the_break_even_is_turned_into_batches_of_the_race_network(monkeypatch):
@@ -1339,7 +1345,7 @@ def test_the_epoch_fall_skips_an_end_the_machine_changed_state_at(monkeypatch):
 
 
 def test_the_faq_gives_the_work_of_the_steps_where_the_gpu_crossed():
-    """_crossing_work brackets each width's crossing between the GPU step before its crossover batch and the step at
+    """crossing_bracket brackets each width's crossing between the GPU step before its crossover batch and the step at
     it (the data places it no closer), and gives the span the brackets cover."""
     from pathlib import Path
 
@@ -1354,8 +1360,7 @@ def test_the_faq_gives_the_work_of_the_steps_where_the_gpu_crossed():
     crossings = [(w, b) for w in analysis.widths(machine) if (b := analysis.crossover_batch(machine, w))]
     assert len(crossings) == 2 and all(b > 1 for _, b in crossings)
     low, high = min(flops(w, b // 2) for w, b in crossings), max(flops(w, b) for w, b in crossings)
-    said = views._crossing_work(machine)
-    assert said == f" Both measured step crossings fell between steps of {si(low, 'FLOP')} and {si(high, 'FLOP')}."
+    assert views.crossing_bracket(machine) == (low, high, 2)
 
 
 def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu_copies_stop_being_fixed():
@@ -1620,3 +1625,21 @@ def test_why_gpu_sets_a_measured_gpus_memory_against_its_own_cpus_at_the_largest
     assert si(gpu[size], "B/s") in said and si(cpu[size], "B/s") in said
     cpu_only = page.render_fact("gpu_memory_gap", Dataset([m for m in committed if m.gpu is None]))
     assert cpu_only.startswith("No GPU's memory was measured")
+
+
+def test_home_says_the_gpu_step_stayed_flat_only_where_it_did():
+    """home_gpu_flat gives the measured GPU step's range and that it wins only where the CPU's step outgrows it, when
+    its slowest step is within FLAT of its fastest; it says nothing where the arithmetic shows or no GPU ran."""
+    from build_hooks.views.training_step import FLAT
+
+    def said(slowest: float) -> str:
+        times = {("cpu", 512, b): 1e-4 * b for b in (1, 64)}
+        times |= {("cuda", 512, 1): 1e-3, ("cuda", 512, 64): slowest}
+        doc = synthetic_doc(step_times=times, gpu="Fixture GPU")
+        return untrusted.restore(page.render_fact("home_gpu_flat", Dataset([Machine(doc, "f", "t")])))
+
+    flat = said(1.5e-3)
+    assert "training step stayed between 1.00 ms and 1.50 ms at every size measured" in flat
+    assert "It wins only where the CPU's step grows longer than that." in flat
+    assert said(FLAT * 1.2e-3) == ""
+    assert page.render_fact("home_gpu_flat", Dataset([Machine(synthetic_doc(), "f", "t")])) == ""

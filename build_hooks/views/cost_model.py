@@ -571,10 +571,10 @@ def break_even_answer(data: Dataset) -> str:
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
 
-def _crossing_work(machine: Machine) -> str:
-    """Where the GPU's measured steps crossed, as work per step, as a sentence opening with a space: the measured twin
-    of the fitted break-even. A crossing lies between the last batch before it and its first batch, so each is a
-    bracket of two step sizes, and the sentence gives the span they cover. Empty where the GPU never crossed."""
+def crossing_bracket(machine: Machine) -> tuple[float, float, int] | None:
+    """Where the GPU's measured steps crossed, as work per step: (low, high, crossings). A crossing lies between the
+    last batch before it and its first batch, so each is a bracket of two step sizes; this is the span they cover,
+    the measured twin of the fitted break-even. None where the GPU never crossed."""
     device = machine.gpu_device(analysis.STEP)
     brackets = []
     for width in analysis.widths(machine):
@@ -585,12 +585,8 @@ def _crossing_work(machine: Machine) -> str:
         if batch and flops.get(batch) and below and flops.get(below):
             brackets.append((flops[below], flops[batch]))
     if not brackets:
-        return ""
-    low, high = min(b for b, _ in brackets), max(t for _, t in brackets)
-    # "step": on home this follows an epoch grid, whose own crossings may sit at other batches.
-    each = ("The measured step crossing" if len(brackets) == 1
-            else f"{'Both' if len(brackets) == 2 else 'All'} measured step crossings")
-    return f" {each} fell between steps of {si(low, 'FLOP')} and {si(high, 'FLOP')}."
+        return None
+    return min(b for b, _ in brackets), max(t for _, t in brackets), len(brackets)
 
 
 def step_crossings(machine: Machine, brief: bool = False) -> str:
@@ -635,21 +631,27 @@ def home_one_number(data: Dataset) -> str:
         return f"The rule behind it: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
     batches = break_even_batches(data)
     per_step = break_even_step_span(data)
-    # Two sentences: the batches a learner chooses, then the work they amount to.
-    where = (f". In the race's network, that takes {batches}. That is a step of {per_step} (a FLOP is one addition "
-             "or multiplication)") if batches else f". That is a step of {per_step}"
-    # The fitted span, then the steps where the GPU really crossed: the measured twin a reader can check it by.
-    crossed = _crossing_work(first_measured_break_even(data)[0]).rstrip(".")
+    # The fitted span, labelled as a fit: home's short answer gives the measured crossings (home_answer_work).
+    where = (f". A fit to its steps puts that at {batches} in the race's network. That is a step of {per_step}"
+             if batches else f". A fit to its steps puts that at a step of {per_step}")
     return (f"The rule behind it: {gpu} pays a larger fixed cost per step than its CPU, and only enough arithmetic "
-            f"hides it{where}.{crossed}")
+            f"hides it{where}")
 
 
 @fact
 def home_answer_work(data: Dataset) -> str:
-    """The short answer's "a lot of work" in numbers, where a measured GPU gives it: the break-even step's FLOPs
-    (home_one_number explains them under the grid); nothing where no GPU was measured."""
-    span = break_even_step_span(data) if _measured_extra(data) else None
-    return f": on the GPU measured here, about {span} (million arithmetic operations) per step" if span else ""
+    """The short answer's "a lot of work" in numbers, where a measured GPU gives it: the work per step its measured
+    steps crossed at (crossing_bracket), else the fit's span, said as a fit (home_one_number explains it under the
+    grid); nothing where no GPU was measured."""
+    first = first_measured_break_even(data) if _measured_extra(data) else None
+    if first is None:
+        return ""
+    flop = "(a FLOP is one addition or multiplication)"
+    crossed = crossing_bracket(first[0])
+    if crossed:
+        return f": the GPU measured here got ahead between steps of {_flop_span(*crossed[:2], 'and')} {flop}"
+    span = break_even_step_span(data)
+    return f": by a fit to the GPU measured here, about {span} per step {flop}" if span else ""
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:
@@ -687,13 +689,14 @@ def break_even_span(data: Dataset) -> str | None:
     return _flop_span(*work)
 
 
-def _flop_span(low: float, high: float) -> str:
-    """Two amounts of work as a span, the unit said once where both share it ("5.43 to 18.6 MFLOP"); "about" one."""
+def _flop_span(low: float, high: float, joiner: str = "to") -> str:
+    """Two amounts of work as a span, the unit said once where both share it ("5.43 to 18.6 MFLOP"; `joiner` "and"
+    after "between"); "about" one."""
     if low == high:
         return f"about {si(low, 'FLOP')}"
     low_said, high_said = si(low, "FLOP"), si(high, "FLOP")
     number, unit = low_said.split(" ")
-    return f"{number} to {high_said}" if high_said.endswith(" " + unit) else f"{low_said} to {high_said}"
+    return f"{number} {joiner} {high_said}" if high_said.endswith(" " + unit) else f"{low_said} {joiner} {high_said}"
 
 
 def break_even_step_work(data: Dataset) -> tuple[float, float] | None:
@@ -818,7 +821,7 @@ def break_even_table(data: Dataset) -> Html:
             ["break-even: the estimated GPU's step gets shorter",
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} (the GPU's extra cost: its launch)",
              f"{si(even.rate, 'FLOP/s')} (the CPU's rate)", si(even.crossover_flop, "FLOP")]]
-    head = ["", "fixed cost per operation", "arithmetic rate", "work per operation for half its top speed (average)"]
+    head = ["", "fixed cost per operation", "arithmetic rate", "fixed cost × rate (work per operation, average)"]
     measured = _measured_break_even_rows(data)
     # A measured GPU comes first: the estimate is the model a build without one falls back on.
     estimated = table(head, rows, caption=(
@@ -828,7 +831,10 @@ def break_even_table(data: Dataset) -> Html:
         estimated = html('<details class="crossover-estimate"><summary>{}</summary>{}{}</details>',
                          "The estimate's break-even (a model, for builds with no GPU)", estimated,
                          note(_estimate_against_measured(data, even)))
-    spans = [note("Two break-evens. The low one uses one bare, tiny operation's extra cost. The high one uses a real "
+    # One column, two readings: said once, so a learner does not take a break-even for a device's half speed.
+    spans = [note("The last column, for a device: the work at which an operation runs at half its top speed. For a "
+                  "break-even: the work above which the GPU's step is shorter."),
+             note("Two break-evens. The low one uses one bare, tiny operation's extra cost. The high one uses a real "
                   "step's: it also spreads the step's own fixed cost over its operations.")
              if any(row[0] == "break-even, bare operation" for _, rows in measured for row in rows) else Html(""),
              note(_per_step_words(data)) if measured else Html(""),

@@ -133,8 +133,10 @@ def _grid(data: Dataset, paired: bool) -> Html:
 
 NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
-OUT_OF_LINE_WORDS = ("Out of line: the loser was faster at half the batch. "
-                     "Against that shorter time, it would not have lost.")
+# The same rule as the steps' key (training_step.OUT_OF_LINE_STEP): longer than a neighbour that should take longer.
+OUT_OF_LINE_WORDS = ("Out of line: the loser was slower than a neighbour allows. Its epoch at half the batch took "
+                     "less time, or its steps at twice the batch were quicker. Against that time, it would not have "
+                     "lost.")
 # Short sentences: this key is under the grid on home and on the race page.
 SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its epoch at half the batch. "
                       "The lead holds even against that faster epoch.")
@@ -153,13 +155,14 @@ def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str
             share = gate.slow_start_share(machine.doc)
             # The grid's own rounds first: the machine's overall share spans every experiment, not just the epochs.
             grid = gate.slow_start_share(machine.doc, {race.EPOCH})
-            who = "The GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
+            who = "the GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
             # What "slow" means is said once, on home (explain); the race page's note links to the gallery's key.
             what = (f" (a fixed check task took over {gate.SLOW_STATE_RATIO:g}× its best)" if explain else "")
             began = (f"{100 * share:.0f}% of its rounds" if grid is None or f"{100 * grid:.0f}" == f"{100 * share:.0f}"
                      else f"{100 * grid:.0f}% of the grid's rounds ({100 * share:.0f}% over all its experiments)")
-            doubts.append((f"{who} started {began} running slow{what}. So both its lanes may be slower than its "
-                           "hardware allows", True))
+            # The machine was slow as a round began; the rounds are the experiment's, so the sentence says so.
+            doubts.append((f"At the start of {began}, {who} was running slow{what}. So both its lanes may be slower "
+                           "than its hardware allows", True))
     return doubts
 
 
@@ -219,8 +222,11 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
     shown = f"{leader} (est.)" if leader == "GPU" and pairing["estimate"] else leader
     words = [word for word, flag in (("narrow", pairing["narrow"]), ("out of line", pairing["out_of_line"]),
                                      ("rough", rough)) if flag]
-    ratio = ", ".join([multiple(pairing["ratio"])] + words)
-    text = (html("{}{}<br><small>{}</small>", shown, symbols, ratio) if leader != "level"
+    ratio = ", ".join([multiple(pairing["ratio"])] + [w for w in words if w != "out of line"])
+    # An out-of-line lead leads with those words, its leader in small print: a learner counting "GPU" cells gets
+    # the count above the grid, which leaves it out.
+    text = (html("out of line{}<br><small>{} {}</small>", symbols, shown, ratio) if pairing["out_of_line"]
+            else html("{}{}<br><small>{}</small>", shown, symbols, ratio) if leader != "level"
             else html("level{}<br><small>rough</small>", symbols) if rough else html("level{}", symbols))
     # The marks' names are read aloud too: a screen reader gets the link's label, not its superscripts.
     said = words + [MARK_TITLES[kind] for kind in point_marks] + (["loser " + race.LONGER_MARK[1]] if longer else [])
@@ -333,7 +339,7 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     # The grid's own words, each said plainly where it first appears; the key under the grid has the rest.
     # Each sentence opens with a word, not a count: a reader (and a sentence splitter) sees where it starts.
     others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"),
-                                            (doubted, "out of line (its loser was faster at half the batch)")) if k]
+                                            (doubted, "out of line (a loser slower than a neighbouring batch allows)")) if k]
     rest = f". The rest: {', '.join(others)}" if others else ""
     return f"Of the {n} settings raced below, {leads}{rest}"
 

@@ -115,6 +115,22 @@ def gpu_profile_summary(data: Dataset) -> str:
     return said + (". So the kernels, not the host, set the step's pace" if kernels > host else "")
 
 
+@fact
+def gpu_busy_share(data: Dataset) -> str:
+    """The FAQ's utilisation answer, measured: a profiled GPU step's kernel time against the host's time issuing it,
+    as the share of the step the GPU was busy (one home: fixes has the full profile); or that none was profiled."""
+    machine = gpu_with(data, PROFILE)
+    split = gpu_host_and_kernels(machine) if machine else None
+    if split is None:
+        return "No GPU step was profiled for this build, so this site has no measured case"
+    host, kernels = split
+    batch, width = profiled_setting(machine)
+    gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(PROFILE)))
+    said = (f"Measured here at batch {batch}, width {width}, the {gpu} ran kernels for {si(kernels, 's')} of the "
+            f"{si(host, 's')} its host spent on a step: busy about {100 * kernels / host:.0f}% of it")
+    return said + (". That is a host-bound step" if kernels < host / 2 else "")
+
+
 def gpu_host_and_kernels(machine: Machine) -> tuple[float, float] | None:
     """A machine's profiled GPU step: the host's time issuing it and its kernels' own time (each kind summed), or
     None where the GPU was not profiled or the profiler could not read the kernels."""

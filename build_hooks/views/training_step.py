@@ -150,15 +150,16 @@ def step_answer(data: Dataset) -> Html:
             continue
         batches = sorted({p.batch for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", w)})
         small, large = batches[0], batches[-1]
-        rows = []
+        rows, epochs = [], epoch_leads(data, machine)
         for width in analysis.widths(machine):
             curves = {d: {p.batch: p for p in analysis.step_curve(machine, d, width)}
                       for d in ("cpu", machine.gpu_device(STEP))}
-            # The answer beside the width: a phone shows the first columns, the times scroll in after them.
+            # The answer beside the width, the race's beside it: a phone shows the first columns, the times after.
             rows.append([width, step_lead_words(machine, width, f"never, up to batch {large}"),
+                         epochs.get(width, "not raced"),
                          *_step_pair(curves, small, kinds), *_step_pair(curves, large, kinds)])
-        head = ["hidden width", "GPU step shorter", f"CPU, batch {small}", f"GPU, batch {small}",
-                f"CPU, batch {large}", f"GPU, batch {large}"]
+        head = ["hidden width", "GPU step shorter", "GPU epoch first (race)", f"CPU, batch {small}",
+                f"GPU, batch {small}", f"CPU, batch {large}", f"GPU, batch {large}"]
         parts.append(table(head, rows, caption=f"One training step, measured on {machine.label}"))
     if not parts:
         from build_hooks.views import race as race_views  # imported late, as views import each other
@@ -166,6 +167,8 @@ def step_answer(data: Dataset) -> Html:
                 + race_views.estimated_crossover_table(data))
     return (join(parts, "\n") + marks_note(kinds)
             + note("Shorter: beyond both points' spread, at that batch and at every larger one.")
+            + note(html('The race times whole epochs, in another run, so its column can differ (<a href="#{}">why'
+                        '</a>).', "why-the-steps-and-the-race-can-differ"))
             + _out_of_line_step_key(m for m in data.shown(STEP) if m.gpu_device(STEP)))
 
 
@@ -192,17 +195,13 @@ def crossover_takeaway(data: Dataset) -> str:
 @section
 def crossover_table(data: Dataset) -> Html:
     """The crossover batch per width for every machine that measured a GPU."""
-    from build_hooks.views.race import grid_leads  # the home grid's rule; imported late, as views import each other
     rows = []
     for m in data.shown(STEP):
         if m.gpu_device(STEP) is None:
             continue
-        epochs = grid_leads(data, lambda pairing, m=m: pairing["gpu"]["machine_id"] == m.id
-                            and not pairing["estimate"])
-        doubted = _out_of_line_leads(data, m)
-        for width in analysis.widths(m):
-            rows.append([m.label, width, step_lead_words(m, width),
-                         _epoch_lead(*epochs.get(width, (None, [])), doubted.get(width, []))])
+        epochs = epoch_leads(data, m)
+        rows.extend([m.label, width, step_lead_words(m, width), epochs.get(width, "never")]
+                    for width in analysis.widths(m))
     if not rows:
         return missing("No GPU was measured, so these crossovers are estimates.")
     # One machine (the usual case) is named once, in the caption, not in every row.
@@ -220,7 +219,7 @@ def crossover_table(data: Dataset) -> Html:
 
 
 # Short sentences: this key is under the tables of batch-size and the cheat sheet.
-OUT_OF_LINE_STEP = ("Out-of-line CPU step: slower than the next, larger batch's. That one does more work. "
+OUT_OF_LINE_STEP = ("Out-of-line CPU step: it took longer than at the next, larger batch, which does more work. "
                     "A GPU lead over it is not counted.")
 
 
@@ -241,6 +240,14 @@ def step_lead_words(machine: Machine, width: int, never: str = "never") -> str:
         if doubted else [])
     main = (f"from batch {batch}" if batch is not None else f"only at batch {batches}" if stray else never)
     return main + (f" ({'; '.join(extras)})" if extras else "")
+
+
+def epoch_leads(data: Dataset, machine: Machine) -> dict[int, str]:
+    """Per raced width, where a machine's measured GPU first wins the home grid's epochs, as a cell (_epoch_lead)."""
+    from build_hooks.views.race import grid_leads  # the home grid's rule; imported late, as views import each other
+    epochs = grid_leads(data, lambda pairing: pairing["gpu"]["machine_id"] == machine.id and not pairing["estimate"])
+    doubted = _out_of_line_leads(data, machine)
+    return {width: _epoch_lead(first, lone, doubted.get(width, [])) for width, (first, lone) in epochs.items()}
 
 
 def _epoch_lead(first: int | None, lone: list[str], doubted: list[int] = ()) -> str:
@@ -363,6 +370,22 @@ def gpu_step_floor(data: Dataset) -> str:
     said += (". Its arithmetic never outgrew its fixed cost per step" if slowest <= FLAT * fastest else
              f": {slowest / fastest:.0f}× apart, so at its largest sizes the arithmetic shows")
     return said + _epoch_share_words(machine, device)
+
+
+@fact
+def home_gpu_flat(data: Dataset) -> str:
+    """Home's key fact beside the grid, where the measured GPU's step stayed within FLAT of its fastest at every size:
+    its range, and that the GPU wins only where the CPU's step outgrows it (a review: "the GPU's wins are the CPU
+    slowing down" was nowhere plain). Empty otherwise: then the arithmetic shows, and batch-size says how."""
+    machine = gpu_with(data, STEP)
+    if machine is None:
+        return ""
+    device = machine.gpu_device(STEP)
+    seconds = [p.seconds for w in analysis.widths(machine) for p in analysis.step_curve(machine, device, w)]
+    if not seconds or max(seconds) > FLAT * min(seconds):
+        return ""
+    return (f" The GPU's training step stayed between {si(min(seconds), 's')} and {si(max(seconds), 's')} at every "
+            "size measured. It wins only where the CPU's step grows longer than that.")
 
 
 def _epoch_share_words(machine: Machine, device: str) -> str:

@@ -103,13 +103,22 @@
       var byWidth = lane.epochs[width()];
       return byWidth ? byWidth[String(batch())] : undefined;
     }
-    // The rule of build_hooks/race.py's out_of_line: the loser's epoch is slower than its own at half the
-    // batch (beyond the meaningful ratio), and the win would not clear that faster time.
+    // The rule of build_hooks/race.py's out_of_line: the loser's epoch is slower than a neighbour allows (beyond
+    // the meaningful ratio), and the win would not clear the neighbour's time. Returns which neighbour, or "".
+    // "half": its epoch at half the batch was faster; "double": its steps at twice the batch were quicker.
     function outOfLine(lane, rival) {
-      var byWidth = lane.epochs[width()], half = byWidth && byWidth[String(batch() / 2)];
-      return Boolean(half) && pointFor(lane).seconds > data.meaningful_ratio * half.seconds &&
-        half.seconds < data.meaningful_ratio * rival;
+      var byWidth = lane.epochs[width()] || {}, here = pointFor(lane), ratio = data.meaningful_ratio;
+      var half = byWidth[String(batch() / 2)], double = byWidth[String(batch() * 2)];
+      if (half && here.seconds > ratio * half.seconds && half.seconds < ratio * rival) { return "half"; }
+      if (!double) { return ""; }
+      var paced = double.seconds / Math.ceil(double.rows / (batch() * 2)) * Math.ceil(here.rows / batch());
+      return here.seconds > ratio * paced && paced < ratio * rival ? "double" : "";
     }
+    var OUT_OF_LINE = {
+      half: " But the slower lane took longer than at half the batch. Against that time, this lead would not hold.",
+      double: " But the slower lane's steps took longer than at twice the batch. At that pace, this lead would" +
+        " not hold."
+    };
 
     function tickLabel(s) {
       return formatSeconds(s).replace(/\.0+ /, " ").replace(/(\.\d*?)0+ /, "$1 ");
@@ -248,8 +257,7 @@
           // cost of one step, from the epochs replayed: the lanes' notes say how each step grows with the batch.
           result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
             tag(timed[1].lane) + ". " + stepCosts(winner.point, timed[1].point) +
-            (outOfLine(timed[1].lane, winner.point.seconds) ? " But the slower lane took longer than at half" +
-              " the batch. Against that time, this lead would not hold." : "");
+            (OUT_OF_LINE[outOfLine(timed[1].lane, winner.point.seconds)] || "");
         }
       }
     }
