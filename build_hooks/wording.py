@@ -15,16 +15,15 @@ from build_hooks.render import listing, multiple, si
 CANARY_MOVED = 1.3  # a canary whose readings over an experiment span more than this has seen the machine move
 
 
-def canary_moves(machine: Machine, groups: list[str]) -> list[str]:
-    """Which canaries moved beyond CANARY_MOVED over these experiments' rounds, and by how much: "memory +70%"."""
-    words = {"all_threads": "all-thread", "memory": "memory", "one_thread": "one-core"}
+def canary_moves(machine: Machine, groups: list[str]) -> list[float]:
+    """How far each canary that moved beyond CANARY_MOVED over these experiments' rounds moved (max / min)."""
     moved = []
-    for kind, word in words.items():
+    for kind in ("all_threads", "memory", "one_thread"):
         readings = [x for g in groups for x in
                     (machine.doc["experiments"].get(g) or {}).get("conditions", {}).get("canaries", {}).get(kind, [])]
         ratio = conditions.drift(readings)
         if ratio is not None and ratio > CANARY_MOVED:
-            moved.append(f"{word} {100 * (ratio - 1):+.0f}%")
+            moved.append(ratio)
     return moved
 
 
@@ -55,6 +54,8 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
         differ = f"They differ {spread}"
     else:
         rest = "The other differs" if len(ratios) == 1 else f"The other {len(ratios)} differ"
+        if len(ratios) == 1:  # one difference in words, not a signed percentage
+            spread = f"by {abs(100 * (ratios[0] - 1)):.0f}% ({'slower' if ratios[0] > 1 else 'faster'} here)"
         differ = f"{len(pairs) - len(ratios)} of the {len(pairs)} agree ({stats.LEVEL_WORDS}). {rest} {spread}"
     return f"{differ}{_against_tolerance(ratios, flagged)}{_why(machine, groups)}"
 
@@ -77,8 +78,9 @@ def _why(machine: Machine | None, groups: list[str]) -> str:
     if machine is None:
         return ". It is the same step, timed at another moment"
     moved = canary_moves(machine, list(groups))
-    if moved:  # "canary" is in the glossary: one short clause here, not its definition again
-        return f". The machine changed between the runs: its canary probes (About the data) moved {', '.join(moved)}"
+    if moved:  # one number a learner can hold: the largest move ("canary" is in the glossary and on About the data)
+        return (f". The machine changed between the runs: its check tasks' times moved by up to "
+                f"{100 * (max(moved) - 1):.0f}% (About the data)")
     return (". It is the same step, timed at another moment. The canaries stayed within "
             f"{100 * (CANARY_MOVED - 1):.0f}%")
 
@@ -142,7 +144,7 @@ def interval_words(ratio: stats.Ratio, precise: bool = False) -> str:
     shown = f"{ratio.value:.2f}×" if precise else multiple(ratio.value)
     # Outside the round ratios, but printed the same as the nearer end: the note would say nothing a reader sees.
     if ratio.paired and not ratio.low <= ratio.value <= ratio.high and shown not in (low, high):
-        spread += "; the ratio shown pools all samples"
+        spread += f"; the {shown} pools every sample, so it can fall outside them"
     # "92× (in each of the 3 rounds)"; a trimmed interval keeps its number, or "the middle 3 of 5" reads as "only 3".
     if ratio.paired and low == high == shown and ratio.kept == ratio.rounds:
         return spread.removeprefix(low + " ")

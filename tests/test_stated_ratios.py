@@ -14,7 +14,7 @@ from conftest import ROOT, complete_doc
 # 3 rounds)", "92× (in each of the 3 rounds)" or "(1.3× between the quartiles)": wording.times_with_interval.
 STATED = re.compile(r"(\d+(?:\.\d\d?)?)× \((?:(?:\d+(?:\.\d)?× to )?\d+(?:\.\d)?× )?"
                     r"(?:over all \d+ rounds|in the middle \d+ of \d+ rounds|in each of the (?:middle \d+ of )?\d+ rounds"
-                    r"|between the quartiles)(?:; the ratio shown pools all samples)?\)")
+                    r"|between the quartiles)(?:; the [0-9.,]+× pools every sample, so it can fall outside them)?\)")
 CELL = re.compile(r"<td[^>]*>(.*?)</td>", re.S)
 TIME = re.compile(r"(\d+(?:\.\d+)?) ([kmµn]?)s\b")
 PREFIX = {"k": 1e3, "": 1.0, "m": 1e-3, "µ": 1e-6, "n": 1e-9}
@@ -90,5 +90,5 @@ def test_a_ratio_whose_interval_prints_as_itself_is_said_once():
 
     assert times_with_interval(stats.Ratio(92.4, 91.8, 92.2, True, 3, 3)) == "92× (in each of the 3 rounds)"
     assert times_with_interval(stats.Ratio(1.6, 1.3, 1.4, True, 3, 3)) == \
-        "1.6× (1.3× to 1.4× over all 3 rounds; the ratio shown pools all samples)"
+        "1.6× (1.3× to 1.4× over all 3 rounds; the 1.6× pools every sample, so it can fall outside them)"
     assert STATED.fullmatch("92× (in each of the 3 rounds)")

@@ -217,7 +217,8 @@ def gpu_machine_peak_shares(data: Dataset) -> str:
             halved = (f"If its {threads} threads are {threads // 2} cores' hyper-threads, the peak halves and the "
                       f"share is {200 * share:.0f}%")
             # Over 100% does not settle it: a clock boosting past the reported one also passes a computed peak.
-            said.append(halved + ". This data cannot tell cores from hyper-threads")
+            over = ". Over 100% would mean its cores ran above the reported clock" if share > 0.5 else ""
+            said.append(halved + over + ". This data cannot tell cores from hyper-threads")
     sheet, gpu_rate = datasheets.for_gpu(machine.gpu["name"]), analysis.best_matmul_rate(machine, device)
     if sheet and sheet.fp32_flops and gpu_rate:
         # The file names the GPU as torch does; where the datasheet names a variant, that variant is an assumption.

@@ -285,12 +285,15 @@ def precision_cpu_explanation(data: Dataset) -> str:
                 "matrix instructions the arithmetic still runs at fp32 speed, and only the memory "
                 "saving remains.")
     if matmul["bf16"] / matmul["fp32"] >= GENERIC_KERNEL_RATIO:
-        return ("A slowdown this large is not the cost of converting formats, which costs a few "
-                "times at most. Without the instructions a tuned bf16 kernel needs, there is no tuned bf16 "
-                "matrix kernel for the build host. So a generic one runs, while fp32 uses the tuned BLAS. "
-                "On x86, oneDNN's fast "
-                "bf16 kernels need AVX-512 BF16 or AMX, or AVX2 with its newer 16-bit extensions (oneDNN's "
-                "avx2_vnni_2 level). Plain AVX-512 is not enough. On the build host only the memory saving remains.")
+        # What the file reports is said as reported; the kernel that ran is an inference, said as one.
+        units = machine.vector_units
+        reports = ("" if units in ("AVX-512 BF16", "AVX-512 + AMX") else
+                   f" The build host reports {units}, not one of these." if units else
+                   " The build host's file does not record its instruction set.")
+        return (f"Converting bf16 to fp32 and back would cost a few times fp32's work, not {GENERIC_KERNEL_RATIO:g}× "
+                "or more. So most likely a generic, untuned bf16 kernel ran, while fp32 used the tuned BLAS. On x86, "
+                "oneDNN's fast bf16 kernels need AVX-512 BF16 or AMX, or AVX2's newer 16-bit extensions."
+                f"{reports} Only the memory saving remains.")
     return ("A CPU without native 16-bit matrix instructions converts bf16 to fp32 to multiply "
             "and back to store. So the 16-bit path does extra work for no arithmetic gain. Only "
             "the memory saving remains.")

@@ -466,12 +466,12 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     who = gpu if pairing["leader"] == "GPU" else "the CPU"
     narrow = f" ({NARROW_WORDS})" if pairing["narrow"] else ""
     doubt = ", though the grid marks it out of line" if pairing["out_of_line"] else ""
-    loser = "the CPU" if who != "the CPU" else gpu
     half = pairing.get("against_half")
-    # A loser slower than at half the batch inflates the lead: the lead against that faster epoch is said too.
-    slowed = (f" ({multiple(half)} even against {loser}'s faster epoch at batch {batch // 2})"
-              if half and not pairing["out_of_line"] else "")
-    return f"{at}, {who} finishes first, {multiple(pairing['ratio'])} ahead{slowed}{narrow}{doubt}"
+    # A loser slower than at half the batch inflates the lead: the sentence gives the smaller lead, against that
+    # faster epoch, as a floor ("at least"); the grid's ↑ and its key say why.
+    lead = (f"at least {multiple(min(half, pairing['ratio']))} ahead" if half and not pairing["out_of_line"]
+            else f"{multiple(pairing['ratio'])} ahead")
+    return f"{at}, {who} finishes first, {lead}{narrow}{doubt}"
 
 
 def _lane_name(lane: dict) -> str:
@@ -696,8 +696,11 @@ def _fall_at(gpu: dict, cpu: dict, width: str) -> tuple[str, str, str, dict] | N
     batches = sorted(set(gpu["epochs"][width]) & set(cpu["epochs"][width]), key=int)
     if len(batches) < 2:
         return None
-    # Ends the machine was steady at, where there are such: a fall from a changed-state epoch measures the change.
+    # Ends the machine was steady at, where there are such: a fall from a changed-state epoch measures the change,
+    # and one from an epoch out of line with a neighbour (↑, or slower steps than at twice the batch) the slowdown.
     steady = [b for b in batches if not any("unsettled" in lane["epochs"][width][b].get("caveats", [])
+                                            or race.longer_than_half(lane, width, b)
+                                            or race.at_double_pace(lane, width, b) is not None
                                             for lane in (gpu, cpu))]
     first, last = (steady[0], steady[-1]) if len(steady) > 1 else (batches[0], batches[-1])
     return width, first, last, {kind: lane["epochs"][width][first]["seconds"] / lane["epochs"][width][last]["seconds"]

@@ -111,7 +111,7 @@ def gpu_profile_summary(data: Dataset) -> str:
     said = (f"On the {gpu}, the host spent {si(host, 's')} issuing one profiled step, while its kernels ran for "
             f"{si(kernels, 's')}")
     if kernels < host / 2:
-        return said + ". So the GPU sat idle for most of the step, waiting for work"
+        return said + ". So in this profile the GPU sat idle for most of the step, waiting for work"
     return said + (". So the kernels, not the host, set the step's pace" if kernels > host else "")
 
 

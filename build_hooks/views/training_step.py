@@ -144,13 +144,14 @@ def _step_pair(curves: dict[str, dict[int, analysis.Point]], batch: int, kinds: 
 def step_answer(data: Dataset) -> Html:
     """batch-size's answer: per measured GPU machine and width, both steps at the smallest and largest batch, and the
     batch from which the GPU's step is shorter; the estimate's crossovers where no GPU was measured."""
-    parts, kinds = [], set()
+    parts, kinds, epoch_cells = [], set(), []
     for machine in data.shown(STEP):
         if machine.gpu_device(STEP) is None:
             continue
         batches = sorted({p.batch for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", w)})
         small, large = batches[0], batches[-1]
         rows, epochs = [], epoch_leads(data, machine)
+        epoch_cells.append(epochs.values())
         for width in analysis.widths(machine):
             curves = {d: {p.batch: p for p in analysis.step_curve(machine, d, width)}
                       for d in ("cpu", machine.gpu_device(STEP))}
@@ -169,7 +170,8 @@ def step_answer(data: Dataset) -> Html:
             + note("Shorter: beyond both points' spread, at that batch and at every larger one.")
             + note(html('The race times whole epochs, in another run, so its column can differ (<a href="#{}">why'
                         '</a>).', "why-the-steps-and-the-race-can-differ"))
-            + _out_of_line_step_key(m for m in data.shown(STEP) if m.gpu_device(STEP)))
+            + _out_of_line_step_key(m for m in data.shown(STEP) if m.gpu_device(STEP))
+            + _out_of_line_lead_key(cell for part_epochs in epoch_cells for cell in part_epochs))
 
 
 @fact
@@ -184,7 +186,7 @@ def crossover_takeaway(data: Dataset) -> str:
     wins = [f"from batch {b} at width {w}" for w, b in sorted(crossings.items(), reverse=True) if b]
     never = [str(w) for w, b in sorted(crossings.items()) if b is None]
     gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))
-    said = f"Measured on its own machine, the {gpu}'s step wins " + (listing(wins) if wins else "at no width")
+    said = f"Against the CPU in its own machine, the {gpu}'s step wins " + (listing(wins) if wins else "at no width")
     if wins and never:
         largest = max(b["params"]["batch"] for b in machine.measured(STEP))
         said += (f". At width{'s' if len(never) > 1 else ''} {listing(never)}, it never stays ahead, up to batch "
@@ -211,6 +213,7 @@ def crossover_table(data: Dataset) -> Html:
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     changed = {"unsettled"} if any(MARKS["unsettled"][0] in str(cell) for row in rows for cell in row) else set()
     odd = _out_of_line_step_key(m for m in data.shown(STEP) if m.gpu_device(STEP))
+    odd += _out_of_line_lead_key(row[-1] for row in rows)
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
             + marks_note(changed) + odd
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
@@ -221,6 +224,13 @@ def crossover_table(data: Dataset) -> Html:
 # Short sentences: this key is under the tables of batch-size and the cheat sheet.
 OUT_OF_LINE_STEP = ("Out-of-line CPU step: it took longer than at the next, larger batch, which does more work. "
                     "A GPU lead over it is not counted.")
+
+
+def _out_of_line_lead_key(epoch_cells) -> Html:
+    """The key for an epoch cell that leaves a race lead out (_epoch_lead), where some cell does, else nothing."""
+    if any("out-of-line lead" in str(cell) for cell in epoch_cells):
+        return note("Out-of-line lead: the race's loser was slower than a neighbouring batch allows.")
+    return Html("")
 
 
 def _out_of_line_step_key(machines) -> Html:
@@ -336,13 +346,16 @@ def crossover_summary(data: Dataset) -> str:
         if machine.gpu_device(STEP) is None:
             continue
         found = {w: b for w in analysis.widths(machine) if (b := analysis.crossover_batch(machine, w))}
-        label = untrusted.placeholder(machine.label)
+        # Short names in a sentence (the table's caption has the full label): "Against the 16-thread Intel Xeon in
+        # its own machine, the NVIDIA H200's step ..."
+        against = (f"Against the {untrusted.placeholder(machine.cpu_short_name)} in its own machine, the "
+                   f"{untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))}'s step")
         if not found:
-            sentences.append(f"On {label}, the GPU's step never became the shorter one, at any width measured.")
+            sentences.append(f"{against} never became the shorter one, at any width measured.")
             continue
         width = min(found, key=lambda w: (found[w], -w))
-        sentences.append(f"On {label}, the GPU's step became the shorter one at {len(found)} of "
-                         f"{len(analysis.widths(machine))} widths, first from batch {found[width]} (width {width}).")
+        sentences.append(f"{against} became the shorter one at {len(found)} of {len(analysis.widths(machine))} "
+                         f"widths, first from batch {found[width]} (width {width}).")
     if not sentences:
         return "No GPU has been measured for this build, so no crossover is measured here."
     return " ".join(sentences)

@@ -164,5 +164,8 @@ def bus_against_memory(data: Dataset) -> str:
         half = cpu_params.bandwidth / 2
         versus = {1: "more than", -1: "less than", 0: "about as much as"}[stats.compare(half, bus)]
         said += f". One inside the CPU's delivered {si(half, 'B/s')}{caveat(copy) if copy else ''}, {versus} the bus"
-    return (said + f". Datasheets count bytes read plus written, twice these: {si(gpu_params.bandwidth, 'B/s')} "
-            "on the GPU")
+    # Then the same copy counted the datasheets' way, with its ratio to the bus: the like-for-like twin of the
+    # datasheet ratio above it (#39 review: 75× beside 38× read as an error).
+    return (said + ". Datasheets count a copy's bytes read plus written, twice these. Counted that way, the GPU's "
+            f"copy moved {si(gpu_params.bandwidth, 'B/s')}: {multiple(gpu_params.bandwidth / bus)} the bus, the "
+            "figure to set beside the datasheets' ratio")

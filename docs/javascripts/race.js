@@ -260,15 +260,14 @@
             (OUT_OF_LINE[outOfLine(timed[1].lane, winner.point.seconds)] || "");
         }
       }
+      showBelow(result);
     }
 
     function start() {
       reset();
-      // On a phone the lanes sit under the controls: bring them into view, or the race runs off-screen.
-      var box = lanesBox.getBoundingClientRect();
-      if (box.bottom > window.innerHeight) {
-        lanesBox.scrollIntoView({ block: "nearest", behavior: reducedMotion ? "auto" : "smooth" });
-      }
+      // On a phone, or a short laptop screen, the lanes and the result line sit under the controls: bring them
+      // into view, or the race runs off-screen.
+      showBelow(lanesBox);
       var lanes = activeLanes();
       if (reducedMotion) { finish(lanes); return; }
       var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));
@@ -285,11 +284,23 @@
           var elapsed = Math.min(point.seconds, screen / scale);
           if (elapsed < point.seconds) done = false;
           drawBar(row, elapsed, full);
+          // The steps done so far, so the faster lane is seen to get further, and a lane that is through says so
+          // while the others still run: a bar that stops first has won.
+          var steps = stepsOf(point), through = elapsed >= point.seconds;
+          row.classList.toggle("race-lane--through", through);
           row.querySelector(".race-lane__time").textContent = formatSeconds(elapsed);
+          row.querySelector(".race-lane__why").textContent = through ? "through all " + steps + " steps"
+            : "step " + Math.min(steps, Math.floor(steps * elapsed / point.seconds) + 1) + " of " + steps;
         });
         if (done) { frame = null; finish(lanes); } else { frame = requestAnimationFrame(tick); }
       }
       frame = requestAnimationFrame(tick);
+    }
+
+    function showBelow(node) {
+      if (node.getBoundingClientRect().bottom > window.innerHeight) {
+        node.scrollIntoView({ block: "nearest", behavior: reducedMotion ? "auto" : "smooth" });
+      }
     }
 
     /* The time a full track stands for: the slowest lane's, unless it is more than BREAK_RATIO times the fastest.
