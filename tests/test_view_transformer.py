@@ -345,3 +345,25 @@ def test_the_profile_caption_says_which_timed_batches_its_batch_lies_between():
     machine = dataset(transformer_block=steps({1: 1e-1, 4: 4e-1, 16: 1.6})).machines[0]
     assert _between_steps(machine, 8) == " (between the step table's batches 4 and 16)"
     assert _between_steps(machine, 4) == "" and _between_steps(machine, 64) == ""
+
+
+def test_the_compile_summary_sets_the_other_machines_compiled_steps_beside_the_first(monkeypatch):
+    """_other_machines_compile counts another machine's compiled transformer steps by verdict, and says the gain
+    depends on the machine where the first machine's faster steps have no twin there; nothing without others."""
+    from types import SimpleNamespace
+
+    from build_hooks.views import transformer as views
+
+    first, other = "first", "other"
+    points = {first: [1, 1, 0], other: [0, 0, 0]}
+    data = SimpleNamespace(with_experiment=lambda group: [first, other])
+    monkeypatch.setattr(views, "_compile_points", lambda m, model: (None, m))
+    monkeypatch.setattr(views, "_paired", lambda m: [(b, {}, {}, SimpleNamespace(verdict=v))
+                                                     for b, v in zip((4, 16, 64), points[m])])
+    assert views._other_machines_compile(data, first) == (
+        ". On the other machine that ran it, compiled transformer steps were the same within the spread at all 3 "
+        "batches. So compiling's gain depends on the machine: measure it on yours")
+    points[other] = [1, -1, 0]
+    assert views._other_machines_compile(data, first).endswith(
+        "were faster at 1, slower at 1 and the same within the spread at 1 of 3 batches")
+    assert views._other_machines_compile(SimpleNamespace(with_experiment=lambda group: [first]), first) == ""

@@ -1354,7 +1354,6 @@ def test_the_faq_gives_the_work_of_the_steps_where_the_gpu_crossed():
     from pathlib import Path
 
     from build_hooks import analysis, dataset
-    from build_hooks.render import si
     from build_hooks.views import cost_model as views
 
     root = Path(__file__).resolve().parent.parent

@@ -338,8 +338,8 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     leads = " and ".join(f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders))
     # The grid's own words, each said plainly where it first appears; the key under the grid has the rest.
     # Each sentence opens with a word, not a count: a reader (and a sentence splitter) sees where it starts.
-    others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"),
-                                            (doubted, "out of line (a loser slower than a neighbouring batch allows)")) if k]
+    out = "out of line (a loser slower than a neighbouring batch allows)"
+    others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"), (doubted, out)) if k]
     rest = f". The rest: {', '.join(others)}" if others else ""
     return f"Of the {n} settings raced below, {leads}{rest}"
 

@@ -226,14 +226,20 @@ def transformer_steps(data: Dataset) -> Html:
             caption = html("{}. In every row, {}", caption, join(same, "; ")) if same else caption
         work = table(["device", "d_model", "batch", "FLOPs per step", "achieved", "of the matmul rate at that size",
                       "regime (the cost model's largest term)"], work_rows,
-                     caption="Where the time goes: FLOPs counted analytically (6N per token plus attention); the "
-                             "matmul rate is gemm_rate's at the equivalent square size of the block's widest product")
+                     caption="Where the time goes: FLOPs counted from the shapes (6 per weight per token, plus "
+                             "attention); the matmul rate is the square matrix product's, at the size that matches "
+                             "the block's widest product")
         roof = (f" Dotted in the rate panel: the build host's fastest matrix product, {si(best, 'FLOP/s')} "
                 "(measured).") if best else ""
         lanes = ("Dashed: a GPU, measured." if gpu_device else
                  f"Dotted in the time panel: the H200 estimate (not measured), its band ({band}) shaded.")
+        # "neither" can sit beside a median just past the band's edge: the CPU's spread reaches into it.
+        neither = (note(f"Neither: the CPU's spread reaches into the band, or the two are less than "
+                        f"{stats.MEANINGFUL_RATIO:g}× apart.") if any("neither" in map(str, row) for row in rows)
+                   else Html(""))
         parts = (figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
-                             "under load.") + table(head, rows, caption=caption) + marks_note_for(shown) + work)
+                             "under load.") + table(head, rows, caption=caption) + neither + marks_note_for(shown)
+                 + work)
         return parts
     return per_machine(data, STEP, one)
 
@@ -417,7 +423,8 @@ def transformer_gpu_answer(data: Dataset) -> str:
     # The width's name is defined where it is first used: this line comes before the page explains it.
     said = said.replace("at d_model", "at width (d_model)", 1)
     # The answer first, then where it comes from; the model's band and limits follow (transformer_band).
-    return f"By an estimate, yes: {said}. {_no_gpu_words(data)}"
+    # "untested": the estimate's cost per operation was fitted on another network (transformer_band says how).
+    return f"By an untested estimate, probably yes: {said}. {_no_gpu_words(data)}"
 
 
 def _band_span(machine: Machine, peers: Iterable[Machine]) -> tuple[float, float]:
@@ -465,8 +472,19 @@ def transformer_band(data: Dataset) -> str:
     small = (f". The build host has {threads} threads: a CPU with more cores would be harder to beat"
              if threads and threads <= SMALL_HOST_THREADS else "")
     return (f"An estimate for the {gpu_estimate.SHEET.name}, from its datasheet and the build host's cost per "
-            f"operation, puts this step between {si(low, 's')} and {si(high, 's')}"
-            f"{rule}{_stretched_words(machine, estimates)}{_host_bound_words(machine, data.machines)}{small}")
+            f"operation, puts this step at {_centre_words(machine, data.machines)}, within {si(low, 's')} to "
+            f"{si(high, 's')}{rule}{_stretched_words(machine, estimates)}"
+            f"{_host_bound_words(machine, data.machines)}{small}")
+
+
+def _centre_words(machine: Machine, peers: Iterable[Machine]) -> str:
+    """The estimate's own step over every size the CPU measured (its band's centre): "about 4.61 ms" where every
+    size gives the same within the meaningful ratio, else "1.2 ms to 4.6 ms"."""
+    centres = [estimate.step(b["params"]["batch"], d_model)["seconds"]
+               for (d_model, seq), points in curves(machine, "cpu").items()
+               if (estimate := estimate_for(machine, seq, peers)) for b in points]
+    low, high = min(centres), max(centres)
+    return f"about {si(low, 's')}" if stats.compare(high, low) == 0 else f"{si(low, 's')} to {si(high, 's')}"
 
 
 def _stretched_words(machine: Machine, estimates: list) -> str:
@@ -610,7 +628,30 @@ def compile_summary(data: Dataset) -> str:
         sentences.append(f"compiling {name} took {si(compiled['stats']['median'], 's')}, timed as its first step at "
                          f"batch {compiled['params']['batch']} from an empty cache{marked_timings([compiled])}. "
                          + _compiled_verdicts(_paired(steps)))
-    return ". ".join(s[0].upper() + s[1:] for s in sentences)
+    return ". ".join(s[0].upper() + s[1:] for s in sentences) + _other_machines_compile(data, machine)
+
+
+def _other_machines_compile(data: Dataset, first: Machine) -> str:
+    """Where other machines ran the compile experiment: how many batches their compiled transformer steps won and
+    lost, so a gain on one machine is not read as a rule (#39 review). Said as the machine-dependence it shows only
+    where the machines' directions differ."""
+    others = [m for m in data.with_experiment(COMPILE) if m is not first]
+    verdicts = [v for m in others
+                if (v := [ratio.verdict for *_, ratio in _paired(_compile_points(m, "transformer")[1])])]
+    if not verdicts:
+        return ""
+    counts = {word: sum(v.count(verdict) for v in verdicts)
+              for verdict, word in ((1, "faster"), (-1, "slower"), (0, "the same within the spread"))}
+    total, n = sum(counts.values()), len(verdicts)
+    who = "the other machine that ran it" if n == 1 else f"the {n} other machines that ran it"
+    parts = [f"{word} at {k}" for word, k in counts.items() if k]
+    where = (f"{next(w for w, k in counts.items() if k)} at all {total} batches" if len(parts) == 1
+             else f"{listing(parts)} of {total} batches")
+    said = f". On {who}, compiled transformer steps were {where}"
+    mine = {ratio.verdict for *_, ratio in _paired(_compile_points(first, "transformer")[1])}
+    # A gain here and none there (or a loss here and none there): the direction is the machine's, not compiling's.
+    differs = (1 in mine and not counts["faster"]) or (-1 in mine and not counts["slower"])
+    return said + (". So compiling's gain depends on the machine: measure it on yours" if differs else "")
 
 
 @fact
