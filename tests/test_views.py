@@ -1381,6 +1381,10 @@ def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu
     check = cost_model.validate(host, "cpu", calibrated=True)
     said = page.render_fact("cost_model_takeaway", Dataset([host]))
     assert f"a median error of {100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)" in said
+    every = cost_model.every_step(host, "cpu")  # every measured step too, the ones the fit left out included
+    assert len(every.points) > len(check.points)
+    assert (f"Over all {len(every.points)} measured steps, it missed by {100 * every.median_error:.0f}% "
+            f"(worst {100 * every.worst[2]:.0f}%)") in said
     gpu = next(m for m in committed if m.gpu is not None)
     copies = sorted((b["params"]["bytes"], b["stats"]["median"]) for b in gpu.measured("memory_bandwidth",
                                                                                       device="cuda"))
@@ -1585,10 +1589,10 @@ def test_the_gpu_estimate_section_says_first_whether_this_build_needs_it_and_how
     root = Path(__file__).resolve().parent.parent
     committed = dataset.load_committed(root / "results", root)
     with_gpu = untrusted.restore(page.render_fact("gpu_estimate_needed", Dataset(committed)))
-    assert with_gpu.startswith("This build's data holds a measured GPU, the ") and "matters only for builds without one" in with_gpu
+    assert with_gpu.startswith("This build's data holds a measured GPU, the ") and "only a fallback for builds without one" in with_gpu
     # The transformer no GPU ran still leans on the estimate: said, so "only" is not false.
     unrun = not any(m.gpu_device("transformer_block") for m in committed)
-    assert ("stands in for the transformer block" in with_gpu) == unrun
+    assert ("no GPU ran it, so the estimate stands in there" in with_gpu) == unrun
     cpu_only = Dataset([m for m in committed if m.gpu is None])
     assert page.render_fact("gpu_estimate_needed", cpu_only) == (
         "This build measured no GPU, so the pages use this estimate in its place")
@@ -1650,3 +1654,22 @@ def test_home_says_the_gpu_step_stayed_flat_only_where_it_did():
     assert "It wins only where the CPU's step grows longer than that." in flat
     assert said(FLAT * 1.2e-3) == ""
     assert page.render_fact("home_gpu_flat", Dataset([Machine(synthetic_doc(), "f", "t")])) == ""
+
+
+def test_the_estimates_lowered_edge_names_the_machine_that_lowered_it():
+    """gpu_estimate_model says which machine's faster cost per operation lowered the band's edge, with both costs,
+    so a reader can check the ratio."""
+    from pathlib import Path
+
+    from build_hooks import dataset, gpu_estimate
+    from build_hooks.render import si
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    host = max(committed, key=lambda m: gpu_estimate.host_op_seconds(m) or 0)  # the slowest issuer feeds the model
+    fastest = min((m for m in committed if gpu_estimate.host_op_seconds(m)), key=gpu_estimate.host_op_seconds)
+    data = Dataset([host] + [m for m in committed if m is not host])
+    said = untrusted.restore(page.render_fact("gpu_estimate_model", data))
+    assert f"not the usual {gpu_estimate.FASTER:g}×" in said
+    assert fastest.cpu_short_name in said and si(gpu_estimate.host_op_seconds(fastest), "s") in said
+    assert f"against the build host's {si(gpu_estimate.host_op_seconds(host), 's')}" in said

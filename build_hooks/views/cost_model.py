@@ -139,8 +139,14 @@ def cost_model_takeaway(data: Dataset) -> str:
     check = cost_model.validate(machine, "cpu", calibrated=True)
     if check is None:
         return "This build has too few CPU steps to fit the model and check it"
-    return (f"A model fitted to the build host's steps predicted {len(check.points)} steps it never saw with a "
+    said = (f"A model fitted to the build host's steps predicted {len(check.points)} steps it never saw with a "
             f"median error of {100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)")
+    every = cost_model.every_step(machine, "cpu")
+    if every is None or len(every.points) == len(check.points):
+        return said
+    # Every measured step too, the ones left out of the fit included: a reader sees them all on the page.
+    return (f"{said}. Over all {len(every.points)} measured steps, it missed by {100 * every.median_error:.0f}% "
+            f"(worst {100 * every.worst[2]:.0f}%)")
 
 
 @fact
@@ -175,9 +181,11 @@ def cost_model_accuracy(data: Dataset) -> Html:
             raw = cost_model.validate(machine, device)
             fitted = cost_model.validate(machine, device, calibrated=True)
             constant = cost_model.constant_baseline(machine, device)
+            every = cost_model.every_step(machine, device)
             if cost_model.no_better_than_constant(machine, device):
                 flat.append(machine.device_label(device))
             for form, check, judged in (("raw", raw, "measured steps"), ("fitted", fitted, "steps the fit never saw"),
+                                        ("fitted", every, "measured steps, all of them"),
                                         ("a constant, no model", constant, "steps the fit never saw")):
                 if check is not None:
                     rows.append([machine.label, DEVICE_NAME[device], form,
@@ -204,7 +212,8 @@ def cost_model_accuracy(data: Dataset) -> Html:
     flat_words = "".join(f" On {name}, a constant does as well as the fit, so its low error proves none of its "
                          "three prices." for name in flat)
     return table(head, rows, caption=caption) + note(html(
-        "Raw: nothing fitted. Fitted: three constants set from some steps, then judged on the others. A constant: "
+        "Raw: nothing fitted. Fitted: three constants set from some steps, then judged on the others, or on all "
+        "of them. A constant: "
         "the median time of the steps the fit saw.{}{}", why, flat_words))
 
 
@@ -280,7 +289,7 @@ def gpu_estimate_model(data: Dataset) -> str:
             f"{si(sheet.memory_bytes_s, 'B/s')} memory (the table below cites them). It adds two assumptions of "
             f"this model, not datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
             f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Its band is stated: a real step may take {band}. "
-            "Every comparison with it counts a lead only beyond that band" + _lower_edge_reason(gpu))
+            "Every comparison with it counts a lead only beyond that band" + _lower_edge_reason(gpu, host, data))
 
 
 @fact
@@ -302,13 +311,18 @@ def estimate_check(data: Dataset) -> str:
             f"{gpu_model.band_words(gpu_model.FASTER)}" + _upper_edge_reason(gpu_model.for_host(host, data.machines)))
 
 
-def _lower_edge_reason(gpu: gpu_model.Estimate | None) -> str:
-    """Why the band's lower edge is below its usual value, when a measured host lowered it."""
+def _lower_edge_reason(gpu: gpu_model.Estimate | None, host: Machine | None, data: Dataset) -> str:
+    """Why the band's lower edge is below its usual value, when a measured host lowered it (gpu_model.lower_edge):
+    the machine that did, and both costs per operation, so a reader can check the ratio."""
     # Compared as printed: a lowering the reader cannot see ("0.75×, not 0.75×") is not said.
     if gpu is None or gpu.faster >= gpu_model.FASTER or f"{gpu.faster:.2g}" == f"{gpu_model.FASTER:g}":
         return ""
-    return (f". Its lower edge is {gpu.faster:.2g}×, not {gpu_model.FASTER:g}×, because another measured machine "
-            "issues operations that much faster than the build host")
+    own = gpu_model.host_op_seconds(host)
+    fastest = min((m for m in data.machines if gpu_model.host_op_seconds(m)), key=gpu_model.host_op_seconds)
+    return (f". Its lower edge is {gpu.faster:.2g}×, not the usual {gpu_model.FASTER:g}×. "
+            f"The {untrusted.placeholder(fastest.cpu_short_name)} issues an operation in "
+            f"{si(gpu_model.host_op_seconds(fastest), 's')}, against the build host's {si(own, 's')}. A GPU fed by "
+            "that CPU could run that much faster")
 
 
 def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
@@ -380,12 +394,13 @@ def gpu_extra_cost(data: Dataset) -> Html:
     said = "On real steps the extra was about the published launch."
     if stats.compare(ratio, 1) > 0:
         checked = gpu_model.checks(data.machines)  # "ran fast" only where a measured GPU took longer than estimated
-        reason = ": one reason the estimate ran fast" if checked and stats.compare(checked[0].median, 1) > 0 else ""
+        reason = (". That is one reason real steps took longer than the estimate"
+                  if checked and stats.compare(checked[0].median, 1) > 0 else "")
         said = f"On real steps the extra was {ratio:.2g}× the published launch{reason}."
     elif stats.compare(ratio, 1) < 0:
         said = f"On real steps the extra was less than the published launch ({ratio:.2g}× it)."
     if weak:  # the fit's split into prices is not to be leaned on: the sentence says whose number it is
-        said = said.replace("On real steps the extra was", "By that weak fit, the extra was")
+        said = said.replace("On real steps the extra was", "By that weak fit, the extra on real steps was")
     return table(head, rows) + note(said)
 
 
@@ -463,10 +478,10 @@ def gpu_estimate_needed(data: Dataset) -> str:
     unrun = bool(data.with_experiment(transformer)) and gpu_with(data, transformer) is None
     if measured is not None:
         gpu = untrusted.placeholder(measured.device_label(measured.gpu_device(analysis.STEP)))
-        also = ". It still stands in for the transformer block, which no GPU ran" if unrun else ""
-        return (f"This build's data holds a measured GPU, the {gpu}, on the race's network. There the estimate matters "
-                "only for "
-                f"builds without one{also}")
+        also = (". The transformer block is the exception: no GPU ran it, so the estimate stands in there"
+                if unrun else "")
+        return (f"This build's data holds a measured GPU, the {gpu}, on the race's network. For that network, "
+                f"the estimate is only a fallback for builds without one{also}")
     return "This build measured no GPU, so the pages use this estimate in its place"
 
 
@@ -475,7 +490,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return "matters where no GPU ran the model"
+        return "is for builds where no GPU ran the model"
     host = data.host or first_with(data, analysis.STEP)
     gpu = gpu_model.for_host(host, data.machines)
     rows = _estimate_rows(host, gpu)
