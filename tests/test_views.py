@@ -1483,8 +1483,14 @@ def test_the_gallery_names_the_fastest_cpu_by_its_own_name_and_gives_the_estimat
     # The lead says one step, and the fastest figure says which experiments it reads.
     assert "one training step (not a whole epoch) beat its own CPU's only" in said
     assert "the best median of the square sweep and the shapes experiment" in table
-    # A machine without a GPU shows one keyed dash in its GPU cells, not a sentence in each.
-    assert ">—</td>" in table and "—: the machine has no GPU." in table and "none: it has no GPU" not in table
+    # Two tables a laptop shows whole: every machine's rates, then only the machines with a GPU, so a CPU-only
+    # machine has no GPU cells to fill.
+    every, gpus = (untrusted.restore(part) for part in table.split("Machines with a GPU", 1))
+    gpus = gpus.split("Measured on")[0]  # the table, not the provenance lines under it
+    assert all(m.label in every for m in data.machines)
+    assert gpu.label in gpus and not any(m.label in gpus for m in data.machines if m.gpu is None)
+    assert "none: it has no GPU" not in table and "No machine here has a GPU." in str(
+        page.render_section("gallery", Dataset([m for m in data.machines if m.gpu is None])))
 
 
 def test_the_code_page_indexes_every_pages_facts_and_sections_by_page():

@@ -7,7 +7,6 @@ from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import (
     Html,
-    fold_constant_columns,
     html,
     iqr_share,
     join,
@@ -65,37 +64,48 @@ def gallery_takeaway(data: Dataset) -> str:
 
 @section
 def gallery(data: Dataset) -> Html:
-    """Every machine side by side: peak, achieved rates, bandwidths, crossover, provenance."""
+    """Every machine side by side, in two tables a laptop shows whole: every machine's rates and bandwidth, then the
+    GPU machines' bus, crossover and estimate check; provenance under both."""
     if not data.machines:
         return missing("No results files were found.")
     feeder = data.host or data.machines[0]  # the estimate every page draws is fed by the build host
-    rows = [_gallery_row(m, feeder) for m in data.machines]
+    rows = [_gallery_row(m) for m in data.machines]
     head = ["machine", "CPU fp32 peak (from the reported clock)", "fastest fp32 matrix product",
-            "copy bandwidth, largest copy (all threads; read plus write)",
-            "host→device (pinned)", "GPU step shorter (one step, not an epoch)",
-            "real GPU step ÷ the GPU estimate",
-            "rounds begun slow"]
-    # The GPU columns say one thing in every row while no machine has a GPU: said once, under the table.
-    head, rows, said = fold_constant_columns(head, rows, [4, 5, 6])
-    every = note(html("The same for every machine: {}.", join(said, "; "))) if said else Html("")
-    # The home grid races whole epochs: its crossover can fall at another batch than this column's steps.
-    steps = (note("GPU step shorter: the training step alone. The home grid races whole epochs, so its crossover "
-                  "can differ. Real GPU step ÷ the GPU estimate: how much longer a measured step took than the "
-                  "estimate predicted (Predicting a step).") if any(m.gpu_device(analysis.STEP) for m in data.machines)
-             else Html(""))
+            "copy bandwidth, largest copy (all threads; read plus write)", "rounds begun slow"]
     # Which experiments "fastest" reads: a reader checking the sweep's own table finds a lower figure.
-    fastest = note("Fastest fp32 matrix product: the best median of the square sweep and the shapes experiment.")
-    if any(m.gpu is None for m in data.machines):  # one key for the GPU cells of machines without one
-        fastest += note(f"{NO_GPU}: the machine has no GPU.")
-    exceeded = (steps + fastest + note(PEAK_ASSUMES)
-                + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html("")))
+    keys = (note("Fastest fp32 matrix product: the best median of the square sweep and the shapes experiment.")
+            + note(PEAK_ASSUMES) + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html("")))
     copies = [c for m in data.machines for d in ("cpu", m.gpu_device("call_overhead")) if d
               and (c := analysis.largest_copy(m, d))]
-    return (table(head, rows) + marks_note_for(copies) + exceeded + every
-            + _state_note(data) + join((provenance(m, data.host) for m in data.machines), "\n"))
+    return (table(head, rows, caption="Every machine: its peak, its fastest matrix product and its memory")
+            + marks_note_for(copies) + keys + _state_note(data) + _gallery_gpus(data, feeder)
+            + join((provenance(m, data.host) for m in data.machines), "\n"))
 
 
-NO_GPU = "—"  # a GPU cell of a machine that has none: keyed once under the table, not said in every row
+def _gallery_gpus(data: Dataset, feeder: Machine) -> Html:
+    """The gallery's second table: per machine with a GPU, its bus, where its step got shorter, and how its real
+    step compared with the estimate; a note where no machine has one."""
+    gpus = [m for m in data.machines if m.gpu is not None]
+    if not gpus:
+        return note("No machine here has a GPU.")
+    from build_hooks.views.training_step import step_lead_words  # imported late, as views import each other
+
+    def crossings(m: Machine) -> Html | str:
+        if not m.gpu_device(analysis.STEP):
+            return "no GPU step measured"
+        return join([html("width {}: {}", w, step_lead_words(m, w, "never")) for w in analysis.widths(m)], "<br>")
+
+    def bus(m: Machine) -> str:
+        transfer = analysis.transfer_bandwidth(m, "host_to_device", "pinned")
+        return si(transfer[max(transfer)], "B/s") if transfer else f"none: {why_no_transfer(m)}"
+    rows = [[m.label, bus(m), crossings(m), _estimate_error(m, feeder)] for m in gpus]
+    head = ["machine", "host→device (pinned)", "GPU step shorter (one step, not an epoch)",
+            "real GPU step ÷ the GPU estimate"]
+    # The home grid races whole epochs: its crossover can fall at another batch than this column's steps.
+    return (table(head, rows, caption="Machines with a GPU: its bus, its crossover and the estimate's check")
+            + note("GPU step shorter: the training step alone. The home grid races whole epochs, so its crossover "
+                   "can differ. Real GPU step ÷ the GPU estimate: how much longer a measured step took than the "
+                   "estimate predicted (Predicting a step)."))
 
 
 def _state_note(data: Dataset) -> Html:
@@ -117,15 +127,12 @@ def _slow_starts(m: Machine) -> str:
     return f"{100 * share:.0f}%" + (": most rounds" if share > gate.MOSTLY_SLOW else "")
 
 
-def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
+def _gallery_row(m: Machine) -> list[Html]:
     gpu = m.gpu_device("gemm_rate")
     cpu_rates, gpu_rates = analysis.gemm_rates(m, "cpu"), analysis.gemm_rates(m, gpu) if gpu else {}
     peak = m.cpu["fp32_peak_flops"]
     cpu_params = cost_model.measured_params(m, "cpu")
     gpu_params = cost_model.measured_params(m, m.gpu_device("call_overhead")) if m.gpu_device("call_overhead") else None
-    transfer = analysis.transfer_bandwidth(m, "host_to_device", "pinned")
-    from build_hooks.views.training_step import step_lead_words  # imported late, as views import each other
-    crossings = [f"width {w}: {step_lead_words(m, w, 'never')}" for w in analysis.widths(m)]
     return [
         # Two files of one CPU read alike but for what one recorded: an absent instruction set is said, not implied.
         html("{}<br><small>{}, {}{}</small>", m.label, m.origin, m.doc["datetime"][:10],
@@ -139,9 +146,6 @@ def _gallery_row(m: Machine, feeder: Machine) -> list[Html]:
         + (html("<br>GPU {}{}", si(gpu_params.bandwidth, "B/s"),
                 point_mark(analysis.largest_copy(m, m.gpu_device("call_overhead"))))
            if gpu_params else ""),
-        si(transfer[max(transfer)], "B/s") if transfer else NO_GPU if m.gpu is None else f"none: {why_no_transfer(m)}",
-        join(crossings, "<br>") if m.gpu_device(analysis.STEP) else NO_GPU if m.gpu is None else "no GPU measured",
-        _estimate_error(m, feeder),
         _slow_starts(m),
     ]
 
@@ -163,11 +167,11 @@ def _peak_cell(peak: float | None, above: float | None) -> Html | str:
 
 
 def _estimate_error(m: Machine, feeder: Machine) -> str:
-    """How the first-principles GPU estimate, fed by the build host as the pages feed it, compared with this machine's
-    measured GPU steps (gpu_estimate.check), as the cost model page says it."""
+    """How the first-principles GPU estimate, fed by the build host as the pages feed it, compared with this GPU
+    machine's measured steps (gpu_estimate.check), as the cost model page says it."""
     found = gpu_estimate.check(m, feeder)
     if found is None:
-        return NO_GPU if m.gpu is None else f"not compared: not the {gpu_estimate.SHEET.name}"
+        return f"not compared: not the {gpu_estimate.SHEET.name}"
     return f"{found.median:.2g}× (median; {found.lowest:.2g}× to {found.highest:.2g}×)"
 
 
