@@ -156,3 +156,10 @@ def slow_start_share(doc: dict, groups: set[str] | None = None) -> float | None:
             slow += sum(r > fastest * SLOW_STATE_RATIO for r in readings)
             total += len(readings)
     return slow / total if total else None
+
+
+def time_box_cuts(doc: dict) -> tuple[int, int]:
+    """(experiments that ran fewer rounds than planned, experiments that recorded their conditions) in a results
+    document: how often its time box cut a run short."""
+    recorded = [meta["conditions"] for meta in doc["experiments"].values() if meta.get("conditions")]
+    return sum(1 for c in recorded if c.get("planned_rounds") and c["rounds"] < c["planned_rounds"]), len(recorded)

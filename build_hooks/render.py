@@ -312,8 +312,12 @@ def _slow_note(machine: Machine) -> str:
     """A machine that began most rounds slow says so in its provenance: its numbers are read wherever that is."""
     if not mostly_slow(machine):
         return ""
+    short, recorded = gate.time_box_cuts(machine.doc)
+    # A time box that cut most runs short weakens every number too: said beside the slow starts (About the data).
+    cut = (f" Its time box cut {short} of {recorded} experiments short (About the data)." if 2 * short > recorded
+           else "")
     return (f" It began {100 * gate.slow_start_share(machine.doc):.0f}% of its rounds running slow. Its times may be "
-            "longer than its hardware needs.")
+            f"longer than its hardware needs.{cut}")
 
 
 def _gpu_stack(machine: Machine) -> str:

@@ -854,6 +854,12 @@ def test_a_machine_that_began_most_rounds_slow_is_marked_wherever_its_numbers_ar
                 untrusted.restore(page.render_fact("break_even_answer", data)))
     provenance, sheet, fitted = shown(0.61)
     assert "It began 61% of its rounds running slow. Its times may be longer than its hardware needs." in provenance
+    assert "time box cut" not in provenance  # the fixture's runs finished their rounds
+    cut = [meta["conditions"] for meta in gpu.doc["experiments"].values() if meta.get("conditions")]
+    for conditions in cut[: len(cut) // 2 + 1]:  # most runs cut short: said beside the slow starts
+        conditions.update(rounds=2, planned_rounds=3)
+    assert (f"Its time box cut {len(cut) // 2 + 1} of {len(cut)} experiments short (About the data)."
+            in str(render.provenance(gpu)))
     assert sheet.count('<sup title="began most rounds slow">°</sup>') == 2 and "Slow machine (°)" in sheet
     assert "That machine often began its rounds slow, so its times may run high" in fitted
     for text in shown(0.2):
@@ -1679,3 +1685,20 @@ def test_the_estimates_lowered_edge_names_the_machine_that_lowered_it():
     assert f"not the usual {gpu_estimate.FASTER:g}×" in said
     assert fastest.cpu_short_name in said and si(gpu_estimate.host_op_seconds(fastest), "s") in said
     assert f"against the build host's {si(gpu_estimate.host_op_seconds(host), 's')}" in said
+
+
+def test_about_the_data_opens_with_how_much_to_lean_on_each_machine(monkeypatch):
+    """machine_trust gives each machine's share of rounds begun slow, the experiments its time box cut short and its
+    largest canary drift, from its recorded conditions; a file that recorded none says so."""
+    from build_hooks import gate
+    from conftest import complete_doc
+
+    doc, bare = complete_doc(machine_id="a"), complete_doc(machine_id="b")
+    recorded = [meta["conditions"] for meta in doc["experiments"].values() if meta.get("conditions")]
+    recorded[0].update(rounds=2, planned_rounds=3, canaries={"memory": [1.0, 3.0]})
+    for meta in bare["experiments"].values():
+        meta.pop("conditions", None)
+    monkeypatch.setattr(gate, "slow_start_share", lambda d, groups=None: 0.61 if d is doc else None)
+    html = bare_cells(page.render_section("machine_trust", Dataset([Machine(doc, "a", "t"), Machine(bare, "b", "t")])))
+    assert f"<td>61%</td><td>1 of {len(recorded)}</td><td>200%</td>" in html
+    assert "<td>not recorded</td><td>not recorded</td><td>not recorded</td>" in html

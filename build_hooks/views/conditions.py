@@ -23,6 +23,29 @@ def _drift(readings: list[float] | None) -> str:
 
 
 @section
+def machine_trust(data: Dataset) -> Html:
+    """About the data's first table: per machine, how much to lean on its numbers, from its recorded conditions: the
+    share of rounds begun slow, the experiments its time box cut short, and its largest canary drift."""
+    rows = []
+    for m in data.machines:
+        recorded = [meta["conditions"] for meta in m.doc["experiments"].values() if meta.get("conditions")]
+        short, _ = gate.time_box_cuts(m.doc)
+        drifts = [moved for c in recorded for readings in c.get("canaries", {}).values()
+                  if (moved := conditions.drift(readings)) is not None]
+        slow = gate.slow_start_share(m.doc)
+        rows.append([m.label, html("{}, {}", m.origin, m.doc["datetime"][:10]), _percent(slow),
+                     f"{short} of {len(recorded)}" if recorded else "not recorded",
+                     f"{100 * (max(drifts) - 1):.0f}%" if drifts else "not recorded"])
+    if not rows:
+        return missing("No results files were found.")
+    return table(["machine", "source", "rounds begun slow", "experiments the time box cut short",
+                  "largest canary drift"], rows, caption="How much to lean on each machine") + note(
+        f"Begun slow: a short check task, timed as a round began, took over {gate.SLOW_STATE_RATIO:g}× its best. "
+        "Cut short: the experiment ran fewer rounds than planned. Canary drift: its slowest check over its fastest, "
+        "minus one; thousands of percent mean a stall. The more of each, the less to lean on that machine's numbers.")
+
+
+@section
 def measurement_conditions(data: Dataset) -> Html:
     """Per machine and experiment: rounds, canary drift, other processes' CPU use, steal, load."""
     machines = [m for m in data.shown() if any("conditions" in meta for meta in m.doc["experiments"].values())]
@@ -49,8 +72,7 @@ def measurement_conditions(data: Dataset) -> Html:
                         + [_drift(canaries.get(kind)) for kind in ("one_thread", "all_threads", "memory")]
                         + gated + [_percent(measured_under.get("foreign_cpu")), _percent(measured_under.get("steal")),
                            f"{load[0]:.2f}" if load else "not recorded", loaded])
-        short = sum(1 for meta in m.doc["experiments"].values() if (c := meta.get("conditions"))
-                    and c.get("planned_rounds") and c["rounds"] < c["planned_rounds"])
+        short, _ = gate.time_box_cuts(m.doc)
         # Rounds cut by a time box weaken every comparison on that machine: said above its table, not only in it.
         cut = (html("<p>The time box ran out: {} of its {} experiments ran fewer rounds than planned.</p>", short,
                     len(rows)) if short else "")
