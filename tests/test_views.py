@@ -1702,3 +1702,15 @@ def test_about_the_data_opens_with_how_much_to_lean_on_each_machine(monkeypatch)
     html = bare_cells(page.render_section("machine_trust", Dataset([Machine(doc, "a", "t"), Machine(bare, "b", "t")])))
     assert f"<td>61%</td><td>1 of {len(recorded)}</td><td>200%</td>" in html
     assert "<td>not recorded</td><td>not recorded</td><td>not recorded</td>" in html
+
+
+def test_batch_size_draws_its_crossing_at_the_widest_width_the_gpu_crossed(plots_left_out):
+    """crossing_plot draws the CPU and the GPU step at the widest width where the GPU's step got shorter, says from
+    which batch, and says no crossing is drawn where no GPU was measured."""
+    times = {("cpu", w, b): 1e-4 * b * w / 32 for w in (32, 512) for b in (1, 8, 64)}
+    times |= {("cuda", w, b): 2e-3 for w in (32, 512) for b in (1, 8, 64)}
+    doc = synthetic_doc(step_times=times, gpu="Fixture GPU")
+    html = str(page.render_section("crossing_plot", Dataset([Machine(doc, "f", "t")])))
+    assert "at width 512, CPU and GPU" in html and "The GPU&#x27;s step is shorter from batch 8." in html
+    assert "no measured crossing" in str(page.render_section("crossing_plot", Dataset([Machine(synthetic_doc(), "f",
+                                                                                                   "t")])))

@@ -288,8 +288,8 @@ def gpu_estimate_model(data: Dataset) -> str:
     return (f"It runs on the {sheet.name}'s published figures: {si(sheet.fp32_flops, 'FLOP/s')} FP32 and "
             f"{si(sheet.memory_bytes_s, 'B/s')} memory (the table below cites them). It adds two assumptions of "
             f"this model, not datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
-            f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Its band is stated: a real step may take {band}. "
-            "Every comparison with it counts a lead only beyond that band" + _lower_edge_reason(gpu, host, data))
+            f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Its band is stated: a real step may take {band}, "
+            "and a lead counts only beyond it" + _lower_edge_reason(gpu, host, data))
 
 
 @fact
@@ -490,7 +490,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
     """The estimate table's first and last rows at the widest width, read out."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return "is for builds where no GPU ran the model"
+        return "is for builds with no GPU"
     host = data.host or first_with(data, analysis.STEP)
     gpu = gpu_model.for_host(host, data.machines)
     rows = _estimate_rows(host, gpu)

@@ -135,7 +135,7 @@ NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 # The same rule as the steps' key (training_step.OUT_OF_LINE_STEP): longer than a neighbour that should take longer.
 OUT_OF_LINE_WORDS = ("Out of line: the loser was slower than a neighbour allows. Its epoch at half the batch took "
-                     "less time, or its steps at twice the batch were quicker. Against that time, it would not have "
+                     "less time. Or its steps at twice the batch were quicker. Against that time, it would not have "
                      "lost.")
 # Short sentences: this key is under the grid on home and on the race page.
 SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its epoch at half the batch. "

@@ -174,6 +174,34 @@ def step_answer(data: Dataset) -> Html:
             + _out_of_line_lead_key(cell for part_epochs in epoch_cells for cell in part_epochs))
 
 
+@section
+def crossing_plot(data: Dataset) -> Html:
+    """batch-size's key figure: at the widest width where a measured GPU's step got shorter, the CPU's and the GPU's
+    step against batch, two lines, so a learner sees one stay flat while the other grows past it."""
+    machine = gpu_with(data, STEP)
+    if machine is None:
+        return missing("No GPU was measured, so there is no measured crossing to draw.")
+    device = machine.gpu_device(STEP)
+    crossed = [w for w in analysis.widths(machine) if analysis.crossover_batch(machine, w)]
+    width = max(crossed) if crossed else max(analysis.widths(machine))
+    series = []
+    for kind, style in (("cpu", "-"), (device, "--")):
+        curve = analysis.step_curve(machine, kind, width)
+        series.append(plots.Series(f"{DEVICE_NAME[kind]}, width {width}", [p.batch for p in curve],
+                                   [p.seconds * 1e3 for p in curve], style, kind,
+                                   [bool(stats.caveats(p.stats, p.flags)) if p.stats else p.shaky for p in curve]))
+    batch = analysis.crossover_batch(machine, width)
+    where = (f"The GPU's step is shorter from batch {batch}." if batch else
+             "The GPU's step never got shorter at any width, so this is the widest.")
+    svg = plots.line_panels(
+        [{"series": series, "xlabel": "batch size (samples)", "ylabel": "time per training step (ms)",
+          "subtitle": "Lower is better"}],
+        title=f"Width {width}: one step on each device of {machine.label}",
+        alt=f"Step time against batch size at width {width}, CPU and GPU; the table above has the ends.",
+        size=(4.6, 3.0))
+    return figure(svg, f"Solid: CPU; dashed: GPU. A ring marks a point not to lean on. {where}")
+
+
 @fact
 def crossover_takeaway(data: Dataset) -> str:
     """The cheat sheet's answer in one or two short sentences, from the first measured GPU machine's steps: the widths
@@ -222,14 +250,14 @@ def crossover_table(data: Dataset) -> Html:
 
 
 # Short sentences: this key is under the tables of batch-size and the cheat sheet.
-OUT_OF_LINE_STEP = ("Out-of-line CPU step: it took longer than at the next, larger batch, which does more work. "
+OUT_OF_LINE_STEP = ("Out-of-line CPU step: longer than at the next, larger batch. That batch does more work. "
                     "A GPU lead over it is not counted.")
 
 
 def _out_of_line_lead_key(epoch_cells) -> Html:
     """The key for an epoch cell that leaves a race lead out (_epoch_lead), where some cell does, else nothing."""
     if any("out-of-line lead" in str(cell) for cell in epoch_cells):
-        return note("Out-of-line lead: the race's loser was slower than a neighbouring batch allows.")
+        return note("Out-of-line lead: the race's loser was slower than its neighbours allow.")
     return Html("")
 
 
