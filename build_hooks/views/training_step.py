@@ -190,6 +190,8 @@ def crossing_plot(data: Dataset) -> Html:
         series.append(plots.Series(f"{DEVICE_NAME[kind]}, width {width}", [p.batch for p in curve],
                                    [p.seconds * 1e3 for p in curve], style, kind,
                                    [bool(stats.caveats(p.stats, p.flags)) if p.stats else p.shaky for p in curve]))
+    if not all(line.x for line in series):
+        return missing(f"No steps at width {width} on both devices to draw.")
     batch = analysis.crossover_batch(machine, width)
     where = (f"The GPU's step is shorter from batch {batch}." if batch else
              "The GPU's step never got shorter at any width, so this is the widest.")
