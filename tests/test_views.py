@@ -595,7 +595,7 @@ def test_each_bf16_row_is_its_own_products_rate_against_the_build_hosts_fp32():
     ("gpu_profile_summary", "No GPU was profiled", "On the Fixture GPU, the host spent"),
     ("gpu_peak_memory", "This build has no GPU allocator peak", "On the Fixture GPU at batch"),
     ("break_even_answer", "On the build host, an operation's arithmetic alone outlasts",
-     "On the measured Fixture GPU, the GPU's step got shorter than the CPU step on its own machine "),
+     "Against the 4-thread Fixture in its own machine, the Fixture GPU's step got shorter "),
 ])
 def test_a_gpu_fact_names_a_measured_gpu_and_says_plainly_when_there_is_none(name, without, with_gpu):
     """Each lesson fact about a GPU reads a measured GPU where the data has one (even on another machine than the

@@ -579,9 +579,9 @@ def break_even_answer(data: Dataset) -> str:
         slow = ". That machine often began its rounds slow, so its times may run high" if mostly_slow(machine) else ""
         # The FAQ's short answer: where the GPU stayed ahead, the break-even, and a link (in the page) for the rest:
         # batch-size gives every width, the leads left out and the span's two ends.
-        return (f"On the measured {gpu}, the GPU's step got shorter than the CPU step on its own machine "
-                f"{step_crossings(machine, brief=True)}{slow}. The cost model puts the break-even at a step of "
-                f"{break_even_step_span(data)} (an MFLOP is a million additions or multiplications)")
+        return (f"Against the {untrusted.placeholder(machine.cpu_short_name)} in its own machine, the {gpu}'s step "
+                f"got shorter {step_crossings(machine, brief=True)}{slow}. The cost model puts the break-even at a "
+                f"step of {break_even_step_span(data)} (an MFLOP is a million additions or multiplications)")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
