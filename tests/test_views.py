@@ -1302,6 +1302,12 @@ def test_cpu_choice_opens_with_where_the_gpu_stayed_ahead_of_no_cpu_and_where_it
     assert said.endswith("with a hidden layer of width 8, the Fixture GPU box did not stay ahead of any of the 2 "
                          "CPUs, up to batch 64. With a wider layer, it pulled ahead from a batch that depends on the "
                          "CPU. That batch is between 1 and 64 at width 512")
+    for epochs in gpu["epochs"].values():  # every GPU epoch on too few runs: the answer says to read the scale
+        for point in epochs.values():
+            point["caveats"] = ["few"]
+    said = untrusted.restore(page.render_fact("cpu_choice_answer", Dataset([])))
+    assert said.endswith("between 1 and 64 at width 512. Each GPU epoch rests on too few timed runs, so read a "
+                         "batch's scale, not the batch")
 
 
 def test_cpu_choice_says_where_a_gpu_served_a_request_faster_than_its_own_cpu():

@@ -124,7 +124,9 @@ def cpu_choice_answer(data: Dataset) -> str:
     if not said:
         raise MissingData("no epochs to compare")
     # Whole epochs, said: the gallery's crossovers are per step and can fall at other batches.
-    return "Measured here in whole epochs, " + ". ".join(said)
+    rough = (". Each GPU epoch rests on too few timed runs, so read a batch's scale, not the batch"
+             if not gpu["estimate"] and race.all_points_have(gpu, "few") else "")
+    return "Measured here in whole epochs, " + ". ".join(said) + rough
 
 
 def _crossover_batch(cpu: dict, gpu: dict, width: int) -> tuple[int | None, list[int]]:
