@@ -1720,3 +1720,21 @@ def test_batch_size_draws_its_crossing_at_the_widest_width_the_gpu_crossed(plots
     assert "at width 512, CPU and GPU" in html and "The GPU&#x27;s step is shorter from batch 8." in html
     assert "no measured crossing" in str(page.render_section("crossing_plot", Dataset([Machine(synthetic_doc(), "f",
                                                                                                    "t")])))
+
+
+def test_scaling_gives_the_other_machines_ddp_price_as_a_span():
+    """ddp_elsewhere sets two DDP processes against one process on every machine but the first, as a span, and says
+    the price depends on the machine only where the span is wider than the meaningful ratio."""
+    def machine(name, ddp):
+        doc = synthetic_doc(machine_id=name, brand=name)
+        add_points(doc, "data_parallel", [({"setup": "one_process", "processes": 1, "global_batch": 64}, 1e-3, {}),
+                                          ({"setup": "ddp", "processes": 2, "global_batch": 64}, ddp, {}),
+                                          ({"setup": "all_reduce", "processes": 2, "global_batch": 64}, 1e-4, {})])
+        return Machine(doc, name, "t")
+    first = machine("first", 2e-3)
+    said = page.render_fact("ddp_elsewhere", Dataset([first, machine("b", 1.5e-3), machine("c", 2.2e-3)]))
+    assert said == ("On the 2 other machines that ran it, two processes took 1.5× to 2.2× one process's time per "
+                    "step. So the price of coordination depends on the machine")
+    assert page.render_fact("ddp_elsewhere", Dataset([first, machine("b", 1.5e-3)])).endswith(
+        "took 1.5× one process's time per step")
+    assert page.render_fact("ddp_elsewhere", Dataset([first])) == "No other machine in this build ran it"

@@ -6,7 +6,7 @@ from build_hooks import analysis, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact, section
 from build_hooks.render import Html, caveat, first_with, median_text, medians_table
-from build_hooks.wording import ratio_sentence
+from build_hooks.wording import multiple, ratio_sentence
 
 GROUP = "data_parallel"
 
@@ -37,6 +37,26 @@ def ddp_summary(data: Dataset) -> str:
             f"The all-reduce of one model's gradients alone took {said['all_reduce']}, "
             f"{100 * reduce / ddp:.0f}% of a DDP step ({_share_range(points['all_reduce'], points['ddp'])} "
             "between the quartiles)")
+
+
+@fact
+def ddp_elsewhere(data: Dataset) -> str:
+    """Two DDP processes over one process's step on every other machine that ran it, as a span: the price of
+    coordination depends on the machine (#39 review: one noisy machine alone taught it); or that none other did."""
+    first = first_with(data, GROUP)
+    ratios = []
+    for machine in data.with_experiment(GROUP):
+        points = analysis.point_stats(machine, GROUP, "setup") if machine is not first else {}
+        if {"ddp", "one_process"} <= points.keys():
+            ratios.append(points["ddp"]["median"] / points["one_process"]["median"])
+    if not ratios:
+        return "No other machine in this build ran it"
+    n = len(ratios)
+    who = "the other machine that ran it" if n == 1 else f"the {n} other machines that ran it"
+    low, high = min(ratios), max(ratios)
+    span = multiple(low) if stats.compare(low, high) == 0 else f"{multiple(low)} to {multiple(high)}"
+    depends = ". So the price of coordination depends on the machine" if stats.compare(low, high) else ""
+    return f"On {who}, two processes took {span} one process's time per step{depends}"
 
 
 def _share_range(part: dict, whole: dict) -> str:
