@@ -443,26 +443,33 @@ def test_chart_letters_sit_at_their_lines_and_the_lines_fill_the_frame(browser, 
     assert max(ys) - min(ys) >= 0.6 * found["height"], (min(ys), max(ys), found["height"])
 
 
-@pytest.mark.parametrize("gpu_seconds, doubted", [(2.5, True), (1.0, False)])
-def test_a_win_over_an_epoch_whose_steps_were_quicker_at_twice_the_batch_is_doubted(browser, site_url, gpu_seconds,
-                                                                                     doubted):
-    """race.js applies race.at_double_pace: a CPU epoch of 3 s at batch 16, against 1 s (half the steps) at batch 32,
-    is 2 s at that pace; a 2.5 s GPU win is doubtful, while a 1 s win clears even that pace and stands."""
+def two_lane_result(browser, site_url, cpu: dict[str, float], gpu: dict[str, float]) -> str:
+    """The race's result line at batch 16 for one synthetic machine's CPU and GPU lanes (epoch seconds by batch)."""
     def data_of(real):
         def lane(i, kind, times):
             return {"id": f"lane-{i}", "kind": kind, "device": "cuda" if kind == "GPU" else "cpu", "estimate": False,
                     "label": f"Synthetic {kind}", "machine": "Synthetic", "machine_id": "synthetic",
                     "epochs": {"32": {b: {"seconds": t, "q1": t * 0.99, "q3": t * 1.01, "rows": 2048, "regime": None,
                                           "caveats": []} for b, t in times.items()}}}
-        lanes = [lane(0, "CPU", {"16": 3.0, "32": 1.0}), lane(1, "GPU", {"16": gpu_seconds, "32": 4.0})]
-        return {**real, "lanes": lanes, "widths": [32], "batches": [16, 32],
-                "machines": [{"crossover": {}, "id": "synthetic", "label": "Synthetic"}]}
+        return {**real, "lanes": [lane(0, "CPU", cpu), lane(1, "GPU", gpu)], "widths": [32],
+                "batches": sorted(int(b) for b in cpu), "machines": [{"crossover": {}, "id": "synthetic",
+                                                                       "label": "Synthetic"}]}
     page, errors = open_race_with(browser, site_url, data_of, reduced_motion="reduce")
     set_batch(page, 16)
     page.get_by_role("button", name="Start").click()
     result = page.locator("#race-result").text_content()
     page.close()
-    assert result.startswith("Winner: Synthetic GPU") and not errors
+    assert not errors
+    return result
+
+
+@pytest.mark.parametrize("gpu_seconds, doubted", [(2.5, True), (1.0, False)])
+def test_a_win_over_an_epoch_whose_steps_were_quicker_at_twice_the_batch_is_doubted(browser, site_url, gpu_seconds,
+                                                                                     doubted):
+    """race.js applies race.at_double_pace: a CPU epoch of 3 s at batch 16, against 1 s (half the steps) at batch 32,
+    is 2 s at that pace; a 2.5 s GPU win is doubtful, while a 1 s win clears even that pace and stands."""
+    result = two_lane_result(browser, site_url, {"16": 3.0, "32": 1.0}, {"16": gpu_seconds, "32": 4.0})
+    assert result.startswith("Winner: Synthetic GPU")
     assert ("steps took longer than at twice the batch" in result) == doubted, result
 
 
@@ -470,20 +477,7 @@ def test_a_win_over_an_epoch_whose_steps_were_quicker_at_twice_the_batch_is_doub
 def test_a_win_over_an_epoch_slower_than_at_half_the_batch_is_doubted(browser, site_url, gpu_seconds, doubted):
     """race.js applies race.out_of_line: a CPU epoch of 3 s at batch 16 against 1 s at batch 8 makes a 2 s GPU win
     doubtful, while a 0.5 s win clears even the faster time and stands unqualified."""
-    def data_of(real):
-        def lane(i, kind, times):
-            return {"id": f"lane-{i}", "kind": kind, "device": "cuda" if kind == "GPU" else "cpu", "estimate": False,
-                    "label": f"Synthetic {kind}", "machine": "Synthetic", "machine_id": "synthetic",
-                    "epochs": {"32": {b: {"seconds": t, "q1": t * 0.99, "q3": t * 1.01, "rows": 2048, "regime": None,
-                                          "caveats": []} for b, t in times.items()}}}
-        lanes = [lane(0, "CPU", {"8": 1.0, "16": 3.0}), lane(1, "GPU", {"8": 4.0, "16": gpu_seconds})]
-        return {**real, "lanes": lanes, "widths": [32], "batches": [8, 16],
-                "machines": [{"crossover": {}, "id": "synthetic", "label": "Synthetic"}]}
-    page, errors = open_race_with(browser, site_url, data_of, reduced_motion="reduce")
-    set_batch(page, 16)
-    page.get_by_role("button", name="Start").click()
-    result = page.locator("#race-result").text_content()
-    page.close()
-    assert result.startswith("Winner: Synthetic GPU") and not errors
+    result = two_lane_result(browser, site_url, {"8": 1.0, "16": 3.0}, {"8": 4.0, "16": gpu_seconds})
+    assert result.startswith("Winner: Synthetic GPU")
     assert "Both take 128 steps: " in result, result  # the reason is the replayed epochs' cost per step
     assert ("this lead would not hold" in result) == doubted, result

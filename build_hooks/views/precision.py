@@ -260,7 +260,7 @@ def precision_cpu_table(data: Dataset) -> Html:
                           ) + marks_note_for([p for row in shown[:TABLE_MACHINES] for p in row])
 
 
-GENERIC_KERNEL_RATIO = 3.0  # converting formats costs a few times at most; beyond, a slow kernel runs
+GENERIC_KERNEL_RATIO = 3.0  # converting formats costs little beside a product; a slowdown past this is a slow kernel
 
 
 @fact
@@ -290,8 +290,9 @@ def precision_cpu_explanation(data: Dataset) -> str:
         reports = ("" if units in ("AVX-512 BF16", "AVX-512 + AMX") else
                    f" The build host reports {units}, not one of these." if units else
                    " The build host's file does not record its instruction set.")
-        return (f"Converting bf16 to fp32 and back would cost a few times fp32's work, not {GENERIC_KERNEL_RATIO:g}× "
-                "or more. So most likely a generic, untuned bf16 kernel ran, while fp32 used the tuned BLAS. On x86, "
+        return (f"Converting bf16 to fp32 and back touches each number once, little beside a product's arithmetic. "
+                f"So a slowdown of {GENERIC_KERNEL_RATIO:g}× or more most likely means a generic, untuned bf16 kernel "
+                "ran, while fp32 used the tuned BLAS. On x86, "
                 "oneDNN's fast bf16 kernels need AVX-512 BF16 or AMX, or AVX2's newer 16-bit extensions."
                 f"{reports} Only the memory saving remains.")
     return ("A CPU without native 16-bit matrix instructions converts bf16 to fp32 to multiply "
