@@ -205,7 +205,7 @@ def test_profile_summary_names_each_models_largest_kind():
 def test_sections_render_tables_and_a_labelled_estimate_in_the_plot():
     """The steps section draws a figure whose legend labels the H200 lane an estimate, and tables every point."""
     html = page.render_section("transformer_steps", dataset(transformer_block=steps({1: 1e-3, 8: 2e-3})))
-    assert "<svg" in html and "NVIDIA H200 SXM estimate" in html and "estimate (its band)" in html and "faster beyond the band" in html
+    assert "<svg" in html and "NVIDIA H200 SXM estimate" in html and "estimate (its band)" in html and "ahead beyond the band" in html
     assert stats.MEANINGFUL_RATIO > 1  # the verdict rule these sentences lean on
 
 

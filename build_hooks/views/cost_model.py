@@ -579,9 +579,13 @@ def break_even_answer(data: Dataset) -> str:
         slow = ". That machine often began its rounds slow, so its times may run high" if mostly_slow(machine) else ""
         # The FAQ's short answer: where the GPU stayed ahead, the break-even, and a link (in the page) for the rest:
         # batch-size gives every width, the leads left out and the span's two ends.
+        crossed = crossing_bracket(machine)
+        # The measured crossings' work, as home gives it; the fit's span where the GPU never crossed.
+        work = (f"It crossed at a step of {_flop_span(*crossed[:2])}" if crossed else
+                f"The cost model puts the break-even at a step of {break_even_step_span(data)}")
         return (f"Against the {untrusted.placeholder(machine.cpu_short_name)} in its own machine, the {gpu}'s step "
-                f"got shorter {step_crossings(machine, brief=True)}{slow}. The cost model puts the break-even at a "
-                f"step of {break_even_step_span(data)} (an MFLOP is a million additions or multiplications)")
+                f"got shorter {step_crossings(machine, brief=True)}{slow}. {work} (an MFLOP is a million additions "
+                "or multiplications)")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
@@ -636,21 +640,17 @@ def step_crossings(machine: Machine, brief: bool = False) -> str:
 @fact
 def home_one_number(data: Dataset) -> str:
     """Home's why under the grid, from the measured break-even (the first machine drawn with a measured GPU): the GPU
-    pays more fixed cost per step, the race's batches that pay it off, and the work per step they amount to. Where no
-    GPU was measured, the estimate's lines stand there instead (home_estimate_lines)."""
+    pays more fixed cost per step, and only enough arithmetic hides it. Where no GPU was measured, the estimate's
+    lines stand there instead (home_estimate_lines)."""
     measured = _measured_extra(data)
     if measured is None:
         return home_estimate_lines(data)
     gpu, extra = measured
     if extra <= 0:
         return f"The rule behind it: {gpu} pays no more per operation than its CPU, so batch size is not what decides"
-    batches = break_even_batches(data)
-    per_step = break_even_step_span(data)
-    # The fitted span, labelled as a fit: home's short answer gives the measured crossings (home_answer_work).
-    where = (f". A fit to its steps puts that at {batches} in the race's network. That is a step of {per_step}"
-             if batches else f". A fit to its steps puts that at a step of {per_step}")
+    # One figure on home, the measured crossings in its short answer: the fit's numbers live on batch-size.
     return (f"The rule behind it: {gpu} pays a larger fixed cost per step than its CPU, and only enough arithmetic "
-            f"hides it{where}")
+            "hides it")
 
 
 @fact
@@ -661,12 +661,13 @@ def home_answer_work(data: Dataset) -> str:
     first = first_measured_break_even(data) if _measured_extra(data) else None
     if first is None:
         return ""
-    flop = "(a FLOP is one addition or multiplication)"
+    flop = "(million additions or multiplications)"
     crossed = crossing_bracket(first[0])
     if crossed:
-        return f": the GPU measured here got ahead between steps of {_flop_span(*crossed[:2], 'and')} {flop}"
+        return (f" The GPU measured here pulled ahead once a step did somewhere between "
+                f"{_flop_span(*crossed[:2], 'and')} {flop}.")
     span = break_even_step_span(data)
-    return f": by a fit to the GPU measured here, about {span} per step {flop}" if span else ""
+    return f" By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:
@@ -716,7 +717,7 @@ def _flop_span(low: float, high: float, joiner: str = "to") -> str:
 
 def break_even_step_work(data: Dataset) -> tuple[float, float] | None:
     """break_even_work per step rather than per operation: times the operations the measured GPU's steps issue (the
-    same at every size, so the fit cannot split the two; break_even_batches reads the same FLOPs per operation).
+    same at every size, so the fit cannot split the two).
     The fewest operations times the low end, the most times the high end. None without a measured GPU."""
     first, work = first_measured_break_even(data), break_even_work(data)
     if first is None or work is None:
@@ -734,45 +735,6 @@ def break_even_step_span(data: Dataset) -> str | None:
     if work is None:
         return None
     return _flop_span(*work)
-
-
-def break_even_batches(data: Dataset) -> str:
-    """Where the race's network reaches the break-even work per operation, per width, on the machine it came from:
-    the batch at which the step's FLOPs per operation reach the low end and the high end, read off between the two
-    measured batches around each ("about batch 50 to 200 at width 2048"; "or more" past the largest measured).
-    Widths whose largest batch stays below the low end are left out; empty if all are."""
-    first, work = first_measured_break_even(data), break_even_work(data)
-    if first is None or work is None:
-        return ""
-    machine = first[0]
-    per_op: dict[int, dict[int, float]] = {}
-    for b in machine.measured(analysis.STEP, device=machine.gpu_device(analysis.STEP)):
-        extra = b["extra_info"]
-        if extra.get("flops") and extra.get("ops"):
-            per_op.setdefault(b["params"]["width"], {})[b["params"]["batch"]] = extra["flops"] / extra["ops"]
-    said = []
-    for width in sorted(per_op, reverse=True):  # the widest first: it gets there soonest
-        low, high = (_batch_reaching(per_op[width], end) for end in work)
-        if low is None:
-            continue
-        span = (f"about batch {low}" if high == low else
-                f"about batch {low} to {high}" if high else f"about batch {low} or more")
-        said.append(f"{span} at width {width}")
-    return listing(said) if said else ""
-
-
-def _batch_reaching(per_op: dict[int, float], work: float) -> str | None:
-    """The batch at which a step's FLOPs per operation reach `work`, read linearly between the measured batches on
-    either side (the work grows in proportion to the batch), to two significant figures; the smallest batch where it
-    is already reached; None past the largest."""
-    batches = sorted(per_op)
-    for before, after in zip([None] + batches, batches):
-        if per_op[after] >= work:
-            if before is None:
-                return str(after)
-            batch = before + (work - per_op[before]) * (after - before) / (per_op[after] - per_op[before])
-            return f"{float(f'{batch:.2g}'):g}"
-    return None
 
 
 def home_estimate_lines(data: Dataset) -> str:
