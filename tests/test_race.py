@@ -222,7 +222,7 @@ def test_a_lead_over_an_epoch_whose_steps_were_quicker_at_twice_the_batch_is_out
 
 def test_a_lead_over_a_slowed_loser_is_also_given_against_its_half_batch_epoch():
     """against_half is the lead over the loser's faster epoch at half the batch, only where that epoch was
-    meaningfully faster; the race's corner sentence then gives the smaller lead, as a floor."""
+    meaningfully faster; the race's corner sentence then gives the grid's lead and the smaller one."""
     from build_hooks.views.race import _corner
 
     def lane(seconds_by_batch: dict[int, float]) -> dict:
@@ -233,7 +233,7 @@ def test_a_lead_over_a_slowed_loser_is_also_given_against_its_half_batch_epoch()
     pairing = {"leader": "GPU", "ratio": 6.5, "narrow": False, "out_of_line": False, "estimate": False,
                "against_half": 5.0}
     said = _corner(pairing, 2048, 16)
-    assert said.endswith("the GPU finishes first, at least 5.0× ahead")
+    assert said.endswith("the GPU finishes first, 6.5× ahead, 5.0× against the CPU's faster epoch at batch 8")
     assert _corner({**pairing, "against_half": None}, 2048, 16).endswith("finishes first, 6.5× ahead")
 
 

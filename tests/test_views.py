@@ -1568,8 +1568,8 @@ def test_why_gpu_states_the_bf16_ratio_format_for_format_and_the_peak_share_if_t
     assert gemm_rate._bf16_like_for_like(None) == ""
     share = analysis.best_matmul_rate(machine) / machine.cpu["fp32_peak_flops"]
     peaks = page.render_fact("gpu_machine_peak_shares", committed)
-    over = ". Over 100% would mean its cores ran above the reported clock" if share > 0.5 else ""
-    assert f"the share is {200 * share:.0f}%{over}. This data cannot tell cores from hyper-threads" in peaks
+    over = ", which would need a clock above the reported one" if share > 0.5 else ""
+    assert f"the share is {200 * share:.0f}%{over}. This data cannot tell which" in peaks
     assert "differ in size" in said  # the committed products are 8192² on the GPU and 2048² on the CPU
 
 
@@ -1714,3 +1714,21 @@ def test_scaling_gives_the_other_machines_ddp_price_as_a_span():
     assert page.render_fact("ddp_elsewhere", Dataset([first, machine("b", 1.5e-3)])).endswith(
         "took 1.5× one process's time per step")
     assert page.render_fact("ddp_elsewhere", Dataset([first])) == "No other machine in this build ran it"
+
+
+def test_why_gpu_names_the_small_products_its_cpu_multiplied_faster():
+    """small_products_on_the_cpu names the sizes where a GPU machine's CPU multiplied faster beyond the spread, as
+    "up to n" where they are the smallest ones; a GPU never slower says so; no GPU, no comparison."""
+    def doc(cpu_faster: set[int]):
+        d = synthetic_doc(gpu="Fixture GPU")
+        add_points(d, "gemm_rate", [({"n": n}, 1e-3 if n in cpu_faster else 4e-3, {"flops": 2 * n**3}) for n in
+                                    (64, 128, 256)])
+        add_points(d, "gemm_rate", [({"n": n, "device": "cuda"}, 2e-3, {"flops": 2 * n**3}) for n in (64, 128, 256)])
+        return Dataset([Machine(d, "f", "t")])
+    said = untrusted.restore(page.render_fact("small_products_on_the_cpu", doc({64, 128})))
+    assert "up to n = 128, the Fixture GPU's own CPU multiplied faster" in said.replace("<bdi>", "").replace(
+        "</bdi>", "")
+    assert "at n = 64 and 256" in page.render_fact("small_products_on_the_cpu", doc({64, 256}))
+    assert page.render_fact("small_products_on_the_cpu", doc(set())).startswith("At every size swept, the ")
+    assert page.render_fact("small_products_on_the_cpu", Dataset([Machine(synthetic_doc(), "f", "t")])).startswith(
+        "No GPU's matrix products")

@@ -15,6 +15,7 @@ from build_hooks.render import (
     gpu_with,
     html,
     join,
+    listing,
     mark,
     marks_note_for,
     multiple,
@@ -214,11 +215,11 @@ def gpu_machine_peak_shares(data: Dataset) -> str:
         said.append(f"On {untrusted.placeholder(machine.label)}, the CPU reached {100 * share:.0f}% "
                     f"of its computed peak ({si(cpu_rate, 'FLOP/s')} of {si(cpu_peak, 'FLOP/s')}{counted})")
         if threads and threads % 2 == 0:  # a cloud vCPU is often a hyper-thread: the other reading, computed
-            halved = (f"If its {threads} threads are {threads // 2} cores' hyper-threads, the peak halves and the "
+            halved = (f"If its {threads} threads are hyper-threads on {threads // 2} cores, the peak halves and the "
                       f"share is {200 * share:.0f}%")
             # Over 100% does not settle it: a clock boosting past the reported one also passes a computed peak.
-            over = ". Over 100% would mean its cores ran above the reported clock" if share > 0.5 else ""
-            said.append(halved + over + ". This data cannot tell cores from hyper-threads")
+            over = ", which would need a clock above the reported one" if share > 0.5 else ""
+            said.append(halved + over + ". This data cannot tell which")
     sheet, gpu_rate = datasheets.for_gpu(machine.gpu["name"]), analysis.best_matmul_rate(machine, device)
     if sheet and sheet.fp32_flops and gpu_rate:
         # The file names the GPU as torch does; where the datasheet names a variant, that variant is an assumption.
@@ -349,3 +350,25 @@ def _duration(seconds: float) -> str:
         if seconds >= 2 * size:
             return f"{seconds / size:.0f} {unit}"
     return f"{seconds:.0f} s"
+
+
+@fact
+def small_products_on_the_cpu(data: Dataset) -> str:
+    """On the first machine that swept both its CPU and its GPU: the product sizes at which its CPU was faster beyond
+    the spread (a small product cannot fill a GPU), or that its GPU was never slower; or that no GPU swept."""
+    machine = gpu_with(data, GROUP)
+    if machine is None:
+        return "No GPU's matrix products were measured here, so small products are not compared"
+    device = machine.gpu_device(GROUP)
+    points = {d: {b["params"]["n"]: b["stats"] for b in machine.measured(GROUP, device=d)} for d in ("cpu", device)}
+    # The CPU is faster where its time is shorter beyond both points' spread (the sizes' FLOPs are the same).
+    cpu_won = sorted(n for n in set(points["cpu"]) & set(points[device])
+                     if stats.compare_points(points["cpu"][n], points[device][n]) < 0)
+    gpu = untrusted.placeholder(machine.device_label(device))
+    if not cpu_won:
+        return f"At every size swept, the {gpu} multiplied at least as fast as its own CPU"
+    sizes = sorted(set(points["cpu"]) & set(points[device]))
+    where = (f"up to n = {cpu_won[-1]}" if cpu_won == sizes[:len(cpu_won)]
+             else "at n = " + listing([str(n) for n in cpu_won]))
+    return (f"Small products are the exception: {where}, the {gpu}'s own CPU multiplied faster. A small product "
+            "cannot fill a GPU")

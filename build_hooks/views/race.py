@@ -467,10 +467,11 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     narrow = f" ({NARROW_WORDS})" if pairing["narrow"] else ""
     doubt = ", though the grid marks it out of line" if pairing["out_of_line"] else ""
     half = pairing.get("against_half")
-    # A loser slower than at half the batch inflates the lead: the sentence gives the smaller lead, against that
-    # faster epoch, as a floor ("at least"); the grid's ↑ and its key say why.
-    lead = (f"at least {multiple(min(half, pairing['ratio']))} ahead" if half and not pairing["out_of_line"]
-            else f"{multiple(pairing['ratio'])} ahead")
+    # A loser slower than at half the batch inflates the lead: the grid's figure first, then the lead against that
+    # faster epoch, so the sentence matches the cell and says the smaller figure too.
+    loser = "the CPU" if pairing["leader"] == "GPU" else gpu
+    lead = (f"{multiple(pairing['ratio'])} ahead, {multiple(half)} against {loser}'s faster epoch at batch "
+            f"{batch // 2}" if half and not pairing["out_of_line"] else f"{multiple(pairing['ratio'])} ahead")
     return f"{at}, {who} finishes first, {lead}{narrow}{doubt}"
 
 

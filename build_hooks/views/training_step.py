@@ -53,16 +53,19 @@ def contradicted_note() -> Html:
 
 
 def step_table(machine: Machine) -> Html:
-    """Step time and throughput per batch (rows) for each device and width (columns)."""
-    columns = [(d, w) for d in machine.devices(STEP) for w in analysis.widths(machine)]
-    curves = {(d, w): {p.batch: p for p in analysis.step_curve(machine, d, w)} for d, w in columns}
-    batches = sorted({b for curve in curves.values() for b in curve})
-    head = ["batch"] + [f"{DEVICE_NAME[d]}, width {w}" for d, w in columns]
+    """Step time and throughput per batch (rows) for each width (columns), one table per device: a laptop shows each
+    whole, where one table of every device and width ran off its column."""
     with not_recording():  # a cross-check (the ≠ mark, explained on About the data), not what this table shows
         contradicted = {(d, b, w) for d in machine.devices(STEP) for b, w in consistency.disagreeing(machine, d)}
-    rows = [[b] + [_cell(curves[c].get(b), (c[0], b, c[1]) in contradicted) for c in columns] for b in batches]
-    kinds = {k for curve in curves.values() for p in curve.values() for k in stats.caveats(p.stats, p.flags)}
-    return table(head, rows) + marks_note(kinds) + (contradicted_note() if contradicted else "")
+    tables, kinds = [], set()
+    for device in machine.devices(STEP):
+        curves = {w: {p.batch: p for p in analysis.step_curve(machine, device, w)} for w in analysis.widths(machine)}
+        batches = sorted({b for curve in curves.values() for b in curve})
+        rows = [[b] + [_cell(curves[w].get(b), (device, b, w) in contradicted) for w in curves] for b in batches]
+        kinds |= {k for curve in curves.values() for p in curve.values() for k in stats.caveats(p.stats, p.flags)}
+        tables.append(table(["batch"] + [f"width {w}" for w in curves], rows,
+                            caption=f"{DEVICE_NAME[device]}: time per step and samples per second"))
+    return join(tables) + marks_note(kinds) + (contradicted_note() if contradicted else "")
 
 
 def every_point_few(machine: Machine) -> bool:
@@ -216,7 +219,8 @@ def crossover_takeaway(data: Dataset) -> str:
     wins = [f"from batch {b} at width {w}" for w, b in sorted(crossings.items(), reverse=True) if b]
     never = [str(w) for w, b in sorted(crossings.items()) if b is None]
     gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(STEP)))
-    said = f"Against the CPU in its own machine, the {gpu}'s step wins " + (listing(wins) if wins else "at no width")
+    said = (f"Measured against the CPU in its own machine, the {gpu}'s step wins "
+            + (listing(wins) if wins else "at no width"))
     if wins and never:
         largest = max(b["params"]["batch"] for b in machine.measured(STEP))
         said += (f". At width{'s' if len(never) > 1 else ''} {listing(never)}, it never stays ahead, up to batch "
