@@ -402,11 +402,13 @@ def test_the_faqs_one_thread_answer_counts_every_machine_in_the_data(monkeypatch
     assert said.startswith("Yes, on 1 machine") and "at batch 1 and 4. For " in said and said.endswith(
         ", the all-thread time comes from the training-step experiment. Its own all-thread run disagreed with that "
         "one, so it was set aside")
-    # Where every yes rests on that stand-in, the answer's first words say it compares two experiments.
-    monkeypatch.setattr(threads, "_one_thread_leads", lambda m: ([], {4: {}}, []) if m.id == "b" else ([], {}, []))
+    # Where every yes rests on that stand-in, the answer's first words say it compares two experiments, with both times.
+    monkeypatch.setattr(threads, "_one_thread_leads",
+                        lambda m: ([], {4: {"median": 1e-3}}, []) if m.id == "b" else ([], {}, []))
+    monkeypatch.setattr(threads, "_one_thread_time", lambda machine, batch: 5e-4)
     only = page.render_fact("one_thread_answer", data)
     assert only.startswith("Yes, but only across two experiments, on 1 machine in this build's data: ")
-    assert "at batch 4. One thread beat the all-thread time of the training-step experiment." in only
+    assert "at batch 4 (500 µs against 1.00 ms). One thread beat the all-thread time of the training-step" in only
 
 
 def test_the_step_profile_table_leaves_out_a_kind_the_step_never_ran():

@@ -207,8 +207,12 @@ def one_thread_answer(data: Dataset) -> str:
         trusted, by_twin, uncounted = _one_thread_leads(machine)
         trusted_any = trusted_any or bool(trusted)
         name = untrusted.placeholder(machine.label)
-        if trusted or by_twin:
+        if trusted:
             wins.append(f"{name} at batch {listing([str(b) for b in sorted({*trusted, *by_twin})])}")
+        elif by_twin:  # both times, so a reader can judge a comparison across two experiments
+            wins.append(f"{name} at batch " + listing([
+                f"{b} ({si(_one_thread_time(machine, b), 's')} against {si(twin['median'], 's')})"
+                for b, twin in sorted(by_twin.items())]))
         if by_twin:  # its own all-thread point disagreed with the training step's: the comparison says which it used
             twins.append(name)
         if uncounted:
@@ -221,7 +225,7 @@ def one_thread_answer(data: Dataset) -> str:
         if not trusted_any:  # every yes compares two experiments: the answer says so first (#39 review)
             return (f"Yes, but only across two experiments, on {machines} in this build's data: "
                     f"{listing(wins[:3])}{more}. One thread beat the all-thread time of the training-step "
-                    "experiment. The threads run's own all-thread time disagreed with it, so it was set aside")
+                    "experiment. The threads run also timed all threads, but that time disagreed, so it was not used")
         used = (f". For {listing(twins)}, the all-thread time comes from the training-step experiment. Its own "
                 "all-thread run disagreed with that one, so it was set aside" if twins else "")
         return f"Yes, on {machines} in this build's data: {listing(wins[:3])}{more}{used}"
