@@ -114,9 +114,10 @@ class Machine:
 
     @property
     def cpu_short_name(self) -> str:
-        """The CPU in a few words for a sentence ("16-thread Intel Xeon"): its brand without trademark signs, the
-        words "CPU" and "Processor" or a clock, and its thread count. The full label stays in tables and captions."""
-        brand = re.sub(r"\((R|TM|tm|r)\)|\bCPU\b|\bProcessor\b|@.*$", " ", self.cpu["brand"])
+        """The CPU in a few words for a sentence ("16-thread Intel Xeon", "2-thread Intel Xeon at 2.80GHz"): its brand
+        without trademark signs or the words "CPU" and "Processor", and its thread count. A clock in the brand stays:
+        two files of one brand are told apart by it. The full label stays in tables and captions."""
+        brand = re.sub(r"\((R|TM|tm|r)\)|\bCPU\b|\bProcessor\b", " ", self.cpu["brand"]).replace("@", "at")
         brand = " ".join(brand.split()) or self.cpu["brand"]
         return f"{self.cpu['threads_used']}-thread {brand}"
 

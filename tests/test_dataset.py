@@ -126,9 +126,12 @@ def test_a_lesson_page_draws_its_gpu_machines_before_the_build_host():
 
 
 def test_a_cpus_short_name_drops_trademarks_and_filler_and_keeps_its_threads():
-    """cpu_short_name reads "16-thread Intel Xeon" from "Intel(R) Xeon(R) Processor", and keeps a plain brand as is."""
+    """cpu_short_name reads "16-thread Intel Xeon" from "Intel(R) Xeon(R) Processor", keeps a clock (two files of one
+    brand differ by it), and keeps a plain brand as is."""
     doc = synthetic_doc()
     doc["machine_info"]["cpu"] |= {"brand": "Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz", "threads_used": 16}
-    assert dataset.Machine(doc, "f", "t").cpu_short_name == "16-thread Intel Xeon Platinum 8480+"
+    assert dataset.Machine(doc, "f", "t").cpu_short_name == "16-thread Intel Xeon Platinum 8480+ at 2.00GHz"
+    doc["machine_info"]["cpu"] |= {"brand": "Intel(R) Xeon(R) Processor", "threads_used": 16}
+    assert dataset.Machine(doc, "f", "t").cpu_short_name == "16-thread Intel Xeon"
     doc["machine_info"]["cpu"] |= {"brand": "AMD EPYC", "threads_used": 2}
     assert dataset.Machine(doc, "f", "t").cpu_short_name == "2-thread AMD EPYC"

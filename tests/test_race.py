@@ -268,6 +268,8 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     assert said.endswith("At the start of 61% of its rounds, the GPU machine was running slow (a fixed check task "
                          "took over 1.4× its best). So both its lanes may be slower than its hardware allows")
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
+    # Home's first screen names the pairing; a mostly slow machine says so there too.
+    assert page.render_fact("race_pairing", data).endswith("That machine often began its rounds running slow")
     # The grid's own rounds first where they differ from the machine's overall share.
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.32 if groups else 0.61)
     assert ("At the start of 32% of the grid's rounds (61% over all its experiments), the GPU machine was running slow"

@@ -665,7 +665,7 @@ def home_answer_work(data: Dataset) -> str:
     crossed = crossing_bracket(first[0])
     if crossed:
         return (f" The GPU measured here pulled ahead once a step did somewhere between "
-                f"{_flop_span(*crossed[:2], 'and')} {flop}.")
+                f"{_flop_span(*crossed[:2], 'and')} {flop}. Most real models' steps are far larger.")
     span = break_even_step_span(data)
     return f" By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""
 

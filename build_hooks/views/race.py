@@ -272,10 +272,12 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
         # grid's key and the race's tables; on the first screen it only clutters.
         machine = next((m for m in data.machines if m.id == next(iter(found.values()))["gpu"]["machine_id"]), None)
         cpu_name = f"the {machine.cpu_short_name} in its own machine" if machine else f"its own {cpu_label}"
+        # A machine that began most rounds slow is said beside its name: both lanes may run high (below the grid).
+        slow = " That machine often began its rounds running slow." if machine and mostly_slow(machine) else ""
         intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
                  f"{untrusted.placeholder(gpu_label)}, fed by the build host's CPU. " if estimated else
                  f"The grid sets {untrusted.placeholder(gpu_label)} against "
-                 f"{untrusted.placeholder(cpu_name)}. ")
+                 f"{untrusted.placeholder(cpu_name)}.{slow} ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
         gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
