@@ -145,8 +145,10 @@ def cost_model_takeaway(data: Dataset) -> str:
     if every is None or len(every.points) == len(check.points):
         return said
     # Every measured step too, the ones left out of the fit included: a reader sees them all on the page.
-    return (f"{said}. Over all {len(every.points)} measured steps, it missed by {100 * every.median_error:.0f}% "
-            f"(worst {100 * every.worst[2]:.0f}%)")
+    left_out = len(every.points) - len(check.points) - len(every.fitted.trained_on)
+    also = f", the {left_out} left out of the fit included" if left_out > 0 else ""
+    return (f"{said}. Over all {len(every.points)} measured steps{also}, it missed by "
+            f"{100 * every.median_error:.0f}% (worst {100 * every.worst[2]:.0f}%)")
 
 
 @fact
@@ -319,10 +321,10 @@ def _lower_edge_reason(gpu: gpu_model.Estimate | None, host: Machine | None, dat
         return ""
     own = gpu_model.host_op_seconds(host)
     fastest = min((m for m in data.machines if gpu_model.host_op_seconds(m)), key=gpu_model.host_op_seconds)
-    return (f". Its lower edge is {gpu.faster:.2g}×, not the usual {gpu_model.FASTER:g}×. "
-            f"The {untrusted.placeholder(fastest.cpu_short_name)} issues an operation in "
-            f"{si(gpu_model.host_op_seconds(fastest), 's')}, against the build host's {si(own, 's')}. A GPU fed by "
-            "that CPU could run that much faster")
+    return (f". Its lower edge is {gpu.faster:.2g}×, not the model's default {gpu_model.FASTER:g}×. "
+            f"{untrusted.placeholder(fastest.label)} issues an operation in "
+            f"{si(gpu_model.host_op_seconds(fastest), 's')}, against the build host's {si(own, 's')}. Where a step "
+            "is bound by its host, a GPU fed by that CPU could run that much faster")
 
 
 def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
@@ -343,8 +345,8 @@ def cost_model_ops_constant(data: Dataset) -> str:
         raise MissingData("no counted CPU steps")
     if len(counts) == 1:
         return (f"Every step measured here issues the same {counts[0]} operations. So the fit cannot tell a cost "
-                "per operation from a cost per step: t_op is its per-step constant (the step's Python included) "
-                f"divided by {counts[0]}")
+                f"per operation from a cost per step. Its t_op is one step's fixed cost, Python included, divided by "
+                f"{counts[0]}")
     return (f"The steps measured here issue from {counts[0]} to {counts[-1]} operations, which is what lets the fit "
             "tell a cost per operation from the other terms")
 

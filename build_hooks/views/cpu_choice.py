@@ -114,8 +114,8 @@ def cpu_choice_answer(data: Dataset) -> str:
     gpu_name = untrusted.placeholder(gpu["label"]) + (" (estimated)" if gpu["estimate"] else "")
     said = []
     if never:
-        said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} did not stay ahead of any of "
-                    f"the {len(cpus)} CPUs, up to batch {largest}")
+        said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} never pulled ahead for good of "
+                    f"any of the {len(cpus)} CPUs, up to batch {largest}")
     if ranges:
         # Two short sentences: that it pulled ahead, then from which batch (where the lead begins, not a range).
         who = "With a wider layer, it" if never else f"The {gpu_name}"
