@@ -288,8 +288,8 @@ def gpu_estimate_model(data: Dataset) -> str:
     gpu = gpu_model.for_host(host, data.machines) if host else None
     band = gpu.band_words if gpu else gpu_model.BAND_RULE
     return (f"It runs on the {sheet.name}'s published figures: {si(sheet.fp32_flops, 'FLOP/s')} FP32 and "
-            f"{si(sheet.memory_bytes_s, 'B/s')} memory (the table below cites them). It adds two assumptions of "
-            f"this model, not datasheet values: {si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
+            f"{si(sheet.memory_bytes_s, 'B/s')} memory. It adds two assumptions of its own: "
+            f"{si(gpu_model.LAUNCH_S, 's')} per kernel on the device and "
             f"{gpu_model.TILE} × {gpu_model.TILE} output tiles. Its band is stated: a real step may take {band}, "
             "and a lead counts only beyond it" + _lower_edge_reason(gpu, host, data))
 
