@@ -205,7 +205,10 @@ def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
     text = page.render_fact("bf16_answer", Dataset([host, fast, slow, same]))
     assert text.startswith("On ") and ", the two were level. Of the 3 other machines, " in text  # the host, by name
     assert "bf16 was faster on 1, slower on 1 and level on 1. The largest gain was 3.0×, on " in text
-    assert untrusted.restore(text).endswith("on <bdi>Fast (4 threads)</bdi>")  # the positive case, named
+    # The extremes, named: the positive case a learner can look up, and the worst loss.
+    assert untrusted.restore(text).endswith(
+        "The largest gain was 3.0×, on <bdi>Fast (4 threads)</bdi>. The largest loss was 92×, on <bdi>Slow (4 "
+        "threads)</bdi>")  # one product size everywhere: no note that sizes differ
     rows = bare_cells(page.render_section("precision_cpu_table", Dataset([host, fast, slow, same]))).split("<tbody>")[1]
     assert rows.count("<tr>") == 4 and "<td>3.0× faster</td>" in rows and "<td>92× slower</td>" in rows
 
@@ -1544,7 +1547,8 @@ def test_the_cheat_sheet_opens_with_where_the_measured_gpus_step_wins():
     assert analysis.crossover_batch(measured.machines[0], 512) == 64
     said = untrusted.restore(page.render_fact("crossover_takeaway", measured)).replace("<bdi>", "").replace(
         "</bdi>", "")
-    assert said.endswith("step wins from batch 64 at width 512. At width 8, it never stays ahead, up to batch 512")
+    assert ("step wins from batch 64 at width 512. At width 8, it never stays ahead, up to batch 512. It pulled ahead "
+            "once a step did somewhere between ") in said  # the rule in work per step, as home gives it
     cpu_only = data({k: t for k, t in times.items() if k[0] == "cpu"})
     assert page.render_fact("crossover_takeaway", cpu_only).startswith("No GPU was measured")
 

@@ -583,7 +583,7 @@ def break_even_answer(data: Dataset) -> str:
         # batch-size gives every width, the leads left out and the span's two ends.
         crossed = crossing_bracket(machine)
         # The measured crossings' work, as home gives it; the fit's span where the GPU never crossed.
-        work = (f"It crossed at a step of {_flop_span(*crossed[:2])}" if crossed else
+        work = (f"It crossed at a step of {flop_span(*crossed[:2])}" if crossed else
                 f"The cost model puts the break-even at a step of {break_even_step_span(data)}")
         return (f"Against the {untrusted.placeholder(machine.cpu_short_name)} in its own machine, the {gpu}'s step "
                 f"got shorter {step_crossings(machine, brief=True)}{slow}. {work} (an MFLOP is a million additions "
@@ -667,7 +667,7 @@ def home_answer_work(data: Dataset) -> str:
     crossed = crossing_bracket(first[0])
     if crossed:
         return (f" The GPU measured here pulled ahead once a step did somewhere between "
-                f"{_flop_span(*crossed[:2], 'and')} {flop}. Most real models' steps are far larger.")
+                f"{flop_span(*crossed[:2], 'and')} {flop}. Most real models' steps are far larger.")
     span = break_even_step_span(data)
     return f" By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""
 
@@ -704,10 +704,10 @@ def break_even_span(data: Dataset) -> str | None:
     work = break_even_work(data)
     if work is None:
         return None
-    return _flop_span(*work)
+    return flop_span(*work)
 
 
-def _flop_span(low: float, high: float, joiner: str = "to") -> str:
+def flop_span(low: float, high: float, joiner: str = "to") -> str:
     """Two amounts of work as a span, the unit said once where both share it ("5.43 to 18.6 MFLOP"; `joiner` "and"
     after "between"); "about" one."""
     if low == high:
@@ -736,7 +736,7 @@ def break_even_step_span(data: Dataset) -> str | None:
     work = break_even_step_work(data)
     if work is None:
         return None
-    return _flop_span(*work)
+    return flop_span(*work)
 
 
 def home_estimate_lines(data: Dataset) -> str:

@@ -341,12 +341,15 @@ def bf16_answer(data: Dataset) -> str:
         parts = [f"{kind} on {len(found)}" for kind, found in kinds.items() if found]
         n = len(others)
         text += f". Of the {n} other machine{'s' if n != 1 else ''}, bf16 was {listing(parts)}"
-    # The largest gain measured is named, so "a CPU with native bf16 instructions can gain" has its example.
-    gains = [(_fp32_over_bf16(m), m) for m, words in others if words.endswith("faster")]
-    if gains and not words.endswith("faster"):
-        ratio, best = max(gains, key=lambda pair: pair[0])
-        text += f". The largest gain was {multiple(ratio)}, on {untrusted.placeholder(best.label)}"
-    return text
+    # The largest gain and loss measured are named, so "can gain" and "far slower" have their examples.
+    for kind, pick, name in (("faster", max, "gain"), ("slower", min, "loss")):
+        found = [(_fp32_over_bf16(m), m) for m, w in others if w.endswith(kind)]
+        if found:
+            ratio, machine = pick(found, key=lambda pair: pair[0])
+            shown = multiple(ratio if kind == "faster" else 1 / ratio)
+            text += f". The largest {name} was {shown}, on {untrusted.placeholder(machine.label)}"
+    sizes = {precision_side(m) for m, _ in said}
+    return text + (". The product's size differs between machines" if len(sizes) > 1 else "")
 
 
 def _fp32_over_bf16(machine: Machine) -> float:

@@ -225,6 +225,12 @@ def crossover_takeaway(data: Dataset) -> str:
         largest = max(b["params"]["batch"] for b in machine.measured(STEP))
         said += (f". At width{'s' if len(never) > 1 else ''} {listing(never)}, it never stays ahead, up to batch "
                  f"{largest}")
+    # The rule in work per step, the one figure a learner can carry to another model (home gives it too).
+    from build_hooks.views.cost_model import crossing_bracket, flop_span  # late: views import each other
+    crossed = crossing_bracket(machine)
+    if crossed:
+        said += (f". It pulled ahead once a step did somewhere between {flop_span(*crossed[:2], 'and')} (million "
+                 "additions or multiplications)")
     return said
 
 
