@@ -185,9 +185,8 @@ MARKS = {  # symbol, its name and what it means: the key under a table, one shor
     "noisy": ("†", "Noisy", stats.noise_rule),  # the interquartile range, in words a learner reads
     "few": ("‡", "Too few samples", lambda: f"fewer than {stats.MIN_SAMPLES}, so its spread, † included, is rough"),
     "load": ("*", "Under load", lambda: "other processes used the CPU meanwhile"),
-    "unsettled": ("§", "Changed state", lambda: "the machine's speed changed while it ran (a short test job, timed "
-                                                "between rounds, changed speed), and no time was left to measure it "
-                                                "again (About the data)"),
+    "unsettled": ("§", "Changed state", lambda: "the machine's speed changed while this was measured, and no time "
+                                                "was left to measure it again (About the data)"),
     # Of a machine, not of a point: one that began most rounds slow is marked wherever its numbers are read.
     "slow": ("°", "Slow machine", lambda: "it began most rounds running slow (gallery)"),
 }

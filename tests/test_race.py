@@ -252,6 +252,14 @@ def test_a_grid_cell_carries_the_marks_of_the_epochs_it_compares():
     marked, steady = grid(True), grid(False)
     assert '<sup>†</sup>' in marked and "Noisy (†)" in marked and ", noisy" in marked
     assert "†" not in steady and "Noisy" not in steady
+    # A mark most cells carry tells no cell apart: said once under the grid, in no cell.
+    data = dataset(gpu="Fixture GPU")
+    for bench in data.machines[0].doc["benchmarks"]:
+        if bench["group"] == "epoch_time":
+            bench["extra_info"]["noisy"] = True
+    everywhere = str(page.render_section("verdict_grid", data))
+    assert "<sup>†</sup>" not in everywhere and "Most cells carry †, so no cell shows it." in everywhere
+    assert "Noisy (†)" in everywhere  # the mark's meaning stays in the key
 
 
 def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
@@ -269,7 +277,8 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
                          "took over 1.4× its best). So both its lanes may be slower than its hardware allows")
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     # Home's first screen names the pairing; a mostly slow machine says so there too.
-    assert page.render_fact("race_pairing", data).endswith("That machine often began its rounds running slow")
+    assert page.render_fact("race_pairing", data).endswith(
+        "That machine often began its rounds running slow, so its times may run high")
     # The grid's own rounds first where they differ from the machine's overall share.
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.32 if groups else 0.61)
     assert ("At the start of 32% of the grid's rounds (61% over all its experiments), the GPU machine was running slow"

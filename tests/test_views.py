@@ -659,7 +659,8 @@ def test_homes_short_answer_gives_the_measured_crossings_work_and_nothing_withou
     with_gpu = Dataset(committed)
     low, high, _ = views.crossing_bracket(next(m for m in committed if m.gpu is not None))
     said = page.render_fact("home_answer_work", with_gpu)
-    assert said.startswith(" The GPU measured here pulled ahead once a step did somewhere between ")
+    assert said.startswith(" On the race's small network, the GPU measured here pulled ahead once a step did ")
+    assert "for each of its 38 operations, a figure that carries better to other networks." in said
     assert f"{si(low, 'FLOP').split(' ')[0]} and {si(high, 'FLOP')}" in said
 
 

@@ -666,8 +666,15 @@ def home_answer_work(data: Dataset) -> str:
     flop = "(million additions or multiplications)"
     crossed = crossing_bracket(first[0])
     if crossed:
-        return (f" The GPU measured here pulled ahead once a step did somewhere between "
-                f"{flop_span(*crossed[:2], 'and')} {flop}. Most real models' steps are far larger.")
+        said = (f" On the race's small network, the GPU measured here pulled ahead once a step did somewhere "
+                f"between {flop_span(*crossed[:2], 'and')} {flop}.")
+        machine = first[0]
+        ops = _step_ops(machine, machine.gpu_device(analysis.STEP))
+        if len(ops) == 1:  # per operation, the figure that depends less on the network (batch-size's break-even)
+            n = next(iter(ops))
+            said += (f" That is {flop_span(crossed[0] / n, crossed[1] / n)} for each of its {n} operations, a "
+                     "figure that carries better to other networks.")
+        return said
     span = break_even_step_span(data)
     return f" By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""
 
@@ -839,8 +846,19 @@ def _per_step_words(data: Dataset) -> str:
                "both." if best and best[0].flops_per_s else "")
     # "average": a step's few matrix products carry nearly all its work, so no one operation holds this much.
     return (f"The fit sees one fixed cost per step, shared here over the step's operations ({ops}). So the last "
-            f"column is an average per operation. Per step, the break-even is {break_even_step_span(data)}. Both "
-            f"rows use the CPU's best matrix product.{in_step}")
+            f"column is an average per operation. Per step, the break-even is {break_even_step_span(data)}."
+            f"{_crossings_against_fit(data, machine)} Both rows use the CPU's best matrix product.{in_step}")
+
+
+def _crossings_against_fit(data: Dataset, machine: Machine) -> str:
+    """The measured step crossings' work per step set against the fit's break-even span: inside it, or not, so the
+    two ranges a reader meets read as one answer (#39 review)."""
+    crossed, span = crossing_bracket(machine), break_even_step_work(data)
+    if crossed is None or span is None:
+        return ""
+    inside = span[0] <= crossed[0] and crossed[1] <= span[1]
+    return (f" The measured crossings, {flop_span(*crossed[:2])}, fall {'inside' if inside else 'outside'} "
+            "that span.")
 
 
 def _step_ops(machine: Machine, device: str) -> set[int]:

@@ -106,14 +106,21 @@ def _grid(data: Dataset, paired: bool) -> Html:
     rough = {key for key, pairing in found.items() if _few_samples(key, pairing)}
     every_rough = rough == set(found)
     marked = set() if every_rough else rough  # when every cell is rough, one note says so
+    # A mark most cells carry tells no cell apart: it is said once, under the grid, and left out of the cells.
+    common = {kind for kind in MARKS
+              if 2 * sum(kind in _point_marks(p, *key) for key, p in found.items()) > len(found)}
     rows = [[html("{}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch, (w, batch) in marked,
-                                                 _point_marks(found.get((w, batch)), w, batch))
+                                                 [k for k in _point_marks(found.get((w, batch)), w, batch)
+                                                  if k not in common])
                                    for w in widths]
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
     caption = "Who finishes one epoch first, and how many times faster, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
     shown_marks = {kind for key, pairing in found.items() for kind in _point_marks(pairing, *key)}
     notes = [note(_level_words(found)), marks_note(shown_marks)]
+    # Short sentences: this key is under the grid on home and on the race page.
+    notes += [note(f"Most cells carry {MARKS[kind][0]}, so no cell shows it. Read every cell as rough.")
+              for kind in sorted(common)]
     if any(p["narrow"] for p in found.values()):
         notes.append(note(f"Narrow: {NARROW_WORDS}."))
     if any(p["out_of_line"] for p in found.values()):
@@ -134,9 +141,8 @@ def _grid(data: Dataset, paired: bool) -> Html:
 NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 # The same rule as the steps' key (training_step.OUT_OF_LINE_STEP): longer than a neighbour that should take longer.
-OUT_OF_LINE_WORDS = ("Out of line: the loser was slower than a neighbour allows. Its epoch at half the batch took "
-                     "less time. Or its steps at twice the batch were quicker. Against that time, it would not have "
-                     "lost.")
+OUT_OF_LINE_WORDS = ("Out of line: the loser ran slower than a neighbouring batch. That batch should have taken "
+                     "as long or longer. Against that time, it would not have lost.")
 # Short sentences: this key is under the grid on home and on the race page.
 SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its epoch at half the batch. "
                       "The lead holds even against that faster epoch.")
@@ -273,7 +279,8 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
         machine = next((m for m in data.machines if m.id == next(iter(found.values()))["gpu"]["machine_id"]), None)
         cpu_name = f"the {machine.cpu_short_name} in its own machine" if machine else f"its own {cpu_label}"
         # A machine that began most rounds slow is said beside its name: both lanes may run high (below the grid).
-        slow = " That machine often began its rounds running slow." if machine and mostly_slow(machine) else ""
+        slow = (" That machine often began its rounds running slow, so its times may run high."
+                if machine and mostly_slow(machine) else "")
         intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
                  f"{untrusted.placeholder(gpu_label)}, fed by the build host's CPU. " if estimated else
                  f"The grid sets {untrusted.placeholder(gpu_label)} against "
