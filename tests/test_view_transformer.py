@@ -54,7 +54,7 @@ def test_compiled_faster_or_slower_flips_the_compile_sentence_and_groups_the_bat
     same = page.render_fact("compile_summary", dataset(compile_speed=compiles(5.0, 1e-3, 1.02e-3)))
     assert "Compiled steps were faster at batch 16" in faster and "slower" not in faster
     assert "Compiled steps were slower at batch 16" in slower and "faster" not in slower
-    assert "Compiled steps were the same within the spread at batch 16" in same
+    assert "Compiled steps were level at batch 16" in same and "Level: less than 1.1× apart" in same
     assert "Compiling the MLP took 5.00 s" in faster
     mixed = compiles(5.0, 2e-3, 1e-3) + [({"model": "mlp", "phase": "step", "mode": m, "batch": b}, t, {})
                                          for b in (64, 256) for m, t in (("eager", 1e-3), ("compiled", 2e-3))]
@@ -130,10 +130,10 @@ def test_a_gpu_machine_that_ran_the_transformer_answers_for_it_beside_a_cpu_only
 
 
 @pytest.mark.parametrize("worst, answer, band", [
-    (1.5, "at width (d_model) 128 from batch 8", "A lead counts only beyond its band, from 0.75× to 2.5× its value. "
+    (1.5, "at d_model 128 from batch 8", "A lead counts only beyond its band, from 0.75× to 2.5× its value. "
                                                  "On the MLP, a real Checker step took 1.2× the estimate (median), "
                                                  "inside that band"),
-    (4.0, "at width (d_model) 128 from batch 8", "On the MLP, a real Checker took up to 4× what this estimate predicted"),
+    (4.0, "at d_model 128 from batch 8", "On the MLP, a real Checker took up to 4× what this estimate predicted"),
     (1e4, "An estimate of the NVIDIA H200 SXM is not ahead", "a real Checker took up to 1e+04× what this estimate predicted")])
 def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_measured_miss(monkeypatch, worst,
                                                                                              answer, band):
@@ -153,7 +153,7 @@ def test_without_a_gpu_the_model_leads_only_beyond_a_band_as_wide_as_its_worst_m
     fast = dataset(transformer_block=steps({1: 1e-6, 8: 2e-6, 64: 4e-6}))  # a CPU no model of a GPU catches
     assert "is not ahead at any batch measured" in page.render_fact("transformer_gpu_answer", fast)
     slowest = dataset(transformer_block=steps({1: 1e3, 8: 8e3, 64: 6.4e4}))  # behind even at batch 1
-    assert "width (d_model) 128 at every batch measured" in page.render_fact("transformer_gpu_answer", slowest)
+    assert "at d_model 128 at every batch measured" in page.render_fact("transformer_gpu_answer", slowest)
     # The take-over paragraph restates where, without the opening's sources.
     assert page.render_fact("transformer_takeover", slowest) == (
         "By the estimate, the GPU leads at d_model 128 at every batch measured")
@@ -363,9 +363,9 @@ def test_the_compile_summary_sets_the_other_machines_compiled_steps_beside_the_f
     monkeypatch.setattr(views, "_paired", lambda m: [(b, {}, {}, SimpleNamespace(verdict=v))
                                                      for b, v in zip((4, 16, 64), points[m])])
     assert views._other_machines_compile(data, first) == (
-        ". On the other machine that ran it, compiled transformer steps were the same within the spread at all 3 "
+        ". On the other machine that ran it, compiled transformer steps were level at all 3 "
         "batches. So compiling's gain depends on the machine: measure it on yours")
     points[other] = [1, -1, 0]
     assert views._other_machines_compile(data, first).endswith(
-        "were faster at 1, slower at 1 and the same within the spread at 1 of 3 batches")
+        "were faster at 1, slower at 1 and level at 1 of 3 batches")
     assert views._other_machines_compile(SimpleNamespace(with_experiment=lambda group: [first]), first) == ""

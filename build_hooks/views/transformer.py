@@ -421,8 +421,6 @@ def transformer_gpu_answer(data: Dataset) -> str:
                 "measured")
     # Short sentences: who beats whom, then where, then whom it beat.
     _, said = _gpu_verdicts(data)
-    # The width's name is defined where it is first used: this line comes before the page explains it.
-    said = said.replace("at d_model", "at width (d_model)", 1)
     # The answer first, then where it comes from; the model's band and limits follow (transformer_band).
     # "untested": the estimate's cost per operation was fitted on another network (transformer_band says how).
     return f"By an untested estimate, probably yes: {said}. {_no_gpu_words(data)}"
@@ -639,7 +637,9 @@ def compile_summary(data: Dataset) -> str:
         sentences.append(f"compiling {name} took {si(compiled['stats']['median'], 's')}, timed as its first step at "
                          f"batch {compiled['params']['batch']} from an empty cache{marked_timings([compiled])}. "
                          + _compiled_verdicts(_paired(steps)))
-    return ". ".join(s[0].upper() + s[1:] for s in sentences) + _other_machines_compile(data, machine)
+    said = ". ".join(s[0].upper() + s[1:] for s in sentences) + _other_machines_compile(data, machine)
+    # "level" is the site's rule, said once: a small gap every round shows can still be level by it.
+    return said + (f". Level: {stats.LEVEL_WORDS}" if " level " in f"{said} " else "")
 
 
 def _other_machines_compile(data: Dataset, first: Machine) -> str:
@@ -652,7 +652,7 @@ def _other_machines_compile(data: Dataset, first: Machine) -> str:
     if not verdicts:
         return ""
     counts = {word: sum(v.count(verdict) for v in verdicts)
-              for verdict, word in ((1, "faster"), (-1, "slower"), (0, "the same within the spread"))}
+              for verdict, word in ((1, "faster"), (-1, "slower"), (0, "level"))}
     total, n = sum(counts.values()), len(verdicts)
     who = "the other machine that ran it" if n == 1 else f"the {n} other machines that ran it"
     parts = [f"{word} at {k}" for word, k in counts.items() if k]
@@ -683,10 +683,10 @@ def compile_repaid(data: Dataset) -> str:
 
 def _compiled_verdicts(pairs: list) -> str:
     """Which way compiled steps went at each batch, beyond the spread: "Compiled steps were faster at batch 16;
-    the same within the spread at batches 64 and 256" (the table beside it has the ratios and medians)."""
+    level at batches 64 and 256" (the table beside it has the ratios and medians)."""
     if not pairs:
         return "No compiled steps were measured"
-    words = {1: "faster", -1: "slower", 0: "the same within the spread"}
+    words = {1: "faster", -1: "slower", 0: "level"}
     grouped = {v: [batch for batch, _, _, ratio in pairs if ratio.verdict == v] for v in (1, -1, 0)}
     parts = [f"{words[v]} at {'batch' if len(b) == 1 else 'batches'} {listing([str(x) for x in b])}"
              for v, b in grouped.items() if b]
