@@ -145,10 +145,9 @@ def cost_model_takeaway(data: Dataset) -> str:
     if every is None or len(every.points) == len(check.points):
         return said
     # Every measured step too, the ones left out of the fit included: a reader sees them all on the page.
-    left_out = len(every.points) - len(check.points) - len(every.fitted.trained_on)
-    also = f", the {left_out} left out of the fit included" if left_out > 0 else ""
-    return (f"{said}. Over all {len(every.points)} measured steps{also}, it missed by "
-            f"{100 * every.median_error:.0f}% (worst {100 * every.worst[2]:.0f}%)")
+    # The table below says which steps the fit left out and why; here, only the figure over all of them.
+    return (f"{said}. Over all {len(every.points)} measured steps, it missed by {100 * every.median_error:.0f}% "
+            f"(worst {100 * every.worst[2]:.0f}%)")
 
 
 @fact
@@ -592,6 +591,16 @@ def break_even_answer(data: Dataset) -> str:
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
 
+def crossing_per_operation(machine: Machine) -> tuple[float, float, int] | None:
+    """crossing_bracket shared over the operations every GPU step issues: (low, high, operations), where every step
+    issues the same count and the GPU crossed; else None."""
+    crossed, ops = crossing_bracket(machine), _step_ops(machine, machine.gpu_device(analysis.STEP))
+    if crossed is None or len(ops) != 1:
+        return None
+    n = next(iter(ops))
+    return crossed[0] / n, crossed[1] / n, n
+
+
 def crossing_bracket(machine: Machine) -> tuple[float, float, int] | None:
     """Where the GPU's measured steps crossed, as work per step: (low, high, crossings). A crossing lies between the
     last batch before it and its first batch, so each is a bracket of two step sizes; this is the span they cover,
@@ -668,12 +677,11 @@ def home_answer_work(data: Dataset) -> str:
     if crossed:
         said = (f" On the race's small network, the GPU measured here pulled ahead once a step did somewhere "
                 f"between {flop_span(*crossed[:2], 'and')} {flop}.")
-        machine = first[0]
-        ops = _step_ops(machine, machine.gpu_device(analysis.STEP))
-        if len(ops) == 1:  # per operation, the figure that depends less on the network (batch-size's break-even)
-            n = next(iter(ops))
-            said += (f" That is {flop_span(crossed[0] / n, crossed[1] / n)} for each of its {n} operations, a "
-                     "figure that carries better to other networks.")
+        per_op = crossing_per_operation(first[0])
+        if per_op:  # per operation, the figure that depends less on the network (batch-size's break-even)
+            low, high, n = per_op
+            said += (f" That is {flop_span(low, high)} for each of its {n} operations, a figure that carries better "
+                     "to other networks.")
         return said
     span = break_even_step_span(data)
     return f" By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""

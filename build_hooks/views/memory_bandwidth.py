@@ -90,5 +90,6 @@ def gpu_memory_gap(data: Dataset) -> str:
     # The size is the buffer copied (half the memory the copy occupies); the rate counts bytes read plus written.
     noisy = " (noisy)" if stats.is_noisy(analysis.largest_copy(machine, "cpu")["stats"]) else ""
     return (f"A GPU's memory is faster too. Copying a {si(size / 2, 'B')} buffer, the {name} moved "
-            f"{si(gpu[size], 'B/s')} (bytes read plus written) and its own CPU {si(cpu[size], 'B/s')}{noisy}: "
+            f"{si(gpu[size], 'B/s')} (bytes read plus written) and its own "
+            f"{untrusted.placeholder(machine.cpu_short_name)} CPU {si(cpu[size], 'B/s')}{noisy}: "
             f"{multiple(gap)} as much")

@@ -226,11 +226,12 @@ def crossover_takeaway(data: Dataset) -> str:
         said += (f". At width{'s' if len(never) > 1 else ''} {listing(never)}, it never stays ahead, up to batch "
                  f"{largest}")
     # The rule in work per step, the one figure a learner can carry to another model (home gives it too).
-    from build_hooks.views.cost_model import crossing_bracket, flop_span  # late: views import each other
-    crossed = crossing_bracket(machine)
+    from build_hooks.views.cost_model import crossing_bracket, crossing_per_operation, flop_span  # late: cyclic
+    crossed, per_op = crossing_bracket(machine), crossing_per_operation(machine)
     if crossed:
         said += (f". It pulled ahead once a step did somewhere between {flop_span(*crossed[:2], 'and')} (million "
                  "additions or multiplications)")
+        said += f", or {flop_span(*per_op[:2])} per operation" if per_op else ""
     return said
 
 
