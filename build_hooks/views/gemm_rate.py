@@ -370,5 +370,5 @@ def small_products_on_the_cpu(data: Dataset) -> str:
     sizes = sorted(set(points["cpu"]) & set(points[device]))
     where = (f"up to n = {cpu_won[-1]}" if cpu_won == sizes[:len(cpu_won)]
              else "at n = " + listing([str(n) for n in cpu_won]))
-    return (f"Small products are the exception: {where}, the {gpu}'s own CPU multiplied faster. A small product "
-            "cannot fill a GPU")
+    return (f"On the {gpu}'s own machine, the CPU multiplied faster than the GPU {where}. A small product cannot "
+            "fill a GPU")

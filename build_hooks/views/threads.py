@@ -224,9 +224,9 @@ def one_thread_answer(data: Dataset) -> str:
         # Which all-thread time a comparison used is said apart, so the list stays readable.
         # Plain words, no mark: the FAQ, where this appears, has no key for ≠.
         if not trusted_any:  # every yes compares two experiments: the answer says so first (#39 review)
-            return (f"Yes, but only across two experiments, on {machines} in this build's data: "
-                    f"{listing(wins[:3])}{more}. One thread beat the all-thread time of the training-step "
-                    "experiment. The threads run also timed all threads, but that time disagreed, so it was not used")
+            return (f"Possibly, on {machines} in this build's data: {listing(wins[:3])}{more}. That compares one "
+                    "thread with the training-step experiment's all-thread time. The threads run's own all-thread "
+                    "time disagreed, so treat it as unproven")
         used = (f". For {listing(twins)}, the all-thread time comes from the training-step experiment. Its own "
                 "all-thread run disagreed with that one, so it was set aside" if twins else "")
         return f"Yes, on {machines} in this build's data: {listing(wins[:3])}{more}{used}"
