@@ -403,10 +403,10 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
         "The grid under the race has all 3 settings: the CPU finishes first at 1, the GPU at 1. Clear GPU wins: width "
         "32 at batch 64")  # where it wins follows, so the two corners read as ends of a rule
     marked = views._verdict_cell(found[(32, 64)], 32, 64)
-    assert "<sup>↑</sup>" in marked and "loser longer than at half the batch" in marked
+    assert "2.0×, ↑1.5×" in marked and "loser longer than at half the batch" in marked
     assert "↑" not in views._verdict_cell(found[(32, 2)], 32, 2)
     key = untrusted_text(page.render_section("verdict_grid", Dataset([])))
-    assert "Slow loser (↑): slower than its epoch at half the batch. The lead holds even against that faster" in key
+    assert "Slow loser (↑): slower than its epoch at half the batch. The figure after ↑ is the lead against" in key
 
 
 def test_a_lead_over_a_loser_that_slowed_is_narrow_when_it_barely_clears_the_losers_half_batch_epoch():

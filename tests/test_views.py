@@ -660,7 +660,7 @@ def test_homes_short_answer_gives_the_measured_crossings_work_and_nothing_withou
     low, high, _ = views.crossing_bracket(next(m for m in committed if m.gpu is not None))
     said = page.render_fact("home_answer_work", with_gpu)
     assert said.startswith(" On the race's small network, the GPU measured here pulled ahead once a step did ")
-    assert "for each of its 38 operations, a figure that carries better to other networks." in said
+    assert "for each of the 38 operations (PyTorch calls) in its step." in said
     assert f"{si(low, 'FLOP').split(' ')[0]} and {si(high, 'FLOP')}" in said
 
 
@@ -1375,8 +1375,9 @@ def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu
     assert f"a median error of {100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)" in said
     every = cost_model.every_step(host, "cpu")  # every measured step too, the ones the fit left out included
     assert len(every.points) > len(check.points)
-    assert (f"Over all {len(every.points)} measured steps, it missed by {100 * every.median_error:.0f}% "
-            f"(worst {100 * every.worst[2]:.0f}%)") in said
+    left_out = len(every.points) - len(check.points) - len(every.fitted.trained_on)
+    assert (f"Over all {len(every.points)} measured steps, the {left_out} it left out included, it missed by "
+            f"{100 * every.median_error:.0f}% (worst {100 * every.worst[2]:.0f}%)") in said
     gpu = next(m for m in committed if m.gpu is not None)
     copies = sorted((b["params"]["bytes"], b["stats"]["median"]) for b in gpu.measured("memory_bandwidth",
                                                                                       device="cuda"))

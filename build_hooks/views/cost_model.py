@@ -145,9 +145,11 @@ def cost_model_takeaway(data: Dataset) -> str:
     if every is None or len(every.points) == len(check.points):
         return said
     # Every measured step too, the ones left out of the fit included: a reader sees them all on the page.
-    # The table below says which steps the fit left out and why; here, only the figure over all of them.
-    return (f"{said}. Over all {len(every.points)} measured steps, it missed by {100 * every.median_error:.0f}% "
-            f"(worst {100 * every.worst[2]:.0f}%)")
+    # Why the error over all steps is larger, in a few words: the table below says which steps were left out.
+    left_out = len(every.points) - len(check.points) - len(every.fitted.trained_on)
+    also = f", the {left_out} it left out included" if left_out > 0 else ""
+    return (f"{said}. Over all {len(every.points)} measured steps{also}, it missed by "
+            f"{100 * every.median_error:.0f}% (worst {100 * every.worst[2]:.0f}%)")
 
 
 @fact
@@ -680,8 +682,7 @@ def home_answer_work(data: Dataset) -> str:
         per_op = crossing_per_operation(first[0])
         if per_op:  # per operation, the figure that depends less on the network (batch-size's break-even)
             low, high, n = per_op
-            said += (f" That is {flop_span(low, high)} for each of its {n} operations, a figure that carries better "
-                     "to other networks.")
+            said += f" That is {flop_span(low, high)} for each of the {n} operations (PyTorch calls) in its step."
         return said
     span = break_even_step_span(data)
     return f" By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""

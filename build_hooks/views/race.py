@@ -141,11 +141,11 @@ def _grid(data: Dataset, paired: bool) -> Html:
 NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 # The same rule as the steps' key (training_step.OUT_OF_LINE_STEP): longer than a neighbour that should take longer.
-OUT_OF_LINE_WORDS = ("Out of line: the loser ran slower than a neighbouring batch. That batch should have taken "
-                     "as long or longer. Against that time, it would not have lost.")
+OUT_OF_LINE_WORDS = ("Out of line: the loser ran slower than its neighbours allow. Priced at a neighbour's "
+                     "pace, it would not have lost.")
 # Short sentences: this key is under the grid on home and on the race page.
 SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its epoch at half the batch. "
-                      "The lead holds even against that faster epoch.")
+                      f"The figure after {race.LONGER_MARK[0]} is the lead against that faster epoch.")
 
 
 def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str, bool]]:
@@ -221,14 +221,15 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
         return html("not raced")
     # Bare symbols: the key sits under the grid and the link's label names each mark (the race page has a budget).
     longer = pairing.get("against_half") is not None and not pairing["out_of_line"]
-    symbols = join([html("<sup>{}</sup>", MARKS[kind][0]) for kind in point_marks]
-                   + ([html("<sup>{}</sup>", race.LONGER_MARK[0])] if longer else []))
+    symbols = join([html("<sup>{}</sup>", MARKS[kind][0]) for kind in point_marks])
     leader = pairing["leader"]
     # An estimated GPU is named so in its own cell, not only in the sentence above the grid.
     shown = f"{leader} (est.)" if leader == "GPU" and pairing["estimate"] else leader
     words = [word for word, flag in (("narrow", pairing["narrow"]), ("out of line", pairing["out_of_line"]),
                                      ("rough", rough)) if flag]
-    ratio = ", ".join([multiple(pairing["ratio"])] + [w for w in words if w != "out of line"])
+    # A lead over a loser that slowed gives the lead against its faster half-batch epoch too, marked ↑ beside it.
+    slowed = [f"{race.LONGER_MARK[0]}{multiple(pairing['against_half'])}"] if longer else []
+    ratio = ", ".join([multiple(pairing["ratio"])] + slowed + [w for w in words if w != "out of line"])
     # An out-of-line lead leads with those words, its leader in small print: a learner counting "GPU" cells gets
     # the count above the grid, which leaves it out.
     text = (html("out of line{}<br><small>{} {}</small>", symbols, shown, ratio) if pairing["out_of_line"]
@@ -283,7 +284,7 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
                 if machine and mostly_slow(machine) else "")
         intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
                  f"{untrusted.placeholder(gpu_label)}, fed by the build host's CPU. " if estimated else
-                 f"The grid sets {untrusted.placeholder(gpu_label)} against "
+                 f"The grid below sets {untrusted.placeholder(gpu_label)} against "
                  f"{untrusted.placeholder(cpu_name)}.{slow} ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time

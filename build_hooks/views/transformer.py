@@ -423,7 +423,7 @@ def transformer_gpu_answer(data: Dataset) -> str:
     _, said = _gpu_verdicts(data)
     # The answer first, then where it comes from; the model's band and limits follow (transformer_band).
     # "untested": the estimate's cost per operation was fitted on another network (transformer_band says how).
-    return f"By an untested estimate, probably yes: {said}. {_no_gpu_words(data)}"
+    return f"By an estimate no GPU has checked on this model, yes: {said}. {_no_gpu_words(data)}"
 
 
 def _band_span(machine: Machine, peers: Iterable[Machine]) -> tuple[float, float]:
