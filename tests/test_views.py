@@ -1650,7 +1650,7 @@ def test_home_says_the_gpu_step_stayed_flat_only_where_it_did():
         return untrusted.restore(page.render_fact("home_gpu_flat", Dataset([Machine(doc, "f", "t")])))
 
     flat = said(1.5e-3)
-    assert "training step stayed between 1.00 ms and 1.50 ms at every size measured" in flat
+    assert "training step, timed alone, stayed between 1.00 ms and 1.50 ms at every size" in flat
     assert "It wins only where the CPU's step grows longer than that." in flat
     assert said(FLAT * 1.2e-3) == ""
     assert page.render_fact("home_gpu_flat", Dataset([Machine(synthetic_doc(), "f", "t")])) == ""
@@ -1738,3 +1738,16 @@ def test_why_gpu_names_the_small_products_its_cpu_multiplied_faster():
     assert page.render_fact("small_products_on_the_cpu", doc(set())).startswith("At every size swept, the ")
     assert page.render_fact("small_products_on_the_cpu", Dataset([Machine(synthetic_doc(), "f", "t")])).startswith(
         "No GPU's matrix products")
+
+
+def test_batch_size_says_when_the_race_crosses_at_another_batch_and_which_to_lean_on(monkeypatch):
+    """_race_differs names the race's epoch crossing where it differs from the steps' at that width, and the larger
+    batch as the safer rule; where they agree, or the race never crossed, it says nothing."""
+    from build_hooks.views import race as race_views
+    from build_hooks.views import training_step as views
+
+    machine = Machine(synthetic_doc(gpu="Fixture GPU"), "f", "t")
+    for first, said in ((64, " The race's whole epochs put it at batch 64. The larger batch, 128, is the safer rule."),
+                        (128, ""), (None, "")):
+        monkeypatch.setattr(race_views, "grid_leads", lambda data, keep, first=first: {2048: (first, [])})
+        assert views._race_differs(Dataset([machine]), machine, 2048, 128) == said

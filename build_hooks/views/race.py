@@ -480,8 +480,8 @@ def _corner(pairing: dict, width: int, batch: int) -> str:
     # A loser slower than at half the batch inflates the lead: the grid's figure first, then the lead against that
     # faster epoch, so the sentence matches the cell and says the smaller figure too.
     loser = "the CPU" if pairing["leader"] == "GPU" else gpu
-    lead = (f"{multiple(pairing['ratio'])} ahead, {multiple(half)} against {loser}'s faster epoch at batch "
-            f"{batch // 2}" if half and not pairing["out_of_line"] else f"{multiple(pairing['ratio'])} ahead")
+    lead = (f"{multiple(half)} to {multiple(pairing['ratio'])} ahead ({loser}'s epoch here ran slower than at batch "
+            f"{batch // 2})" if half and not pairing["out_of_line"] else f"{multiple(pairing['ratio'])} ahead")
     return f"{at}, {who} finishes first, {lead}{narrow}{doubt}"
 
 

@@ -395,11 +395,24 @@ def crossover_summary(data: Dataset) -> str:
             sentences.append(f"{against} never became the shorter one, at any width measured.")
             continue
         width = min(found, key=lambda w: (found[w], -w))
+        differs = _race_differs(data, machine, width, found[width])
         sentences.append(f"{against} became the shorter one at {len(found)} of {len(analysis.widths(machine))} "
-                         f"widths, first from batch {found[width]} (width {width}).")
+                         f"widths, first from batch {found[width]} (width {width}).{differs}")
     if not sentences:
         return "No GPU has been measured for this build, so no crossover is measured here."
     return " ".join(sentences)
+
+
+def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> str:
+    """Where the race's whole epochs put the same width's crossing at another batch, a sentence saying so and which
+    to lean on (the larger: both experiments agree from there); else nothing."""
+    from build_hooks.views.race import grid_leads  # the home grid's rule; imported late, as views import each other
+    first, _ = grid_leads(data, lambda pairing: pairing["gpu"]["machine_id"] == machine.id
+                          and not pairing["estimate"]).get(width, (None, []))
+    if first is None or first == batch:
+        return ""
+    return (f" The race's whole epochs put it at batch {first}. The larger batch, {max(first, batch)}, is the "
+            "safer rule.")
 
 
 FLAT = 2.0  # a GPU step whose slowest point is within this multiple of its fastest has stayed near its floor
@@ -438,8 +451,8 @@ def home_gpu_flat(data: Dataset) -> str:
     seconds = [p.seconds for w in analysis.widths(machine) for p in analysis.step_curve(machine, device, w)]
     if not seconds or max(seconds) > FLAT * min(seconds):
         return ""
-    return (f" The GPU's training step stayed between {si(min(seconds), 's')} and {si(max(seconds), 's')} at every "
-            "size measured. It wins only where the CPU's step grows longer than that.")
+    return (f" The GPU's training step, timed alone, stayed between {si(min(seconds), 's')} and "
+            f"{si(max(seconds), 's')} at every size. It wins only where the CPU's step grows longer than that.")
 
 
 def _epoch_share_words(machine: Machine, device: str) -> str:
