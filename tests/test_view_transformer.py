@@ -254,11 +254,12 @@ def test_the_opening_says_which_gpu_file_lacks_the_transformer_and_how_small_the
     from build_hooks.views import transformer as views
 
     data = dataset(transformer_block=steps({1: 1e-1, 8: 8e-1, 64: 6.4}))
-    assert views._no_gpu_words(data) == "No GPU has timed it yet"
+    assert views._no_gpu_words(data) == "No GPU has timed this model yet, so the estimate is unchecked here"
     gpu_box = SimpleNamespace(gpu={"name": "Fixture GPU"}, label="Fixture GPU box")
     with_gpu = Dataset(data.machines + [gpu_box])
     said = views._no_gpu_words(with_gpu)
-    assert said.startswith("No GPU has timed it yet: the ") and said.endswith(" machine did not run it")
+    assert said.startswith("No GPU has timed this model yet (the ") and said.endswith(
+        " machine did not run it), so the estimate is unchecked here")
     threads = data.machines[0].cpu["threads_used"]
     small = f"The build host has {threads} threads: a CPU with more cores would be harder to beat"
     assert (small in page.render_fact("transformer_band", data)) == (threads <= views.SMALL_HOST_THREADS)

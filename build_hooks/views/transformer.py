@@ -423,7 +423,7 @@ def transformer_gpu_answer(data: Dataset) -> str:
     _, said = _gpu_verdicts(data)
     # The answer first, then where it comes from; the model's band and limits follow (transformer_band).
     # "untested": the estimate's cost per operation was fitted on another network (transformer_band says how).
-    return f"By an estimate no GPU has checked on this model, yes: {said}. {_no_gpu_words(data)}"
+    return f"By an estimate, yes: {said}. {_no_gpu_words(data)}"
 
 
 def _band_span(machine: Machine, peers: Iterable[Machine]) -> tuple[float, float]:
@@ -442,8 +442,9 @@ def _no_gpu_words(data: Dataset) -> str:
     reader has seen that GPU on every other page)."""
     other = next((m for m in data.machines if m.gpu is not None), None)
     if other is None:
-        return "No GPU has timed it yet"
-    return f"No GPU has timed it yet: the {untrusted.placeholder(other.gpu['name'])} machine did not run it"
+        return "No GPU has timed this model yet, so the estimate is unchecked here"
+    return (f"No GPU has timed this model yet (the {untrusted.placeholder(other.gpu['name'])} machine did not run it), "
+            "so the estimate is unchecked here")
 
 
 @fact
