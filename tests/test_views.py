@@ -660,7 +660,7 @@ def test_homes_short_answer_gives_the_measured_crossings_work_and_nothing_withou
     low, high, _ = views.crossing_bracket(next(m for m in committed if m.gpu is not None))
     said = page.render_fact("home_answer_work", with_gpu)
     assert said.startswith(" On the race's small network, the GPU measured here pulled ahead once a step did ")
-    assert "for each of the 38 operations (PyTorch calls) in its step." in said
+    assert "That is an average of " in said and " over the 38 operations (PyTorch calls) in its step." in said
     assert f"{si(low, 'FLOP').split(' ')[0]} and {si(high, 'FLOP')}" in said
 
 
@@ -1741,13 +1741,13 @@ def test_why_gpu_names_the_small_products_its_cpu_multiplied_faster():
 
 
 def test_batch_size_says_when_the_race_crosses_at_another_batch_and_which_to_lean_on(monkeypatch):
-    """_race_differs names the race's epoch crossing where it differs from the steps' at that width, and the larger
-    batch as the safer rule; where they agree, or the race never crossed, it says nothing."""
+    """_race_differs names the race's epoch crossing where it differs from the steps' at that width, the crossing
+    lying between the two; where they agree, or the race never crossed, it says nothing."""
     from build_hooks.views import race as race_views
     from build_hooks.views import training_step as views
 
     machine = Machine(synthetic_doc(gpu="Fixture GPU"), "f", "t")
-    for first, said in ((64, " The race's whole epochs put it at batch 64. The larger batch, 128, is the safer rule."),
+    for first, said in ((64, " The race's whole epochs put it at batch 64, so the crossing lies between the two."),
                         (128, ""), (None, "")):
         monkeypatch.setattr(race_views, "grid_leads", lambda data, keep, first=first: {2048: (first, [])})
         assert views._race_differs(Dataset([machine]), machine, 2048, 128) == said

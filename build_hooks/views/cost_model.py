@@ -682,7 +682,8 @@ def home_answer_work(data: Dataset) -> str:
         per_op = crossing_per_operation(first[0])
         if per_op:  # per operation, the figure that depends less on the network (batch-size's break-even)
             low, high, n = per_op
-            said += f" That is {flop_span(low, high)} for each of the {n} operations (PyTorch calls) in its step."
+            said += (f" That is an average of {flop_span(low, high)} over the {n} operations (PyTorch calls) in its "
+                     "step.")
         return said
     span = break_even_step_span(data)
     return f" By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""

@@ -258,7 +258,7 @@ def crossover_table(data: Dataset) -> Html:
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
             + marks_note(changed) + odd
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
-                        '</a>). Where they do, the larger batch is the safer rule.', Html(SITE_ROOT)))
+                        '</a>). Where they do, the crossing lies between the two batches.', Html(SITE_ROOT)))
             + more_machines(data, STEP))
 
 
@@ -411,8 +411,7 @@ def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> st
                           and not pairing["estimate"]).get(width, (None, []))
     if first is None or first == batch:
         return ""
-    return (f" The race's whole epochs put it at batch {first}. The larger batch, {max(first, batch)}, is the "
-            "safer rule.")
+    return f" The race's whole epochs put it at batch {first}, so the crossing lies between the two."
 
 
 FLAT = 2.0  # a GPU step whose slowest point is within this multiple of its fastest has stayed near its floor
