@@ -197,7 +197,8 @@ def band_words(faster: float, slower: float = SLOWER) -> str:
 def faster_beyond_band(cpu: dict | None, estimate: float, band: tuple[float, float]) -> str:
     """Which side is faster once a measured CPU point's spread and the estimate's whole band are counted: "CPU",
     "GPU" or "neither" (they overlap, or differ by less than the meaningful ratio), as the race judges an estimated
-    lane; a lead says how far past the band's edge the CPU's median lies ("GPU (1.13× past)")."""
+    lane; a lead says how far past the band's edge the CPU's median lies ("GPU (CPU 1.13× the band's top)"), in
+    words that name the CPU: a bare "1.13×" beside "GPU" reads as a measured speed-up."""
     if cpu is None:
         return "not measured"
     verdict = stats.compare_points(cpu, {"median": estimate, "q1": band[0], "q3": band[1]})
@@ -205,7 +206,8 @@ def faster_beyond_band(cpu: dict | None, estimate: float, band: tuple[float, flo
         return "neither"
     # How far past the band's edge the CPU's median lies: a lead just past it rests on where the edge was set.
     past = cpu["median"] / band[1] if verdict > 0 else band[0] / cpu["median"]
-    return f"{'GPU' if verdict > 0 else 'CPU'} ({past:.3g}× past)"
+    return (f"GPU (CPU {past:.3g}× the band's top)" if verdict > 0
+            else f"CPU ({past:.3g}× under the band's bottom)")
 
 
 def band(seconds: float, floor: float = 0.0, faster: float = FASTER, slower: float = SLOWER) -> tuple[float, float]:

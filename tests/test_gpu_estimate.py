@@ -193,13 +193,14 @@ def test_a_measured_miss_beyond_the_assumed_band_raises_its_top_to_that_miss(by)
 
 
 def test_a_lead_beyond_the_band_says_how_far_past_its_edge_the_cpus_median_lies():
-    """faster_beyond_band: "GPU (1.2× past)" is the CPU's median over the band's top, "CPU (…× past)" the band's
-    bottom over the CPU's median; inside the band it is "neither", and no CPU point is "not measured"."""
+    """faster_beyond_band: "GPU (CPU 1.2× the band's top)" is the CPU's median over the band's top, "CPU (…× under
+    the band's bottom)" the band's bottom over the CPU's median; inside the band it is "neither", and no CPU point
+    is "not measured"."""
     from build_hooks.gpu_estimate import faster_beyond_band
 
     def cpu(median):
         return {"median": median, "q1": median, "q3": median, "data": [median] * 5}
-    assert faster_beyond_band(cpu(12.0), 5.0, (4.0, 10.0)) == "GPU (1.2× past)"
-    assert faster_beyond_band(cpu(2.0), 5.0, (4.0, 10.0)) == "CPU (2× past)"
+    assert faster_beyond_band(cpu(12.0), 5.0, (4.0, 10.0)) == "GPU (CPU 1.2× the band's top)"
+    assert faster_beyond_band(cpu(2.0), 5.0, (4.0, 10.0)) == "CPU (2× under the band's bottom)"
     assert faster_beyond_band(cpu(7.0), 5.0, (4.0, 10.0)) == "neither"
     assert faster_beyond_band(None, 5.0, (4.0, 10.0)) == "not measured"

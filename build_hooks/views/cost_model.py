@@ -107,7 +107,7 @@ def gpu_estimate(data: Dataset) -> Html:
              gpu.bounded_by(batch, width)]
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
     head = ["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)",
-            "ahead beyond the band (× past the band's edge)", "bounded by"]
+            "ahead beyond the band", "bounded by"]
     # The estimate's column stays even when flat: a flat column is the lesson (its host sets its pace).
     head, rows, same = fold_constant_columns(head, rows, [5])
     # A column with one value in every row is said once, in the note (#39: a table of identical cells).

@@ -218,7 +218,7 @@ def transformer_steps(data: Dataset) -> Html:
         head = ["device", "d_model", "batch", "time per step"]
         if gpu_device is None:
             head += [f"{gpu_estimate.SHEET.name} estimate (its band)",
-                     "ahead beyond the band (× past the band's edge)"]
+                     "ahead beyond the band"]
         seq = {seq for (_, seq) in curves(m, "cpu")}
         caption = (f"{MODEL['LAYERS']} blocks, {MODEL['HEADS']} heads, vocabulary {MODEL['VOCAB']}, "
                    f"{listing([str(x) for x in sorted(seq)])} tokens per sequence")
