@@ -425,7 +425,7 @@ def gpu_step_floor(data: Dataset) -> str:
     if machine is None:
         return "No GPU was measured for this build, so its step's floor is not known"
     device = machine.gpu_device(STEP)
-    points = [p for w in analysis.widths(machine) for p in analysis.step_curve(machine, device, w)]
+    points = _gpu_steps(machine)
     if not points:
         raise MissingData("no GPU training steps")
     fastest, slowest = min(p.seconds for p in points), max(p.seconds for p in points)
@@ -446,12 +446,17 @@ def home_gpu_flat(data: Dataset) -> str:
     machine = gpu_with(data, STEP)
     if machine is None:
         return ""
-    device = machine.gpu_device(STEP)
-    seconds = [p.seconds for w in analysis.widths(machine) for p in analysis.step_curve(machine, device, w)]
+    seconds = [p.seconds for p in _gpu_steps(machine)]
     if not seconds or max(seconds) > FLAT * min(seconds):
         return ""
     return (f" The GPU's training step, timed alone, stayed between {si(min(seconds), 's')} and "
             f"{si(max(seconds), 's')} at every size. It wins only where the CPU's step grows longer than that.")
+
+
+def _gpu_steps(machine: Machine) -> list[analysis.Point]:
+    """Every measured GPU training step of a machine, over every width (gpu_step_floor and home_gpu_flat read these)."""
+    device = machine.gpu_device(STEP)
+    return [p for w in analysis.widths(machine) for p in analysis.step_curve(machine, device, w)]
 
 
 def _epoch_share_words(machine: Machine, device: str) -> str:

@@ -653,7 +653,7 @@ def _other_machines_compile(data: Dataset, first: Machine) -> str:
     if not verdicts:
         return ""
     counts = {word: sum(v.count(verdict) for v in verdicts)
-              for verdict, word in ((1, "faster"), (-1, "slower"), (0, "level"))}
+              for verdict, word in VERDICT_WORDS.items()}
     total, n = sum(counts.values()), len(verdicts)
     who = "the other machine that ran it" if n == 1 else f"the {n} other machines that ran it"
     parts = [f"{word} at {k}" for word, k in counts.items() if k]
@@ -682,14 +682,16 @@ def compile_repaid(data: Dataset) -> str:
             "training run takes thousands")
 
 
+VERDICT_WORDS = {1: "faster", -1: "slower", 0: "level"}  # a compiled step against eager, by stats' verdict
+
+
 def _compiled_verdicts(pairs: list) -> str:
     """Which way compiled steps went at each batch, beyond the spread: "Compiled steps were faster at batch 16;
     level at batches 64 and 256" (the table beside it has the ratios and medians)."""
     if not pairs:
         return "No compiled steps were measured"
-    words = {1: "faster", -1: "slower", 0: "level"}
     grouped = {v: [batch for batch, _, _, ratio in pairs if ratio.verdict == v] for v in (1, -1, 0)}
-    parts = [f"{words[v]} at {'batch' if len(b) == 1 else 'batches'} {listing([str(x) for x in b])}"
+    parts = [f"{VERDICT_WORDS[v]} at {'batch' if len(b) == 1 else 'batches'} {listing([str(x) for x in b])}"
              for v, b in grouped.items() if b]
     return "Compiled steps were " + "; ".join(parts)
 
