@@ -659,9 +659,9 @@ def test_homes_short_answer_gives_the_measured_crossings_work_and_nothing_withou
     with_gpu = Dataset(committed)
     low, high, _ = views.crossing_bracket(next(m for m in committed if m.gpu is not None))
     said = page.render_fact("home_answer_work", with_gpu)
-    assert said.startswith(" On the race's small network, the GPU measured here pulled ahead once a step did ")
-    assert "That is an average of " in said and " over the 38 operations (PyTorch calls) in its step." in said
-    assert f"{si(low, 'FLOP').split(' ')[0]} and {si(high, 'FLOP')}" in said
+    assert said.startswith("Timed one step at a time, the GPU pulled ahead once a step did ")
+    assert "Spread over the 38 PyTorch calls in that step, it is " in said and " per call on average." in said
+    assert f"{si(low, 'FLOP').split(' ')[0]} to {si(high, 'FLOP')}" in said
 
 
 

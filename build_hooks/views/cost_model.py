@@ -674,19 +674,21 @@ def home_answer_work(data: Dataset) -> str:
     first = first_measured_break_even(data) if _measured_extra(data) else None
     if first is None:
         return ""
-    flop = "(million additions or multiplications)"
+    flop = "(million multiplications or additions in its matrix products)"
     crossed = crossing_bracket(first[0])
     if crossed:
-        said = (f" On the race's small network, the GPU measured here pulled ahead once a step did somewhere "
-                f"between {flop_span(*crossed[:2], 'and')} {flop}.")
+        # Said as the step experiment's, beside the grid's epochs: the two can differ (#39 read: one answer).
+        said = (f"Timed one step at a time, the GPU pulled ahead once a step did {flop_span(*crossed[:2], 'to')} "
+                f"{flop}.")
         per_op = crossing_per_operation(first[0])
         if per_op:  # per operation, the figure that depends less on the network (batch-size's break-even)
             low, high, n = per_op
-            said += (f" That is an average of {flop_span(low, high)} over the {n} operations (PyTorch calls) in its "
-                     "step.")
+            # An average: the count is all in a few matrix products, spread here over every call.
+            said += (f" Spread over the {n} PyTorch calls in that step, it is {flop_span(low, high)} per call on "
+                     "average.")
         return said
     span = break_even_step_span(data)
-    return f" By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""
+    return f"By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:

@@ -116,19 +116,29 @@ def _grid(data: Dataset, paired: bool) -> Html:
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
     caption = "Who finishes one epoch first, and how many times faster, by batch size and hidden width"
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
+    # "Level" and how rough every cell is stay in sight; the marks' key is folded (#39: a learner's first screen
+    # holds the verdicts, and the marks are for whoever asks what one means).
     shown_marks = {kind for key, pairing in found.items() for kind in _point_marks(pairing, *key)}
-    notes = [note(_level_words(found)), marks_note(shown_marks)]
-    # Short sentences: this key is under the grid on home and on the race page.
-    notes += [note(f"Most cells carry {MARKS[kind][0]}, so no cell shows it. Read every cell as rough.")
-              for kind in sorted(common)]
+    notes = [note(_level_words(found))]
+    notes += [note(f"Read every cell as rough: most are {MARKS[kind][1].lower()} ({MARKS[kind][0]}), so no cell shows "
+                   "that mark.") for kind in sorted(common)]
+    key = [marks_note(shown_marks)] if shown_marks else []
+    named = [MARKS[kind][0] for kind in MARKS if kind in shown_marks - common]
     if any(p["narrow"] for p in found.values()):
-        notes.append(note(f"Narrow: {NARROW_WORDS}."))
+        key.append(note(f"Narrow: {NARROW_WORDS}."))
+        named.append("narrow")
     if any(p["out_of_line"] for p in found.values()):
-        notes.append(note(OUT_OF_LINE_WORDS))
+        key.append(note(OUT_OF_LINE_WORDS))
+        named.append("out of line")
     if any(p.get("against_half") is not None and not p["out_of_line"] for p in found.values()):
-        notes.append(note(SMALLER_LEAD_WORDS))
+        key.append(note(SMALLER_LEAD_WORDS))
+        named.append(race.LONGER_MARK[0])
     if rough and not every_rough:
-        notes.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
+        key.append(note(f"Rough: an epoch it compares has fewer than {stats.MIN_SAMPLES} samples."))
+        named.append("rough")
+    if key:
+        notes.append(html('<details class="crossover-marks"><summary>What the marks mean: {}</summary>{}</details>',
+                          ", ".join(named) if named else "the noise rule", Html("").join(key)))
     if paired:  # on home, the sentence above the grid says these (race_ground, race_doubts), on its first screen
         notes += _doubt_notes(data, found)
     pairings = _pairings(found)
@@ -141,8 +151,8 @@ def _grid(data: Dataset, paired: bool) -> Html:
 NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 # The same rule as the steps' key (training_step.OUT_OF_LINE_STEP): longer than a neighbour that should take longer.
-OUT_OF_LINE_WORDS = ("Out of line: the loser ran slower than its neighbours allow. Priced at a neighbour's "
-                     "pace, it would not have lost.")
+OUT_OF_LINE_WORDS = ("Out of line: the loser outlasted a neighbour that should take longer. At that "
+                     "neighbour's pace, it would not have lost.")
 # Short sentences: this key is under the grid on home and on the race page.
 SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its epoch at half the batch. "
                       f"The figure after {race.LONGER_MARK[0]} is the lead against that faster epoch.")
@@ -163,11 +173,12 @@ def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str
             grid = gate.slow_start_share(machine.doc, {race.EPOCH})
             who = "the GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
             # What "slow" means is said once, on home (explain); the race page's note links to the gallery's key.
-            what = (f" (a fixed check task took over {gate.SLOW_STATE_RATIO:g}× its best)" if explain else "")
-            began = (f"{100 * share:.0f}% of its rounds" if grid is None or f"{100 * grid:.0f}" == f"{100 * share:.0f}"
-                     else f"{100 * grid:.0f}% of the grid's rounds ({100 * share:.0f}% over all its experiments)")
-            # The machine was slow as a round began; the rounds are the experiment's, so the sentence says so.
-            doubts.append((f"At the start of {began}, {who} was running slow{what}. So both its lanes may be slower "
+            what = (f". Slow means a fixed check task took over {gate.SLOW_STATE_RATIO:g}× its best" if explain else "")
+            same = grid is None or f"{100 * grid:.0f}" == f"{100 * share:.0f}"
+            began = (f"{100 * share:.0f}% of its measurements began" if same else
+                     f"{100 * grid:.0f}% of the grid's measurements began, and {100 * share:.0f}% of all its own")
+            # Slow as a measurement began: the state is checked before each one, so the sentence says so.
+            doubts.append((f"{capitalised(who)} was running slow as {began}{what}. So both its lanes may be slower "
                            "than its hardware allows", True))
     return doubts
 
@@ -279,13 +290,10 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
         # grid's key and the race's tables; on the first screen it only clutters.
         machine = next((m for m in data.machines if m.id == next(iter(found.values()))["gpu"]["machine_id"]), None)
         cpu_name = f"the {machine.cpu_short_name} in its own machine" if machine else f"its own {cpu_label}"
-        # A machine that began most rounds slow is said beside its name: both lanes may run high (below the grid).
-        slow = (" That machine often began its rounds running slow, so its times may run high."
-                if machine and mostly_slow(machine) else "")
         intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
                  f"{untrusted.placeholder(gpu_label)}, fed by the build host's CPU. " if estimated else
                  f"The grid below sets {untrusted.placeholder(gpu_label)} against "
-                 f"{untrusted.placeholder(cpu_name)}.{slow} ")
+                 f"{untrusted.placeholder(cpu_name)}. ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
         gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
@@ -348,10 +356,10 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     leads = " and ".join(f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders))
     # The grid's own words, each said plainly where it first appears; the key under the grid has the rest.
     # Each sentence opens with a word, not a count: a reader (and a sentence splitter) sees where it starts.
-    out = "out of line (a loser slower than a neighbouring batch allows)"
+    out = "out of line (the loser outlasted a neighbour that should take longer)"
     others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"), (doubted, out)) if k]
     rest = f". The rest: {', '.join(others)}" if others else ""
-    return f"Of the {n} settings raced below, {leads}{rest}"
+    return f"Over whole epochs, of the {n} settings raced below, {leads}{rest}"
 
 
 def _changed_leads(found: dict) -> str:
