@@ -270,17 +270,17 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     data = dataset(gpu="Fixture GPU")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.61)
     slow = str(page.render_section("verdict_grid", data))
-    assert ('The GPU machine was running slow as 61% of its measurements began. So both its lanes may be slower than its '
+    assert ('The GPU machine began 61% of its measurements running slow. So both its lanes may be slower than its '
             'hardware allows (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
     said = page.render_fact("race_doubts", data)  # on home, the sentence under the grid says it instead
-    assert said.endswith("The GPU machine was running slow as 61% of its measurements began. Slow means a fixed check "
+    assert said.endswith("The GPU machine began 61% of its measurements running slow. Slow means a fixed check "
                          "task took over 1.4× its best. So both its lanes may be slower than its hardware allows")
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     # Home's first screen names the pairing only: the sentence under the grid (race_doubts) says the machine ran slow.
     assert "slow" not in page.render_fact("race_pairing", data)
     # The grid's own rounds first where they differ from the machine's overall share.
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.32 if groups else 0.61)
-    assert ("The GPU machine was running slow as 32% of the grid's measurements began, and 61% of all its own."
+    assert ("The GPU machine began 32% of the grid's measurements running slow. Over all its experiments, the share was 61%"
             in page.render_fact("race_doubts", data))
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.05)
     assert "running slow" not in str(page.render_section("verdict_grid", data))

@@ -151,8 +151,8 @@ def _grid(data: Dataset, paired: bool) -> Html:
 NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 # The same rule as the steps' key (training_step.OUT_OF_LINE_STEP): longer than a neighbour that should take longer.
-OUT_OF_LINE_WORDS = ("Out of line: the loser outlasted a neighbour that should take longer. At that "
-                     "neighbour's pace, it would not have lost.")
+OUT_OF_LINE_WORDS = ("Out of line: the loser broke its own trend. A neighbour that should take longer ran "
+                     "faster. At that neighbour's pace, it would not have lost.")
 # Short sentences: this key is under the grid on home and on the race page.
 SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its epoch at half the batch. "
                       f"The figure after {race.LONGER_MARK[0]} is the lead against that faster epoch.")
@@ -175,10 +175,12 @@ def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str
             # What "slow" means is said once, on home (explain); the race page's note links to the gallery's key.
             what = (f". Slow means a fixed check task took over {gate.SLOW_STATE_RATIO:g}× its best" if explain else "")
             same = grid is None or f"{100 * grid:.0f}" == f"{100 * share:.0f}"
-            began = (f"{100 * share:.0f}% of its measurements began" if same else
-                     f"{100 * grid:.0f}% of the grid's measurements began, and {100 * share:.0f}% of all its own")
+            # Short sentences: this note is under the grid on home and on the race page.
+            began = (f"{100 * share:.0f}% of its measurements running slow" if same else
+                     f"{100 * grid:.0f}% of the grid's measurements running slow. Over all its experiments, the share "
+                     f"was {100 * share:.0f}%")
             # Slow as a measurement began: the state is checked before each one, so the sentence says so.
-            doubts.append((f"{capitalised(who)} was running slow as {began}{what}. So both its lanes may be slower "
+            doubts.append((f"{capitalised(who)} began {began}{what}. So both its lanes may be slower "
                            "than its hardware allows", True))
     return doubts
 
@@ -356,7 +358,7 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     leads = " and ".join(f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders))
     # The grid's own words, each said plainly where it first appears; the key under the grid has the rest.
     # Each sentence opens with a word, not a count: a reader (and a sentence splitter) sees where it starts.
-    out = "out of line (the loser outlasted a neighbour that should take longer)"
+    out = "out of line (the loser broke its own trend)"
     others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"), (doubted, out)) if k]
     rest = f". The rest: {', '.join(others)}" if others else ""
     return f"Over whole epochs, of the {n} settings raced below, {leads}{rest}"

@@ -270,7 +270,8 @@ OUT_OF_LINE_STEP = ("Out-of-line CPU step: longer than at the next, larger batch
 def _out_of_line_lead_key(epoch_cells) -> Html:
     """The key for an epoch cell that leaves a race lead out (_epoch_lead), where some cell does, else nothing."""
     if any("out-of-line lead" in str(cell) for cell in epoch_cells):
-        return note("Out-of-line lead: the race's loser outlasted a neighbour that should take longer.")
+        return note("Out-of-line lead: the race's loser broke its own trend. A neighbour that should take longer "
+                    "ran faster.")
     return Html("")
 
 
