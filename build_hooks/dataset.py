@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -80,6 +81,9 @@ class Machine:
     doc: dict
     source: str  # where the file came from, relative to the project when possible
     origin: str  # "this build host" or "committed reference"
+    # Set by Dataset where another file shares this CPU's brand at another clock (tell_apart): the clock joins the
+    # name, so "AMD EPYC" and "AMD EPYC" read as two machines. Not compared: the same file, however it is named.
+    clock_in_name: bool = field(default=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -100,24 +104,30 @@ class Machine:
         return next((name for flag, name in VECTOR_UNITS if flag in isa), None)
 
     @property
+    def brand(self) -> str:
+        """The CPU's brand as recorded, with its clock where another file shares the brand (clock_in_name)."""
+        brand = self.cpu["brand"]
+        return f"{brand} at {self.cpu['clock_hz'] / 1e9:.2f} GHz" if self.clock_in_name else brand
+
+    @property
     def label(self) -> str:
         """A short human name: the GPU when there is one, else the CPU, its threads and vector units."""
         units = f", {self.vector_units}" if self.vector_units else ""
-        cpu = f"{self.cpu['brand']} ({self.cpu['threads_used']} threads{units})"
+        cpu = f"{self.brand} ({self.cpu['threads_used']} threads{units})"
         return f"{self.gpu['name']} + {cpu}" if self.gpu else cpu
 
     def device_label(self, device: str) -> str:
         if is_gpu(device):
             return self.gpu["name"] if self.gpu else f"{device.upper()} (no GPU recorded)"
         units = f", {self.vector_units}" if self.vector_units else ""
-        return f"CPU: {self.cpu['brand']}, {self.cpu['threads_used']} threads{units}"
+        return f"CPU: {self.brand}, {self.cpu['threads_used']} threads{units}"
 
     @property
     def cpu_short_name(self) -> str:
         """The CPU in a few words for a sentence ("16-thread Intel Xeon", "2-thread Intel Xeon at 2.80GHz"): its brand
         without trademark signs or the words "CPU" and "Processor", and its thread count. A clock in the brand stays:
         two files of one brand are told apart by it. The full label stays in tables and captions."""
-        brand = re.sub(r"\((R|TM|tm|r)\)|\bCPU\b|\bProcessor\b", " ", self.cpu["brand"]).replace("@", "at")
+        brand = re.sub(r"\((R|TM|tm|r)\)|\bCPU\b|\bProcessor\b", " ", self.brand).replace("@", "at")
         brand = " ".join(brand.split()) or self.cpu["brand"]
         return f"{self.cpu['threads_used']}-thread {brand}"
 
@@ -155,6 +165,17 @@ class Machine:
         return self.doc.get("unfinished", {})
 
 
+def tell_apart(machines: list[Machine]) -> list[Machine]:
+    """The machines, each whose CPU brand another shares at another clock named with its clock (Machine.brand): two
+    files both called "AMD EPYC (2 threads)" are two machines a learner must tell apart. A brand that names its
+    clock already ("@ 2.80GHz") is left as it is."""
+    clocks: dict[str, set[str]] = {}
+    for machine in machines:
+        clocks.setdefault(machine.cpu["brand"], set()).add(f"{machine.cpu['clock_hz'] / 1e9:.2f}")
+    return [dataclasses.replace(m, clock_in_name=True)
+            if len(clocks[m.cpu["brand"]]) > 1 and "hz" not in m.cpu["brand"].lower() else m for m in machines]
+
+
 @dataclass
 class Dataset:
     machines: list[Machine] = field(default_factory=list)
@@ -164,6 +185,9 @@ class Dataset:
     # The bytes of every file it was loaded from, hashed (load sets it): what view_cache keys on.
     # None for a dataset made in memory, which is then never cached.
     digest: str | None = None
+
+    def __post_init__(self) -> None:
+        self.machines = tell_apart(self.machines)
 
     @property
     def host(self) -> Machine | None:

@@ -233,6 +233,15 @@ def estimate_lane(index: int, machine: Machine, peers: Iterable[Machine] = ()) -
             "band": [estimate.faster, estimate.slower], "epochs": epochs}
 
 
+OPENING = (64, 32)  # (batch, width) the race opens at where raced: the lessons' small network, mid-range
+
+
+def opening(widths: list[int], batches: list[int]) -> tuple[int, int]:
+    """(batch, width) the race opens at: OPENING's, each where it was raced, else the smallest raced."""
+    batch, width = OPENING
+    return (batch if batch in batches else batches[0]), (width if width in widths else widths[0])
+
+
 def race_data(data: Dataset) -> dict:
     """Every lane with measured epoch times, and the controls' choices."""
     lanes = []
@@ -255,7 +264,9 @@ def race_data(data: Dataset) -> dict:
             "time_bounds": store.BOUNDS["s"], "max_number": store.MAX_NUMBER,
             "vector_units": [list(pair) for pair in VECTOR_UNITS], "gpu_devices": list(GPU_DEVICES),
             "merged_format": MERGED_FORMAT}  # the site's own "Download the data" file, read machine by machine
+    batch, width = opening(widths, batches) if lanes else (None, None)
     return {"lanes": lanes, "widths": widths, "batches": batches, "machines": machines, "join": join,
+            "opening": {"batch": batch, "width": width},
             "browser": browser_plan(data),
             "fixed_cost_ratio": FIXED_COST_RATIO, "meaningful_ratio": stats.MEANINGFUL_RATIO}
 

@@ -135,3 +135,18 @@ def test_a_cpus_short_name_drops_trademarks_and_filler_and_keeps_its_threads():
     assert dataset.Machine(doc, "f", "t").cpu_short_name == "16-thread Intel Xeon"
     doc["machine_info"]["cpu"] |= {"brand": "AMD EPYC", "threads_used": 2}
     assert dataset.Machine(doc, "f", "t").cpu_short_name == "2-thread AMD EPYC"
+
+
+def test_two_files_of_one_brand_at_different_clocks_are_named_with_their_clocks():
+    """Two CPUs of one brand at different clocks carry their clock in every name; a lone brand, or one that names its
+    clock already, is left as recorded."""
+    fast, slow, other = synthetic_doc("fast", brand="AMD EPYC"), synthetic_doc("slow", brand="AMD EPYC"), \
+        synthetic_doc("other", brand="Intel Xeon @ 2.80GHz")
+    fast["machine_info"]["cpu"]["clock_hz"], slow["machine_info"]["cpu"]["clock_hz"] = 2.6e9, 2.25e9
+    data = dataset.Dataset([dataset.Machine(doc, "f", "t") for doc in (fast, slow, other)])
+    names = {m.id: (m.label, m.device_label("cpu"), m.cpu_short_name) for m in data.machines}
+    assert names["fast"][0].startswith("AMD EPYC at 2.60 GHz (") and names["slow"][0].startswith("AMD EPYC at 2.25 GHz (")
+    assert names["fast"][1].startswith("CPU: AMD EPYC at 2.60 GHz, ") and names["slow"][2].endswith("AMD EPYC at 2.25 GHz")
+    assert "GHz at" not in names["other"][0] and names["other"][0].startswith("Intel Xeon @ 2.80GHz (")
+    alone = dataset.Dataset([dataset.Machine(fast, "f", "t")]).machines[0]
+    assert alone.label.startswith("AMD EPYC (") and alone == dataset.Machine(fast, "f", "t")

@@ -399,7 +399,7 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
     monkeypatch.setattr(race, "race_data", lambda data: {"widths": [32], "batches": [1, 2, 64], "lanes": []})
     monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
     assert page.render_fact("race_grid_counts", Dataset([])) == (
-        "The grid under the race has all 3 settings: the CPU finishes first at 1, the GPU at 1. Clear GPU wins: width "
+        "The grid below has all 3 settings: the CPU finishes first at 1, the GPU at 1. Clear GPU wins: width "
         "32 at batch 64")  # where it wins follows, so the two corners read as ends of a rule
     marked = views._verdict_cell(found[(32, 64)], 32, 64)
     assert "2.0×, ↑1.5×" in marked and "loser longer than at half the batch" in marked
@@ -479,3 +479,28 @@ def test_the_race_tables_put_the_gpu_pair_first_and_key_a_lane_wide_mark_once():
     assert shown.index("Lane GPU box") < shown.index("Lane CPU box") < shown.index("Lane CPU host")
     assert "‡" not in shown.split("</table>")[0]
     assert "Every epoch of Lane GPU box rests on fewer than" in shown
+
+
+def test_the_race_opens_where_its_intro_says():
+    """race_data's opening (which race.js reads) is batch 64 at width 32 where raced, else the smallest raced, and
+    race_opening names that setting."""
+    from build_hooks import page
+
+    data = dataset(gpu="Fixture GPU")
+    assert race.race_data(data)["opening"] == {"batch": 64, "width": 32}
+    assert page.render_fact("race_opening", data) == "The race opens at batch 64 and width 32, the lessons' small network"
+    assert race.opening([8, 512], [2, 4]) == (2, 8)
+
+
+def test_the_largest_batch_verdict_reads_the_width_its_bullet_reads():
+    """With measured lanes, the largest-batch verdict is said at the width where the gap moved most towards the GPU,
+    the width the sentence before it gives (#39 read: a bullet that switched widths)."""
+    from build_hooks import page
+
+    epochs = {("cpu", 8, 1): 1.0, ("cpu", 8, 64): 0.1, ("cpu", 2048, 1): 2.0, ("cpu", 2048, 64): 1.0,
+              ("cuda", 8, 1): 5.0, ("cuda", 8, 64): 0.5, ("cuda", 2048, 1): 5.0, ("cuda", 2048, 64): 0.1}
+    steps = dict.fromkeys(epochs, 1e-4)
+    data = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=steps, epoch_times=epochs), "f", "t")])
+    fall = page.render_fact("race_estimate_flat", data)
+    largest = page.render_fact("race_largest_batch", data)
+    assert fall.startswith("At width 2048, between batch 1 and 64,") and largest.startswith("at batch 64 and width 2048")

@@ -255,7 +255,8 @@ def test_the_opening_says_which_gpu_file_lacks_the_transformer_and_how_small_the
 
     data = dataset(transformer_block=steps({1: 1e-1, 8: 8e-1, 64: 6.4}))
     assert views._no_gpu_words(data) == "No GPU has timed this model yet, so the estimate is unchecked here"
-    gpu_box = SimpleNamespace(gpu={"name": "Fixture GPU"}, label="Fixture GPU box")
+    gpu_box = SimpleNamespace(gpu={"name": "Fixture GPU"}, label="Fixture GPU box",
+                              cpu={"brand": "Fixture box CPU", "clock_hz": 1e9})
     with_gpu = Dataset(data.machines + [gpu_box])
     said = views._no_gpu_words(with_gpu)
     assert said.startswith("No GPU has timed this model yet (the ") and said.endswith(

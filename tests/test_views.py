@@ -725,7 +725,7 @@ def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
     from build_hooks.views.regimes import REGIME_WORDS, classified
 
     root = Path(__file__).resolve().parent.parent
-    committed = dataset.load_committed(root / "results", root)
+    committed = Dataset(dataset.load_committed(root / "results", root)).machines  # as pages name them
     gpu_machine = next(m for m in committed if m.gpu)
     counts = Counter(r for _, _, r in classified(gpu_machine, gpu_machine.gpu_device("training_step")))
     said = page.render_fact("regimes_gpu_summary", Dataset(committed))
@@ -1523,7 +1523,7 @@ def test_the_faqs_ddp_answer_names_the_machine_that_split_its_cores():
     from build_hooks import dataset
 
     root = Path(__file__).resolve().parent.parent
-    committed = dataset.load_committed(root / "results", root)
+    committed = Dataset(dataset.load_committed(root / "results", root)).machines  # as pages name them
     first = next(m for m in committed if m.benchmarks("data_parallel"))
     said = untrusted.restore(page.render_fact("ddp_answer", Dataset(committed))).replace("<bdi>", "").replace(
         "</bdi>", "")
@@ -1665,7 +1665,7 @@ def test_the_estimates_lowered_edge_names_the_machine_that_lowered_it():
     from build_hooks.render import si
 
     root = Path(__file__).resolve().parent.parent
-    committed = dataset.load_committed(root / "results", root)
+    committed = Dataset(dataset.load_committed(root / "results", root)).machines  # as pages name them
     host = max(committed, key=lambda m: gpu_estimate.host_op_seconds(m) or 0)  # the slowest issuer feeds the model
     fastest = min((m for m in committed if gpu_estimate.host_op_seconds(m)), key=gpu_estimate.host_op_seconds)
     data = Dataset([host] + [m for m in committed if m is not host])

@@ -26,7 +26,7 @@ from build_hooks.render import (
     table,
 )
 
-PREFERRED_WIDTH = 32  # the small network the lessons use, when it was measured
+PREFERRED_WIDTH = race.OPENING[1]  # the small network the lessons use, when it was measured
 
 
 @section
@@ -304,10 +304,10 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
 
 @fact
 def race_grid_counts(data: Dataset) -> str:
-    """The race page's second sentence: the grid under the race, counted (out-of-line verdicts counted apart, as on
-    home), so the tally is on the first screen while the grid sits under the controls."""
+    """Above the race page's grid: the grid counted (out-of-line verdicts counted apart, as on home). The page's
+    first screen keeps the corners and the controls (a phone must reach Start)."""
     settings, count, gpu = _tally(data)
-    counts = (f"The grid under the race has all {settings} settings: the CPU finishes first at {count['CPU']}, "
+    counts = (f"The grid below has all {settings} settings: the CPU finishes first at {count['CPU']}, "
               f"{gpu} at {count['GPU']}")
     # Where the GPU wins, so the two corners above read as ends of a rule, not as two anecdotes; as a short list,
     # since home says it in a sentence.
@@ -516,14 +516,14 @@ def _example_width(race_data: dict, which: str) -> str:
     return str(preferred)
 
 
-def _verdict(data: Dataset, which: str) -> str:
-    """Who finishes an epoch first at the smallest or largest raced batch, at the small width: the
+def _verdict(data: Dataset, which: str, width: str | None = None) -> str:
+    """Who finishes an epoch first at the smallest or largest raced batch, at `width` (else the small width): the
     fastest GPU lane against its own machine's CPU (the grid's pairing, race.matchup), or the two
     fastest lanes when only one kind raced."""
     race_data = race.race_data(data)
     if not race_data["lanes"]:
         raise MissingData("no epoch times to race")
-    width = _example_width(race_data, which)
+    width = width or _example_width(race_data, which)
     lanes = [lane for lane in race_data["lanes"] if width in lane["epochs"]]
     batches = sorted({int(b) for lane in lanes for b in lane["epochs"][width]})
     batch = str(batches[0] if which == "smallest" else batches[-1])
@@ -690,14 +690,10 @@ def _measured_fall(race_data: dict) -> str:
     batch to the largest, at the width where the gap moved most towards the GPU (where the point above shows best;
     #39 review: at the chart's width a CPU may never stop falling). Ends where either lane changed state (§) are
     skipped while two steady batches remain."""
-    gpu = next((lane for lane in race_data["lanes"] if lane["kind"] == "GPU" and not lane["estimate"]), None)
-    cpu = gpu and next((lane for lane in race_data["lanes"] if lane["kind"] == "CPU"
-                        and lane["machine_id"] == gpu["machine_id"]), None)
-    falls = [fall for width in (cpu and race_data["widths"] or [])
-             if (fall := _fall_at(gpu, cpu, str(width))) is not None]
-    if not falls:
+    widest = _widest_fall(race_data)
+    if widest is None:
         return "No GPU lane here has its own CPU to set it against"
-    width, first, last, fall = max(falls, key=lambda found: found[3]["gpu"] / found[3]["cpu"])
+    (gpu, cpu), (width, first, last, fall) = widest
 
     def doubt(lane: dict) -> str:  # a ratio of two epochs carries the marks of both, as the table keys them
         kinds = {k for b in (first, last) for k in lane["epochs"][width][b].get("caveats", [])}
@@ -708,6 +704,19 @@ def _measured_fall(race_data: dict) -> str:
              "So neither gained much on the other")
     return (f"At width {width}, between batch {first} and {last}, {untrusted.placeholder(gpu['label'])}'s epoch fell "
             f"{multiple(fall['gpu'])}{doubt(gpu)} and its CPU's {multiple(fall['cpu'])}{doubt(cpu)}. {moved}")
+
+
+def _widest_fall(race_data: dict) -> tuple[tuple[dict, dict], tuple[str, str, str, dict]] | None:
+    """((the first measured GPU lane, its own machine's CPU lane), _fall_at's finding) at the width where the gap
+    moved most towards the GPU; None without such a pair."""
+    gpu = next((lane for lane in race_data["lanes"] if lane["kind"] == "GPU" and not lane["estimate"]), None)
+    cpu = gpu and next((lane for lane in race_data["lanes"] if lane["kind"] == "CPU"
+                        and lane["machine_id"] == gpu["machine_id"]), None)
+    falls = [fall for width in (cpu and race_data["widths"] or [])
+             if (fall := _fall_at(gpu, cpu, str(width))) is not None]
+    if not falls:
+        return None
+    return (gpu, cpu), max(falls, key=lambda found: found[3]["gpu"] / found[3]["cpu"])
 
 
 def _fall_at(gpu: dict, cpu: dict, width: str) -> tuple[str, str, str, dict] | None:
@@ -747,6 +756,18 @@ def race_estimate_flat(data: Dataset) -> str:
 
 
 @fact
+def race_opening(data: Dataset) -> str:
+    """Where the live race opens (race.opening, which race.js reads), so the intro prepares the race a reader first
+    starts (#39 read: the intro named two corners, and Start raced a third setting)."""
+    race_data = race.race_data(data)
+    if not race_data["lanes"]:
+        raise MissingData("no epoch times to race")
+    batch, width = race_data["opening"]["batch"], race_data["opening"]["width"]
+    small = ", the lessons' small network" if width == PREFERRED_WIDTH else ""
+    return f"The race opens at batch {batch} and width {width}{small}"
+
+
+@fact
 def race_smallest_batch(data: Dataset) -> str:
     """A sentence: who finishes an epoch first at the smallest raced batch (or a tie), at the
     small width."""
@@ -755,9 +776,12 @@ def race_smallest_batch(data: Dataset) -> str:
 
 @fact
 def race_largest_batch(data: Dataset) -> str:
-    """A sentence: who finishes an epoch first at the largest raced batch (or a tie), at the
-    small width."""
-    return _verdict(data, "largest")
+    """A sentence: who finishes an epoch first at the largest raced batch (or a tie): with measured lanes only, at the
+    width the sentence before it reads (_measured_fall; #39 read: one bullet, one width), else at the small width."""
+    race_data = race.race_data(data)
+    estimated = any(lane["estimate"] for lane in race_data["lanes"])
+    widest = None if estimated else _widest_fall(race_data)
+    return _verdict(data, "largest", widest[1][0] if widest else None)
 
 
 def _estimate_trails(lanes: list[dict]) -> tuple[int, int, dict[str, dict[int, list[int]]]]:

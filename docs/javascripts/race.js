@@ -57,11 +57,10 @@
     }
 
     batchInput.max = String(data.batches.length - 1);
-    var defaultBatch = data.batches.indexOf(64) >= 0 ? data.batches.indexOf(64) : 0;
-    batchInput.value = String(defaultBatch);
+    // The setting the race opens at (build_hooks/race.py's opening), which the page's intro names.
+    batchInput.value = String(Math.max(0, data.batches.indexOf(data.opening.batch)));
     data.widths.forEach(function (w) { widthSelect.appendChild(el("option", { value: String(w) }, String(w))); });
-    // The small network of the lessons (and of the guide's computed sentences) by default.
-    widthSelect.value = String(data.widths.indexOf(32) >= 0 ? 32 : data.widths[0]);
+    widthSelect.value = String(data.opening.width);
     function fillMachines() {
       var chosen = machineSelect.value;
       machineSelect.textContent = "";
@@ -161,7 +160,9 @@
 
     // By the lane's place among all lanes, so a lane keeps its look whatever is filtered or chosen.
     function styleIndex(lane) { return Math.max(0, data.lanes.indexOf(lane)); }
-    function letter(lane) { return String.fromCharCode(65 + styleIndex(lane) % 26); }
+    // The letter is the lane's place among the lanes racing now (A, B ...), so two lanes read A and B, not E and F;
+    // the chart under the grid draws the same lanes, so each letter still names one line.
+    function letter(lane) { return String.fromCharCode(65 + Math.max(0, activeLanes().indexOf(lane)) % 26); }
     function dash(lane) { return DASHES[styleIndex(lane) % DASHES.length]; }
 
     function buildLanes() {
@@ -266,8 +267,8 @@
     function start() {
       reset();
       // On a phone, or a short laptop screen, the lanes and the result line sit under the controls: bring them
-      // into view, or the race runs off-screen.
-      showBelow(lanesBox);
+      // into view, down to the (still empty) result line, or the race runs off-screen and its verdict lands there.
+      showBelow(result);
       var lanes = activeLanes();
       if (reducedMotion) { finish(lanes); return; }
       var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));
