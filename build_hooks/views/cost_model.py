@@ -830,14 +830,17 @@ def break_even_table(data: Dataset) -> Html:
                          "The estimate's break-even (a model, for builds with no GPU)", estimated,
                          note(_estimate_against_measured(data, even)))
     # One column, two readings: said once, so a learner does not take a break-even for a device's half speed.
+    workings = [note("Two break-evens. The low one uses one bare, tiny operation's extra cost. The high one uses a "
+                     "real step's: it also spreads the step's own fixed cost over its operations.")
+                if any(row[0] == "break-even, bare operation" for _, rows in measured for row in rows) else Html(""),
+                note(_per_step_words(data)) if measured else Html("")]
     spans = [note("The last column, for a device: the work at which an operation runs at half its top speed. For a "
                   "break-even: the work above which the GPU's step is shorter."),
-             note("Two break-evens. The low one uses one bare, tiny operation's extra cost. The high one uses a real "
-                  "step's: it also spreads the step's own fixed cost over its operations.")
-             if any(row[0] == "break-even, bare operation" for _, rows in measured for row in rows) else Html(""),
-             note(_per_step_words(data)) if measured else Html(""),
              marks_note({"slow"} if any(mostly_slow(m) for m in data.shown(analysis.STEP) if measured_break_even(m))
                         else set())]
+    if measured:  # how the figures are worked out, folded (#39 read: a dozen quantities for one idea)
+        spans.append(html('<details class="crossover-workings"><summary>How these break-evens are worked out'
+                          '</summary>{}</details>', join(workings)))
     return join([table(head, measured_rows, caption=html("Fixed cost × rate, measured: {} against the CPU in its own "
                                                          "machine", gpu_name)) for gpu_name, measured_rows in measured]
                 + spans + [estimated])

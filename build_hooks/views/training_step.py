@@ -125,7 +125,11 @@ def training_step(data: Dataset) -> Html:
         else:
             caption = (f"{lines}A ring marks a point not to lean on: noisy ({stats.noise_rule()}), fewer than "
                        f"{stats.MIN_SAMPLES} samples, or measured under load.")
-        parts += [figure(step_plot(machine), caption), step_table(machine), provenance(machine, data.host)]
+        # The plot is the lesson; the tables behind it (every batch at every width, per device) are folded (#39:
+        # a page a learner scrolls through, not 8,000 px of numbers).
+        tables = html('<details class="crossover-steps"><summary>Every step time, batch by batch, on {}</summary>{}'
+                      '</details>', machine.label, step_table(machine))
+        parts += [figure(step_plot(machine), caption), tables, provenance(machine, data.host)]
     return join(parts, "\n") + more_machines(data, STEP)
 
 
@@ -469,7 +473,8 @@ def _epoch_share_words(machine: Machine, device: str) -> str:
         return ""
     # Said as the rule counts it (a ratio), so the count matches what a reader recomputes.
     said = (f". A step timed on its own took at least {stats.MEANINGFUL_RATIO:g}× as long as the same step inside an "
-            f"epoch, at {longer} of {len(epochs)} settings. So these step times may overstate its fixed cost")
+            f"epoch, at {longer} of {len(epochs)} settings. So these step times may overstate its fixed cost. That "
+            "would put the steps' crossing at a larger batch than the truth")
     return said + _cpu_epoch_share_words(machine)
 
 
@@ -484,6 +489,6 @@ def _cpu_epoch_share_words(machine: Machine) -> str:
                 f"at {longer}")
     if shorter:
         return (f". The CPU's leaned the other way: inside an epoch, its step took at least "
-                f"{stats.MEANINGFUL_RATIO:g}× as long as alone, at {shorter} of {len(cpu)} settings. Both biases can "
-                "push the steps' crossing to a larger batch than the race's")
+                f"{stats.MEANINGFUL_RATIO:g}× as long as alone, at {shorter} of {len(cpu)} settings. That pushes the "
+                "same way")
     return ""
