@@ -227,7 +227,7 @@ def test_a_near_tie_between_cost_terms_is_named_as_one():
     from build_hooks.views.transformer import regime_words
 
     assert regime_words("overhead") == "overhead-bound"
-    assert regime_words("overhead+memory") == "overhead- and memory-bound (a near-tie)"
+    assert regime_words("overhead+memory") == "mixed (overhead and memory)"
 
 
 def test_a_near_tie_is_named_in_one_order_whichever_term_is_larger():
@@ -277,8 +277,8 @@ def test_a_compile_ratio_within_the_spread_shows_its_direction_without_calling_i
     from build_hooks.views import transformer as views
 
     assert views._within_spread(stats.Ratio(1.02, 0.9, 1.1, paired=True)) == "same within the spread"
-    assert views._within_spread(stats.Ratio(0.8, 0.7, 1.05, paired=True)) == "within the spread (1.2× slower by median)"
-    assert views._within_spread(stats.Ratio(1.2, 0.95, 1.3, paired=True)) == "within the spread (1.2× faster by median)"
+    assert views._within_spread(stats.Ratio(0.8, 0.7, 1.05, paired=True)) == "same within the spread (1.2× slower by median)"
+    assert views._within_spread(stats.Ratio(1.2, 0.95, 1.3, paired=True)) == "same within the spread (1.2× faster by median)"
 
 
 def test_the_band_line_says_when_the_models_cost_per_operation_is_stretched_past_its_fit():

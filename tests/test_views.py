@@ -1,5 +1,6 @@
 """Tests for build_hooks.views: sections and facts follow the data and show untrusted strings as text."""
 
+import dataclasses
 import re
 
 import pytest
@@ -1377,7 +1378,8 @@ def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu
     every = cost_model.every_step(host, "cpu")  # every measured step too, the ones the fit left out included
     assert len(every.points) > len(check.points)
     left_out = len(every.points) - len(check.points) - len(every.fitted.trained_on)
-    assert (f"Over all {len(every.points)} measured steps, the {left_out} it left out included, it missed by "
+    assert (f"Over all {len(every.points)} measured steps, including the {left_out} it left out as inconsistent, it "
+            "missed by "
             f"{100 * every.median_error:.0f}% (worst {100 * every.worst[2]:.0f}%)") in said
     gpu = next(m for m in committed if m.gpu is not None)
     copies = sorted((b["params"]["bytes"], b["stats"]["median"]) for b in gpu.measured("memory_bandwidth",
@@ -1752,3 +1754,23 @@ def test_batch_size_says_when_the_race_crosses_at_another_batch_and_which_to_lea
                         (128, ""), (None, "")):
         monkeypatch.setattr(race_views, "grid_leads", lambda data, keep, first=first: {2048: (first, [])})
         assert views._race_differs(Dataset([machine]), machine, 2048, 128) == said
+
+
+@pytest.mark.parametrize("memory_factor, caveat", [(0.5, True), (1.0, False), (0.0, False)])
+def test_a_cpu_fit_moving_bytes_faster_than_a_copy_is_said_to_describe_the_fit(monkeypatch, memory_factor, caveat):
+    """Where the CPU fit's memory price beats a copy by more than the meaningful ratio, the reading says its prices
+    describe the fit, not the CPU (as the GPU's reading does); a plausible or zero factor gets no such words."""
+    from pathlib import Path
+
+    from build_hooks import cost_model, dataset
+
+    root = Path(__file__).resolve().parent.parent
+    data = Dataset(dataset.load_committed(root / "results", root))
+    real = cost_model.fit
+
+    def fit(machine, device):
+        fitted = real(machine, device)
+        return fitted and dataclasses.replace(fitted, memory_factor=memory_factor)
+    monkeypatch.setattr(cost_model, "fit", fit)
+    said = page.render_fact("cost_model_parameters_reading", data)
+    assert ("so these prices describe the fit, not the CPU" in said) == caveat

@@ -147,7 +147,7 @@ def cost_model_takeaway(data: Dataset) -> str:
     # Every measured step too, the ones left out of the fit included: a reader sees them all on the page.
     # Why the error over all steps is larger, in a few words: the table below says which steps were left out.
     left_out = len(every.points) - len(check.points) - len(every.fitted.trained_on)
-    also = f", the {left_out} it left out included" if left_out > 0 else ""
+    also = f", including the {left_out} it left out as inconsistent" if left_out > 0 else ""
     return (f"{said}. Over all {len(every.points)} measured steps{also}, it missed by "
             f"{100 * every.median_error:.0f}% (worst {100 * every.worst[2]:.0f}%)")
 
@@ -209,8 +209,10 @@ def cost_model_accuracy(data: Dataset) -> Html:
     # Each device named: the held-out counts differ between rows, and a reader should see why.
     # Two short sentences, and where to find the steps: About the data's consistency checks list them.
     link = html('<a href="{}data/#do-the-experiments-agree-with-each-other">About the data</a>', Html(SITE_ROOT))
-    why = join(html(" On {}, {} of its steps disagree with another experiment, so they were left out of the fit and "
-                    "its check ({} lists them).", name, n, link) for name, n in left_out.items())
+    # One sentence for every device: a sentence per device repeated the rule word for word.
+    why = (html(" Steps that disagree with another experiment were left out of the fit and its check. {} lists "
+                "them: {}.", link, join((html("{} on {}", n, name) for name, n in left_out.items()), "; "))
+           if left_out else Html(""))
     # A fit no better than a constant has learned the typical step, not the three prices: said, per device.
     flat_words = "".join(f" On {name}, a constant does as well as the fit, so its low error proves none of its "
                          "three prices." for name in flat)
@@ -254,6 +256,8 @@ def cost_model_parameters_reading(data: Dataset) -> str:
     if fitted.memory_factor > 0:
         text += (f". It moves its bytes at {1 / fitted.memory_factor:.2g}× the bandwidth of a copy "
                  "of the same footprint")
+        if 1 / fitted.memory_factor > stats.MEANINGFUL_RATIO:  # faster than any copy: a share-out, not a price
+            text += ". No copy moves bytes that fast, so these prices describe the fit, not the CPU"
     return text
 
 
@@ -322,10 +326,10 @@ def _lower_edge_reason(gpu: gpu_model.Estimate | None, host: Machine | None, dat
         return ""
     own = gpu_model.host_op_seconds(host)
     fastest = min((m for m in data.machines if gpu_model.host_op_seconds(m)), key=gpu_model.host_op_seconds)
-    return (f". Its lower edge is {gpu.faster:.2g}×, not the model's default {gpu_model.FASTER:g}×. "
-            f"{untrusted.placeholder(fastest.label)} issues an operation in "
-            f"{si(gpu_model.host_op_seconds(fastest), 's')}, against the build host's {si(own, 's')}. Where a step "
-            "is bound by its host, a GPU fed by that CPU could run that much faster")
+    return (f". Its lower edge is {gpu.faster:.2g}×, not the model's default {gpu_model.FASTER:g}×, because a faster "
+            f"host was measured: {untrusted.placeholder(fastest.label)} issues an operation in "
+            f"{si(gpu_model.host_op_seconds(fastest), 's')}, against the build host's {si(own, 's')}. A GPU fed by "
+            "that CPU could run a host-bound step that much faster")
 
 
 def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
@@ -490,10 +494,11 @@ def gpu_estimate_needed(data: Dataset) -> str:
 
 @fact
 def gpu_estimate_reading(data: Dataset) -> str:
-    """The estimate table's first and last rows at the widest width, read out."""
+    """The estimate table's first and last rows at the widest width, read out, as sentences; nothing where a GPU was
+    measured (then the table is folded, for builds with no GPU)."""
     measured = gpu_with(data, analysis.STEP)
     if measured is not None:
-        return "is for builds with no GPU"
+        return ""
     host = data.host or first_with(data, analysis.STEP)
     gpu = gpu_model.for_host(host, data.machines)
     rows = _estimate_rows(host, gpu)
@@ -514,7 +519,7 @@ def gpu_estimate_reading(data: Dataset) -> str:
                                f"{gpu.bounded_by(batch, widest)}" for batch, _, step in ends))
     tail = (f". At both, {notes[0]}" if len(notes) == 1 and len(ends) > 1 else
             "".join(f". At batch {batch}, {note}" for (batch, _, _), note in zip(ends, notes)))
-    return f"at width {widest}: " + "; ".join(said) + tail
+    return f"Reading the table at width {widest}: " + "; ".join(said) + tail + "."
 
 
 @dataclass

@@ -130,12 +130,12 @@ NEAR_TIE = 1.25
 
 
 def regime_words(key: str) -> str:
-    """"overhead-bound", or for a near-tie "overhead- and memory-bound (a near-tie)"."""
+    """"overhead-bound", or for a near-tie "mixed (overhead and memory)": a three-way "overhead-, compute- and
+    memory-bound" taught nothing (#39 read)."""
     parts = key.split("+")
     if len(parts) == 1:
         return REGIME_WORDS[key]
-    return listing([REGIME_WORDS[p].removesuffix("-bound") + "-" for p in parts[:-1]] + [REGIME_WORDS[parts[-1]]]) \
-        + " (a near-tie)"
+    return f"mixed ({listing([REGIME_WORDS[p].removesuffix('-bound') for p in parts])})"
 
 
 def _one_line_for_equal_estimates(series: list[plots.Series]) -> list[plots.Series]:
@@ -423,7 +423,7 @@ def transformer_gpu_answer(data: Dataset) -> str:
     _, said = _gpu_verdicts(data)
     # The answer first, then where it comes from; the model's band and limits follow (transformer_band).
     # "untested": the estimate's cost per operation was fitted on another network (transformer_band says how).
-    return f"By an estimate, yes: {said}. {_no_gpu_words(data)}"
+    return f"Probably, but only by an estimate: {said}. {_no_gpu_words(data)}"
 
 
 def _band_span(machine: Machine, peers: Iterable[Machine]) -> tuple[float, float]:
@@ -612,7 +612,7 @@ def _within_spread(ratio: stats.Ratio) -> str:
     if stats.compare(ratio.value, 1) == 0:
         return "same within the spread"
     said = (f"{multiple(ratio.value)} faster" if ratio.value > 1 else f"{multiple(1 / ratio.value)} slower")
-    return f"within the spread ({said} by median)"
+    return f"same within the spread ({said} by median)"  # the same words as a tie: the spread does not separate them
 
 
 @fact
