@@ -44,8 +44,8 @@ def one_line(mebibytes: int = EXAMPLE_MB, link: str = "PCIe 5.0 x16") -> str:
     """The same arithmetic as a formula, for the cheat sheet. Sized in MiB, as the measured copies beside it are
     (a power of two), with the decimal megabytes the rate divides."""
     rate, megabytes = PUBLISHED[link], mebibytes * 2**20 / 1e6
-    return (f"{mebibytes} MiB = {megabytes:.0f} MB; {megabytes:.0f} MB / {rate / 1e9:.0f} GB/s ({link}, published) "
-            f"= {transfer_ms(megabytes, rate):.1f} ms")
+    return (f"{mebibytes} MiB = {megabytes:.0f} MB; {megabytes:.0f} MB / {rate / 1e9:.0f} GB/s ({link}, published: "
+            f"{SOURCES[link].split(',')[0]}) = {transfer_ms(megabytes, rate):.1f} ms")
 
 
 if __name__ == "__main__":

@@ -409,7 +409,7 @@ def test_the_faqs_one_thread_answer_counts_every_machine_in_the_data(monkeypatch
     only = page.render_fact("one_thread_answer", data)
     assert only.startswith("Possibly, on 1 machine in this build's data: ")
     assert "at batch 4 (500 µs against 1.00 ms). That compares one thread with the training-step" in only
-    assert only.endswith("so treat it as unproven")
+    assert only.endswith("With the two experiments at odds, treat it as unproven")
 
 
 def test_the_step_profile_table_leaves_out_a_kind_the_step_never_ran():

@@ -679,7 +679,7 @@ def home_answer_work(data: Dataset) -> str:
     first = first_measured_break_even(data) if _measured_extra(data) else None
     if first is None:
         return ""
-    flop = "(million multiplications or additions in its matrix products)"
+    flop = MFLOP_WORDS
     crossed = crossing_bracket(first[0])
     if crossed:
         # Said as the step experiment's, beside the grid's epochs: the two can differ (#39 read: one answer).
@@ -694,6 +694,9 @@ def home_answer_work(data: Dataset) -> str:
         return said
     span = break_even_step_span(data)
     return f"By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""
+
+
+MFLOP_WORDS = "(million multiplications or additions in its matrix products)"  # what a step's MFLOP count is
 
 
 def _measured_extra(data: Dataset) -> tuple[str, float] | None:

@@ -127,7 +127,8 @@ def gpu_busy_share(data: Dataset) -> str:
     batch, width = profiled_setting(machine)
     gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(PROFILE)))
     said = (f"Measured here at batch {batch}, width {width}, the {gpu} ran kernels for {si(kernels, 's')} of the "
-            f"{si(host, 's')} its host spent on a profiled step: busy about {100 * kernels / host:.0f}% of it")
+            f"{si(host, 's')} its host spent on one step under the profiler: busy about {100 * kernels / host:.0f}% "
+            "of it")
     return said + (". That is a host-bound step" if kernels < host / 2 else "")
 
 

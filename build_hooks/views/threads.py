@@ -224,8 +224,8 @@ def one_thread_answer(data: Dataset) -> str:
         # Plain words, no mark: the FAQ, where this appears, has no key for ≠.
         if not trusted_any:  # every yes compares two experiments: the answer says so first (#39 review)
             return (f"Possibly, on {machines} in this build's data: {listing(wins[:3])}{more}. That compares one "
-                    "thread with the training-step experiment's all-thread time. The threads run's own all-thread "
-                    "time disagreed, so treat it as unproven")
+                    "thread with the training-step experiment's all-thread time. The threads run timed all threads "
+                    "differently, beyond the spread. With the two experiments at odds, treat it as unproven")
         used = (f". For {listing(twins)}, the all-thread time comes from the training-step experiment. Its own "
                 "all-thread run disagreed with that one, so it was set aside" if twins else "")
         return f"Yes, on {machines} in this build's data: {listing(wins[:3])}{more}{used}"

@@ -230,12 +230,16 @@ def crossover_takeaway(data: Dataset) -> str:
         said += (f". At width{'s' if len(never) > 1 else ''} {listing(never)}, it never stays ahead, up to batch "
                  f"{largest}")
     # The rule in work per step, the one figure a learner can carry to another model (home gives it too).
-    from build_hooks.views.cost_model import crossing_bracket, crossing_per_operation, flop_span  # late: cyclic
+    from build_hooks.views.cost_model import (  # late: cyclic
+        MFLOP_WORDS,
+        crossing_bracket,
+        crossing_per_operation,
+        flop_span,
+    )
     crossed, per_op = crossing_bracket(machine), crossing_per_operation(machine)
     if crossed:
-        said += (f". It pulled ahead once a step did somewhere between {flop_span(*crossed[:2], 'and')} (million "
-                 "additions or multiplications)")
-        said += f", or {flop_span(*per_op[:2])} per operation" if per_op else ""
+        said += f". It pulled ahead once a step did somewhere between {flop_span(*crossed[:2], 'and')} {MFLOP_WORDS}"
+        said += f", or {flop_span(*per_op[:2])} per operation on average" if per_op else ""
     return said
 
 
