@@ -757,8 +757,8 @@ def race_estimate_flat(data: Dataset) -> str:
 
 @fact
 def race_opening(data: Dataset) -> str:
-    """Where the live race opens (race.opening, which race.js reads), so the intro prepares the race a reader first
-    starts (#39 read: the intro named two corners, and Start raced a third setting)."""
+    """Where the live race opens (race.opening, which the page's script reads), so the intro prepares the race a
+    reader first starts (#39 read: the intro named two corners, and Start raced a third setting)."""
     race_data = race.race_data(data)
     if not race_data["lanes"]:
         raise MissingData("no epoch times to race")
