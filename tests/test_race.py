@@ -258,7 +258,7 @@ def test_a_grid_cell_carries_the_marks_of_the_epochs_it_compares():
         if bench["group"] == "epoch_time":
             bench["extra_info"]["noisy"] = True
     everywhere = str(page.render_section("verdict_grid", data))
-    assert "<sup>†</sup>" not in everywhere and "Read every cell as rough: most are noisy (†), so no cell shows" in everywhere
+    assert "<sup>†</sup>" not in everywhere and "Most cells (2 of 2) rest on noisy timings. Read every ratio" in everywhere
     assert "Noisy (†)" in everywhere  # the mark's meaning stays in the key
 
 
@@ -273,8 +273,10 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     assert ('The GPU machine began 61% of its measurements running slow. So both its lanes may be slower than its '
             'hardware allows (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
     said = page.render_fact("race_doubts", data)  # on home, the sentence under the grid says it instead
-    assert said.endswith("The GPU machine began 61% of its measurements running slow. Slow means a fixed check "
-                         "task took over 1.4× its best. So both its lanes may be slower than its hardware allows")
+    assert said.endswith("Before each measurement, a fixed check task times the machine. The machine counts as slow "
+                         "when that task takes over 1.4× its best. The GPU machine began 61% of its measurements "
+                         "running slow. So "
+                         "both its lanes may be slower than its hardware allows")
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     # Home's first screen names the pairing only: the sentence under the grid (race_doubts) says the machine ran slow.
     assert "slow" not in page.render_fact("race_pairing", data)
@@ -333,7 +335,7 @@ def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_dou
     monkeypatch.setattr(race, "race_data", lambda data: {})
     monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
     above = page.render_fact("race_ground", Dataset([]))
-    assert above == ("Over whole epochs, of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. The GPU wins at "
+    assert above == ("Of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. The GPU wins at "
                      "width 32 at batch 64§")
     under = page.render_fact("race_doubts", Dataset([]))
     assert under.startswith("Of the GPU's wins, 1 (width 32, batch 64) rests on a time taken while the machine "

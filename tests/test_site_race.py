@@ -481,3 +481,5 @@ def test_a_win_over_an_epoch_slower_than_at_half_the_batch_is_doubted(browser, s
     assert result.startswith("Winner: Synthetic GPU")
     assert "Both take 128 steps: " in result, result  # the reason is the replayed epochs' cost per step
     assert ("this lead would not hold" in result) == doubted, result
+    # A lead that holds even against the faster epoch gives that lead too, as the grid's ↑ does (1 s ÷ 0.5 s).
+    assert ("Against that time, the lead is 2.0×." in result) == (not doubted), result

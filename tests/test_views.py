@@ -335,7 +335,8 @@ def test_a_tie_with_an_estimate_is_called_inside_its_band_not_the_measured_sprea
         return {"kind": kind, "estimate": estimate, "machine_id": "host", "label": f"Fixture {kind}",
                 "epochs": {"32": {"1": {"seconds": seconds, "q1": seconds / spread, "q3": seconds * spread}}}}
     lanes = [lane("CPU", 1.2, 1.05, False), lane("GPU", 1.0, 2.0, True) | {"band": [0.5, 2.0]}]
-    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1]})
+    monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes, "widths": [32], "batches": [1],
+                                                               "opening": {"batch": 1, "width": 32}})
     empty = Dataset([])
     text = page.render_fact("race_smallest_batch", empty)
     assert "the 1.2× gap is inside the estimate's band and the measured spread" in text
@@ -661,7 +662,7 @@ def test_homes_short_answer_gives_the_measured_crossings_work_and_nothing_withou
     low, high, _ = views.crossing_bracket(next(m for m in committed if m.gpu is not None))
     said = page.render_fact("home_answer_work", with_gpu)
     assert said.startswith("Timed one step at a time, the GPU pulled ahead once a step did ")
-    assert "Spread over the 38 PyTorch calls in that step, it is " in said and " per call on average." in said
+    assert "Spread over the 38 operations in the GPU's step, it is " in said and " per operation on average." in said
     assert f"{si(low, 'FLOP').split(' ')[0]} to {si(high, 'FLOP')}" in said
 
 

@@ -689,8 +689,8 @@ def home_answer_work(data: Dataset) -> str:
         if per_op:  # per operation, the figure that depends less on the network (batch-size's break-even)
             low, high, n = per_op
             # An average: the count is all in a few matrix products, spread here over every call.
-            said += (f" Spread over the {n} PyTorch calls in that step, it is {flop_span(low, high)} per call on "
-                     "average.")
+            said += (f" Spread over the {n} operations in the GPU's step, it is {flop_span(low, high)} per operation "
+                     "on average.")
         return said
     span = break_even_step_span(data)
     return f"By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""

@@ -107,8 +107,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
     every_rough = rough == set(found)
     marked = set() if every_rough else rough  # when every cell is rough, one note says so
     # A mark most cells carry tells no cell apart: it is said once, under the grid, and left out of the cells.
-    common = {kind for kind in MARKS
-              if 2 * sum(kind in _point_marks(p, *key) for key, p in found.items()) > len(found)}
+    common = {kind for kind in MARKS if 2 * _carrying(found, kind) > len(found)}
     rows = [[html("{}", batch)] + [_verdict_cell(found.get((w, batch)), w, batch, (w, batch) in marked,
                                                  [k for k in _point_marks(found.get((w, batch)), w, batch)
                                                   if k not in common])
@@ -120,8 +119,10 @@ def _grid(data: Dataset, paired: bool) -> Html:
     # holds the verdicts, and the marks are for whoever asks what one means).
     shown_marks = {kind for key, pairing in found.items() for kind in _point_marks(pairing, *key)}
     notes = [note(_level_words(found))]
-    notes += [note(f"Read every cell as rough: most are {MARKS[kind][1].lower()} ({MARKS[kind][0]}), so no cell shows "
-                   "that mark.") for kind in sorted(common)]
+    # A mark most cells carry is said as a count in plain words, not as a symbol no cell shows (its meaning is in the
+    # folded key). Short sentences: this note is on home and on the race page.
+    notes += [note(f"Most cells ({_carrying(found, kind)} of {len(found)}) rest on {MARKS[kind][1].lower()} timings. "
+                   "Read every ratio as rough.") for kind in sorted(common)]
     key = [marks_note(shown_marks)] if shown_marks else []
     named = [MARKS[kind][0] for kind in MARKS if kind in shown_marks - common]
     if any(p["narrow"] for p in found.values()):
@@ -173,14 +174,16 @@ def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str
             grid = gate.slow_start_share(machine.doc, {race.EPOCH})
             who = "the GPU machine" if len(ids) == 1 else untrusted.placeholder(machine.label)
             # What "slow" means is said once, on home (explain); the race page's note links to the gallery's key.
-            what = (f". Slow means a fixed check task took over {gate.SLOW_STATE_RATIO:g}× its best" if explain else "")
+            # Defined before the share it explains (#39 read: the number came first).
+            what = (f"Before each measurement, a fixed check task times the machine. The machine counts as slow when "
+                    f"that task takes over {gate.SLOW_STATE_RATIO:g}× its best. " if explain else "")
             same = grid is None or f"{100 * grid:.0f}" == f"{100 * share:.0f}"
             # Short sentences: this note is under the grid on home and on the race page.
             began = (f"{100 * share:.0f}% of its measurements running slow" if same else
                      f"{100 * grid:.0f}% of the grid's measurements running slow. Over all its experiments, the share "
                      f"was {100 * share:.0f}%")
             # Slow as a measurement began: the state is checked before each one, so the sentence says so.
-            doubts.append((f"{capitalised(who)} began {began}{what}. So both its lanes may be slower "
+            doubts.append((f"{what}{capitalised(who)} began {began}. So both its lanes may be slower "
                            "than its hardware allows", True))
     return doubts
 
@@ -199,6 +202,11 @@ def _point_marks(pairing: dict | None, width: int, batch: int) -> list[str]:
     kinds = {kind for side in ("gpu", "cpu")
              for kind in pairing[side]["epochs"][str(width)][str(batch)].get("caveats", [])}
     return [kind for kind in MARKS if kind in kinds and kind != "few"]
+
+
+def _carrying(found: dict, kind: str) -> int:
+    """How many of the grid's verdicts read an epoch that carries this mark."""
+    return sum(kind in _point_marks(pairing, *key) for key, pairing in found.items())
 
 
 def _few_samples(key: tuple[int, int], pairing: dict) -> bool:
@@ -294,8 +302,8 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
         cpu_name = f"the {machine.cpu_short_name} in its own machine" if machine else f"its own {cpu_label}"
         intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
                  f"{untrusted.placeholder(gpu_label)}, fed by the build host's CPU. " if estimated else
-                 f"The grid below sets {untrusted.placeholder(gpu_label)} against "
-                 f"{untrusted.placeholder(cpu_name)}. ")
+                 f"The grid below races a small network (one hidden layer) through whole epochs. It sets "
+                 f"{untrusted.placeholder(gpu_label)} against {untrusted.placeholder(cpu_name)}. ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
         gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
@@ -361,7 +369,7 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     out = "out of line (the loser broke its own trend)"
     others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"), (doubted, out)) if k]
     rest = f". The rest: {', '.join(others)}" if others else ""
-    return f"Over whole epochs, of the {n} settings raced below, {leads}{rest}"
+    return f"Of the {n} settings raced below, {leads}{rest}"
 
 
 def _changed_leads(found: dict) -> str:
@@ -687,8 +695,8 @@ def home_estimate_pace(data: Dataset) -> str:
 
 def _measured_fall(race_data: dict) -> str:
     """With measured lanes only: how far the first GPU's epoch and its own machine's CPU's fell from the smallest
-    batch to the largest, at the width where the gap moved most towards the GPU (where the point above shows best;
-    #39 review: at the chart's width a CPU may never stop falling). Ends where either lane changed state (§) are
+    batch to the largest, at the widest width (where the point above shows best, and the guide's batch-512 step
+    races; #39 review: at the chart's width a CPU may never stop falling). Ends where either lane changed state (§) are
     skipped while two steady batches remain."""
     widest = _widest_fall(race_data)
     if widest is None:
@@ -707,16 +715,14 @@ def _measured_fall(race_data: dict) -> str:
 
 
 def _widest_fall(race_data: dict) -> tuple[tuple[dict, dict], tuple[str, str, str, dict]] | None:
-    """((the first measured GPU lane, its own machine's CPU lane), _fall_at's finding) at the width where the gap
-    moved most towards the GPU; None without such a pair."""
+    """((the first measured GPU lane, its own machine's CPU lane), _fall_at's finding) at the widest width both
+    raced, the width the guide's batch-512 step races; None without such a pair."""
     gpu = next((lane for lane in race_data["lanes"] if lane["kind"] == "GPU" and not lane["estimate"]), None)
     cpu = gpu and next((lane for lane in race_data["lanes"] if lane["kind"] == "CPU"
                         and lane["machine_id"] == gpu["machine_id"]), None)
     falls = [fall for width in (cpu and race_data["widths"] or [])
              if (fall := _fall_at(gpu, cpu, str(width))) is not None]
-    if not falls:
-        return None
-    return (gpu, cpu), max(falls, key=lambda found: found[3]["gpu"] / found[3]["cpu"])
+    return ((gpu, cpu), max(falls, key=lambda found: int(found[0]))) if falls else None
 
 
 def _fall_at(gpu: dict, cpu: dict, width: str) -> tuple[str, str, str, dict] | None:
@@ -769,19 +775,19 @@ def race_opening(data: Dataset) -> str:
 
 @fact
 def race_smallest_batch(data: Dataset) -> str:
-    """A sentence: who finishes an epoch first at the smallest raced batch (or a tie), at the
-    small width."""
-    return _verdict(data, "smallest")
+    """A sentence: who finishes an epoch first at the smallest raced batch (or a tie), at the width the race opens
+    at, as the guide's first step races it (#39 read: the step showed one width and the text quoted another)."""
+    race_data = race.race_data(data)
+    return _verdict(data, "smallest", str(race_data["opening"]["width"]) if race_data["lanes"] else None)
 
 
 @fact
 def race_largest_batch(data: Dataset) -> str:
-    """A sentence: who finishes an epoch first at the largest raced batch (or a tie): with measured lanes only, at the
-    width the sentence before it reads (_measured_fall; #39 read: one bullet, one width), else at the small width."""
+    """A sentence: who finishes an epoch first at the largest raced batch (or a tie), at the widest width: the width
+    the guide's batch-512 step races and the sentence before it reads (_measured_fall; #39 read: one bullet, one
+    width)."""
     race_data = race.race_data(data)
-    estimated = any(lane["estimate"] for lane in race_data["lanes"])
-    widest = None if estimated else _widest_fall(race_data)
-    return _verdict(data, "largest", widest[1][0] if widest else None)
+    return _verdict(data, "largest", str(max(race_data["widths"])) if race_data["lanes"] else None)
 
 
 def _estimate_trails(lanes: list[dict]) -> tuple[int, int, dict[str, dict[int, list[int]]]]:

@@ -113,6 +113,12 @@
       var paced = double.seconds / Math.ceil(double.rows / (batch() * 2)) * Math.ceil(here.rows / batch());
       return here.seconds > ratio * paced && paced < ratio * rival ? "double" : "";
     }
+    // The grid's ↑ (build_hooks/race.py's against_half): a loser slower than at half the batch, whose lead still
+    // holds against that faster epoch. Returns the lead against it, or 0.
+    function slowedLead(lane, rival) {
+      var half = (lane.epochs[width()] || {})[String(batch() / 2)], here = pointFor(lane);
+      return half && here.seconds > data.meaningful_ratio * half.seconds ? half.seconds / rival : 0;
+    }
     var OUT_OF_LINE = {
       half: " But the slower lane took longer than at half the batch. Against that time, this lead would not hold.",
       double: " But the slower lane's steps took longer than at twice the batch. At that pace, this lead would" +
@@ -209,7 +215,8 @@
       var rows = lanes.map(pointFor).filter(Boolean).map(function (p) { return p.rows; })
         .filter(function (r, i, all) { return all.indexOf(r) === i; }).join(" or ");
       scaleNote.textContent = slowest > 0
-        ? (reducedMotion ? "Reduced motion: results appear at once. "
+        ? "A bar's length is its epoch's time: the shorter bar won. " +
+          (reducedMotion ? "Reduced motion: results appear at once. "
           : "Animation scale: the slowest lane takes " + SCREEN_SECONDS + " s on screen (1 s on screen = " +
             formatSeconds(slowest / SCREEN_SECONDS) + " measured). ")
           + (lanes.some(function (l) { return l.estimate; })
@@ -258,10 +265,16 @@
           // cost of one step, from the epochs replayed: the lanes' notes say how each step grows with the batch.
           result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
             tag(timed[1].lane) + ". " + stepCosts(winner.point, timed[1].point) +
-            (OUT_OF_LINE[outOfLine(timed[1].lane, winner.point.seconds)] || "");
+            (OUT_OF_LINE[outOfLine(timed[1].lane, winner.point.seconds)] || slowedWords(timed[1].lane, winner));
         }
       }
       showBelow(result);
+    }
+
+    function slowedWords(lane, winner) {
+      var lead = slowedLead(lane, winner.point.seconds);
+      return lead ? " The slower lane took longer than at half the batch. Against that time, the lead is " +
+        lead.toFixed(1) + "×." : "";
     }
 
     function start() {
@@ -504,7 +517,7 @@
         var widths = data.widths.map(String);
         if (w === "max") widthSelect.value = widths[widths.length - 1];
         else if (w === "min") widthSelect.value = widths[0];
-        else widthSelect.value = initialWidth;  // steps 1-4 race the default width, whatever step 5 chose
+        else widthSelect.value = initialWidth;  // steps 1-3 race the default width, whatever steps 4 and 5 chose
         update();
         start();
       });
