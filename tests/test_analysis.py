@@ -94,7 +94,7 @@ def test_a_gpu_lead_over_a_cpu_step_slower_than_the_next_batch_is_left_out_not_c
     m = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=times), "f", "t")]).machines[0]
     assert analysis.out_of_line_steps(m, "cpu", 32) == {16}
     assert analysis.stray_leads(m, 32) == [] and analysis.doubted_leads(m, 32) == [16]
-    assert step_lead_words(m, 32) == "never (out-of-line CPU step at batch 16 left out)"
+    assert step_lead_words(m, 32) == "never (batch 16 left out)"
     steady = {**times, ("cpu", 32, 16): 1.4e-3, ("cuda", 32, 16): 0.4e-3}
     m = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=steady), "f", "t")]).machines[0]
     assert analysis.stray_leads(m, 32) == [16] and step_lead_words(m, 32) == "only at batch 16"

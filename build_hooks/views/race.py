@@ -151,7 +151,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
 
 NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
-# The same rule as the steps' key (training_step.OUT_OF_LINE_STEP): longer than a neighbour that should take longer.
+# The same rule as the steps' key (training_step.LEFT_OUT_WORDS): longer than a neighbour that should take longer.
 OUT_OF_LINE_WORDS = ("Out of line: the loser broke its own trend. A neighbour that should take longer ran "
                      "faster. At that neighbour's pace, it would not have lost.")
 # Short sentences: this key is under the grid on home and on the race page.

@@ -151,21 +151,20 @@ def _step_pair(curves: dict[str, dict[int, analysis.Point]], batch: int, kinds: 
 def step_answer(data: Dataset) -> Html:
     """batch-size's answer: per measured GPU machine and width, both steps at the smallest and largest batch, and the
     batch from which the GPU's step is shorter; the estimate's crossovers where no GPU was measured."""
-    parts, kinds, epoch_cells = [], set(), []
+    parts, kinds, answers = [], set(), []
     for machine in data.shown(STEP):
         if machine.gpu_device(STEP) is None:
             continue
         batches = sorted({p.batch for w in analysis.widths(machine) for p in analysis.step_curve(machine, "cpu", w)})
         small, large = batches[0], batches[-1]
         rows, epochs = [], epoch_leads(data, machine)
-        epoch_cells.append(epochs.values())
         for width in analysis.widths(machine):
             curves = {d: {p.batch: p for p in analysis.step_curve(machine, d, width)}
                       for d in ("cpu", machine.gpu_device(STEP))}
             # The answer beside the width, the race's beside it: a phone shows the first columns, the times after.
-            rows.append([width, step_lead_words(machine, width, f"never, up to batch {large}"),
-                         epochs.get(width, "not raced"),
-                         *_step_pair(curves, small, kinds), *_step_pair(curves, large, kinds)])
+            leads = [step_lead_words(machine, width, f"never, up to batch {large}"), epochs.get(width, "not raced")]
+            answers += leads
+            rows.append([width, *leads, *_step_pair(curves, small, kinds), *_step_pair(curves, large, kinds)])
         head = ["hidden width", "GPU step shorter", "GPU epoch first (race)", f"CPU, batch {small}",
                 f"GPU, batch {small}", f"CPU, batch {large}", f"GPU, batch {large}"]
         parts.append(table(head, rows, caption=f"One training step, measured on {machine.label}"))
@@ -177,8 +176,7 @@ def step_answer(data: Dataset) -> Html:
             + note("Shorter: beyond both points' spread, at that batch and at every larger one.")
             + note(html('The race times whole epochs, in another run, so its column can differ (<a href="#{}">why'
                         '</a>).', "why-the-steps-and-the-race-can-differ"))
-            + _out_of_line_step_key(m for m in data.shown(STEP) if m.gpu_device(STEP))
-            + _out_of_line_lead_key(cell for part_epochs in epoch_cells for cell in part_epochs))
+            + _left_out_key(answers))
 
 
 @section
@@ -261,32 +259,23 @@ def crossover_table(data: Dataset) -> Html:
     caption = "Where a measured GPU overtook the CPU in its own machine, on the race's 512→H→10 network"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     changed = {"unsettled"} if any(MARKS["unsettled"][0] in str(cell) for row in rows for cell in row) else set()
-    odd = _out_of_line_step_key(m for m in data.shown(STEP) if m.gpu_device(STEP))
-    odd += _out_of_line_lead_key(row[-1] for row in rows)
+    odd = _left_out_key(cell for row in rows for cell in row[-2:])
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
             + marks_note(changed) + odd
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
-                        '</a>). Where they do, the crossing lies between the two batches.', Html(SITE_ROOT)))
+                        '</a>).', Html(SITE_ROOT)))
             + more_machines(data, STEP))
 
 
-# Short sentences: this key is under the tables of batch-size and the cheat sheet.
-OUT_OF_LINE_STEP = ("Out-of-line CPU step: longer than at the next, larger batch. That batch does more work. "
-                    "A GPU lead over it is not counted.")
+# Short sentences: this key is under the tables of batch-size and the cheat sheet. One key for both experiments'
+# columns: a step's and an epoch's lead are left out by one rule (race.out_of_line, analysis.doubted_leads).
+LEFT_OUT_WORDS = ("Left out: a GPU lead over an off-trend CPU time. A neighbouring batch that should take "
+                  "longer ran faster. The lead is not counted.")
 
 
-def _out_of_line_lead_key(epoch_cells) -> Html:
-    """The key for an epoch cell that leaves a race lead out (_epoch_lead), where some cell does, else nothing."""
-    if any("out-of-line lead" in str(cell) for cell in epoch_cells):
-        return note("Out-of-line lead: the race's loser broke its own trend. A neighbour that should take longer "
-                    "ran faster.")
-    return Html("")
-
-
-def _out_of_line_step_key(machines) -> Html:
-    """OUT_OF_LINE_STEP's key, where some machine's cell leaves a lead out (analysis.doubted_leads), else nothing."""
-    doubted = any(analysis.doubted_leads(m, w) for m in machines for w in analysis.widths(m))
-    return note(OUT_OF_LINE_STEP) if doubted else Html("")
+def _left_out_key(cells) -> Html:
+    """LEFT_OUT_WORDS, where some cell leaves a lead out, else nothing."""
+    return note(LEFT_OUT_WORDS) if any(" left out" in str(cell) for cell in cells) else Html("")
 
 
 def step_lead_words(machine: Machine, width: int, never: str = "never") -> str:
@@ -296,8 +285,7 @@ def step_lead_words(machine: Machine, width: int, never: str = "never") -> str:
     doubted = analysis.doubted_leads(machine, width)
     batches = listing([str(b) for b in stray]) if stray else ""
     extras = ([f"also at {batches}"] if stray and batch is not None else []) + (
-        [f"out-of-line CPU step at batch {listing([str(b) for b in doubted])} left out"]
-        if doubted else [])
+        [f"batch {listing([str(b) for b in doubted])} left out"] if doubted else [])
     main = (f"from batch {batch}" if batch is not None else f"only at batch {batches}" if stray else never)
     return main + (f" ({'; '.join(extras)})" if extras else "")
 
@@ -315,7 +303,7 @@ def _epoch_lead(first: int | None, lone: list[str], doubted: list[int] = ()) -> 
     the grid marks out of line is named as left out, so the cell does not contradict the grid."""
     main = (f"from batch {first}" if first is not None else f"only at batch {listing(lone)}" if lone else "never")
     extras = ([f"also at {listing(lone)}"] if lone and first is not None else []) + (
-        [f"out-of-line lead at batch {listing([str(b) for b in doubted])} left out"] if doubted else [])
+        [f"batch {listing([str(b) for b in doubted])} left out"] if doubted else [])
     return main + (f" ({'; '.join(extras)})" if extras else "")
 
 
@@ -420,7 +408,12 @@ def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> st
                           and not pairing["estimate"]).get(width, (None, []))
     if first is None or first == batch:
         return ""
-    return f" The race's whole epochs put it at batch {first}, so the crossing lies between the two."
+    said = f" The race's whole epochs put it at batch {first}"
+    # Two experiments that disagree do not bound the truth; a known lean of one does say which to trust more.
+    if first < batch and _steps_alone_run_long(machine, machine.gpu_device(STEP)):
+        return said + (". The GPU's steps timed alone ran long (below), so the epochs' batch is likely nearer the "
+                       "truth.")
+    return said + ". The two experiments disagree, and neither bounds the other."
 
 
 FLAT = 2.0  # a GPU step whose slowest point is within this multiple of its fastest has stayed near its floor
@@ -468,13 +461,21 @@ def _gpu_steps(machine: Machine) -> list[analysis.Point]:
     return [p for w in analysis.widths(machine) for p in analysis.step_curve(machine, device, w)]
 
 
+def _steps_alone_run_long(machine: Machine, device: str | None) -> tuple[int, list] | None:
+    """(how many, of which epoch checks) where a step timed alone ran clearly longer than its share of an epoch, when
+    that is most of them; else None."""
+    epochs = [c for c in consistency.checks(machine, device) if c.kind == "epoch"] if device else []
+    longer = sum(c.ratio >= stats.MEANINGFUL_RATIO for c in epochs)
+    return (longer, epochs) if epochs and 2 * longer > len(epochs) else None
+
+
 def _epoch_share_words(machine: Machine, device: str) -> str:
     """Where the GPU's step timed alone ran clearly longer than its share of an epoch (consistency's epoch check, by
     the meaningful ratio) at most settings, a sentence saying so: its fixed cost may be overstated. Else nothing."""
-    epochs = [c for c in consistency.checks(machine, device) if c.kind == "epoch"]
-    longer = sum(c.ratio >= stats.MEANINGFUL_RATIO for c in epochs)
-    if not epochs or 2 * longer <= len(epochs):
+    found = _steps_alone_run_long(machine, device)
+    if found is None:
         return ""
+    longer, epochs = found
     # Said as the rule counts it (a ratio), so the count matches what a reader recomputes.
     said = (f". A step timed on its own took at least {stats.MEANINGFUL_RATIO:g}× as long as the same step inside an "
             f"epoch, at {longer} of {len(epochs)} settings. So these step times may overstate its fixed cost. That "
