@@ -406,10 +406,12 @@ def test_the_faqs_one_thread_answer_counts_every_machine_in_the_data(monkeypatch
     monkeypatch.setattr(threads, "_one_thread_leads",
                         lambda m: ([], {4: {"median": 1e-3}}, []) if m.id == "b" else ([], {}, []))
     monkeypatch.setattr(threads, "_one_thread_time", lambda machine, batch: 5e-4)
+    monkeypatch.setattr(threads, "_all_thread_time", lambda machine, batch: 2e-3)
     only = page.render_fact("one_thread_answer", data)
     assert only.startswith("Possibly, on 1 machine in this build's data: ")
     assert "at batch 4 (500 µs against 1.00 ms). That compares one thread with the training-step" in only
-    assert only.endswith("With the two experiments at odds, treat it as unproven")
+    assert "In the threads run itself, all threads took 2.00 ms at batch 4, against 1.00 ms in the training-step" in only
+    assert only.endswith("With the two runs at odds, treat it as unproven")
 
 
 def test_the_step_profile_table_leaves_out_a_kind_the_step_never_ran():

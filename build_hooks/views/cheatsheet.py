@@ -45,8 +45,9 @@ ROWS = {
     "bf16": "bf16 against fp32, same-size matrix product",
 }
 # Short row labels (a phone reads them as card titles); what each means, in short sentences under the table.
-ROW_NOTES = ("Fixed cost: a step's fixed time divided by its operations. Break-even: the GPU need only beat the "
-             "CPU. Ridge point: the rate divided by the bandwidth. Its bf16 figure uses the bf16 product.")
+ROW_NOTES = ("Fixed cost: a step's fixed time divided by its operations. Break-even: the work per operation above "
+             "which the GPU's step is shorter. Ridge point: the rate divided by the copy bandwidth (bytes read plus "
+             "written). Its bf16 figure uses the bf16 product.")
 LESSONS = {"op": ("cost-model/", "Predicting a step"), "rate": ("why-gpu/", "Why a GPU is faster"),
            "work": ("batch-size/#why-the-batch-decides", "Why batch size matters"),
            "break_even": ("batch-size/#why-the-batch-decides", "Why batch size matters"),

@@ -355,7 +355,8 @@ def _duration(seconds: float) -> str:
 @fact
 def small_products_on_the_cpu(data: Dataset) -> str:
     """On the first machine that swept both its CPU and its GPU: the product sizes at which its CPU was faster beyond
-    the spread (a small product cannot fill a GPU), or that its GPU was never slower; or that no GPU swept."""
+    the spread (a call's fixed cost outweighs a small product's arithmetic), or that its GPU was never slower; or
+    that no GPU swept."""
     machine = gpu_with(data, GROUP)
     if machine is None:
         return "No GPU's matrix products were measured here, so small products are not compared"
@@ -370,5 +371,6 @@ def small_products_on_the_cpu(data: Dataset) -> str:
     sizes = sorted(set(points["cpu"]) & set(points[device]))
     where = (f"up to n = {cpu_won[-1]}" if cpu_won == sizes[:len(cpu_won)]
              else "at n = " + listing([str(n) for n in cpu_won]))
-    return (f"On the {gpu}'s own machine, the CPU multiplied faster than the GPU {where}. A small product cannot "
-            "fill a GPU")
+    # Why, as a general truth: a small product's GPU time is its fixed cost per call, not unfilled lanes alone.
+    return (f"On the {gpu}'s own machine, the CPU multiplied faster than the GPU {where}. There, a call's fixed cost "
+            "outweighs a small product's arithmetic")

@@ -92,4 +92,4 @@ def gpu_memory_gap(data: Dataset) -> str:
     return (f"A GPU's memory is faster too. Copying a {si(size / 2, 'B')} buffer, the {name} moved "
             f"{si(gpu[size], 'B/s')} (bytes read plus written) and its own "
             f"{untrusted.placeholder(machine.cpu_short_name)} CPU {si(cpu[size], 'B/s')}{noisy}: "
-            f"{multiple(gap)} as much")
+            f"{multiple(gap)} as much. A CPU's copy rate grows with the cores copying, up to its memory's limit")

@@ -166,6 +166,12 @@ def _one_thread_time(machine, batch: int) -> float:
     return next(b["stats"]["median"] for b in machine.measured(GROUP, threads=1, batch=batch))
 
 
+def _all_thread_time(machine, batch: int) -> float:
+    """The threads experiment's own median at this batch on the most threads it ran."""
+    points = machine.measured(GROUP, batch=batch)
+    return max(points, key=lambda b: b["params"]["threads"])["stats"]["median"]
+
+
 @fact
 def one_thread_wins(data: Dataset) -> str:
     """For the machines a lesson page draws (dataset.shown: fifty committed files must not make fifty
@@ -202,7 +208,7 @@ def one_thread_answer(data: Dataset) -> str:
     """The FAQ's measured answer, in a few words: the machines and batches where one thread beat all threads in a
     comparison the consistency checks trust, or that it never did. Every machine in the build's data counts ("not
     in this build's data" must hold for all of it), and the first three are named."""
-    wins, twins, doubted, trusted_any = [], [], [], False
+    wins, twins, doubted, trusted_any, apart = [], [], [], False, []
     for machine in data.with_experiment(GROUP):
         trusted, by_twin, uncounted = _one_thread_leads(machine)
         trusted_any = trusted_any or bool(trusted)
@@ -215,6 +221,7 @@ def one_thread_answer(data: Dataset) -> str:
                 for b, twin in sorted(by_twin.items())]))
         if by_twin:  # its own all-thread point disagreed with the training step's: the comparison says which it used
             twins.append(name)
+            apart.append((machine, *next(iter(by_twin.items()))))
         if uncounted:
             doubted.append(untrusted.placeholder(machine.label))
     if wins:
@@ -223,9 +230,13 @@ def one_thread_answer(data: Dataset) -> str:
         # Which all-thread time a comparison used is said apart, so the list stays readable.
         # Plain words, no mark: the FAQ, where this appears, has no key for ≠.
         if not trusted_any:  # every yes compares two experiments: the answer says so first (#39 review)
+            machine, batch, twin = apart[0]
+            # Both all-thread times, so a reader sees how far apart the two runs are (#39 read).
             return (f"Possibly, on {machines} in this build's data: {listing(wins[:3])}{more}. That compares one "
-                    "thread with the training-step experiment's all-thread time. The threads run timed all threads "
-                    "differently, beyond the spread. With the two experiments at odds, treat it as unproven")
+                    "thread with the training-step experiment's all-thread time. In the threads run itself, all "
+                    f"threads took {si(_all_thread_time(machine, batch), 's')} at batch {batch}, against "
+                    f"{si(twin['median'], 's')} in the training-step run. "
+                    "With the two runs at odds, treat it as unproven")
         used = (f". For {listing(twins)}, the all-thread time comes from the training-step experiment. Its own "
                 "all-thread run disagreed with that one, so it was set aside" if twins else "")
         return f"Yes, on {machines} in this build's data: {listing(wins[:3])}{more}{used}"
