@@ -316,8 +316,8 @@ def _slow_note(machine: Machine) -> str:
     # A time box that cut most runs short weakens every number too: said beside the slow starts (About the data).
     cut = (f" Its time box cut {short} of {recorded} experiments short (About the data)." if 2 * short > recorded
            else "")
-    return (f" It began {100 * gate.slow_start_share(machine.doc):.0f}% of its rounds running slow. Its times may be "
-            f"longer than its hardware needs.{cut}")
+    return (f" It began {100 * gate.slow_start_share(machine.doc):.0f}% of its measurements running slow, so its "
+            f"times may be pessimistic.{cut}")
 
 
 def _gpu_stack(machine: Machine) -> str:

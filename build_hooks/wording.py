@@ -145,7 +145,8 @@ def interval_words(ratio: stats.Ratio, precise: bool = False) -> str:
     # Outside the round ratios, but printed the same as the nearer end: the note would say nothing a reader sees.
     if ratio.paired and not ratio.low <= ratio.value <= ratio.high and shown not in (low, high):
         # Each round's own ratio first, then what the printed ratio is: a reader sees why it falls outside.
-        spread = f"each round alone: {low} to {high}; the {shown} compares all samples' medians"
+        spread = (f"each round alone: {low} to {high}; the {shown} pools every round's samples, and rounds with "
+                  "more samples weigh more")
     # "92× (in each of the 3 rounds)"; a trimmed interval keeps its number, or "the middle 3 of 5" reads as "only 3".
     if ratio.paired and low == high == shown and ratio.kept == ratio.rounds:
         return spread.removeprefix(low + " ")

@@ -92,5 +92,6 @@ def test_a_ratio_whose_interval_prints_as_itself_is_said_once():
 
     assert times_with_interval(stats.Ratio(92.4, 91.8, 92.2, True, 3, 3)) == "92× (in each of the 3 rounds)"
     assert times_with_interval(stats.Ratio(1.6, 1.3, 1.4, True, 3, 3)) == \
-        "1.6× (each round alone: 1.3× to 1.4×; the 1.6× compares all samples' medians)"
+        "1.6× (each round alone: 1.3× to 1.4×; the 1.6× pools every round's samples, and rounds with more samples weigh " \
+        "more)"
     assert STATED.fullmatch("92× (in each of the 3 rounds)")

@@ -835,7 +835,7 @@ def test_a_machine_that_began_most_rounds_slow_is_marked_wherever_its_numbers_ar
         return (str(render.provenance(gpu)), str(page.render_section("key_numbers", data)),
                 untrusted.restore(page.render_fact("break_even_answer", data)))
     provenance, sheet, fitted = shown(0.61)
-    assert "It began 61% of its rounds running slow. Its times may be longer than its hardware needs." in provenance
+    assert "It began 61% of its measurements running slow, so its times may be pessimistic." in provenance
     assert "time box cut" not in provenance  # the fixture's runs finished their rounds
     cut = [meta["conditions"] for meta in gpu.doc["experiments"].values() if meta.get("conditions")]
     for conditions in cut[: len(cut) // 2 + 1]:  # most runs cut short: said beside the slow starts
@@ -1284,15 +1284,20 @@ def test_cpu_choice_opens_with_where_the_gpu_stayed_ahead_of_no_cpu_and_where_it
     said = untrusted.restore(page.render_fact("cpu_choice_answer", Dataset([]))).replace("<bdi>", "").replace(
         "</bdi>", "")
     assert said.startswith("Measured here in whole epochs, ")  # the gallery's crossovers are per step
-    assert said.endswith("with a hidden layer of width 8, the Fixture GPU box never pulled ahead for good of any of "
+    assert said.endswith("with a hidden layer of width 8, the Fixture GPU box never stayed ahead of any of "
                          "the 2 CPUs, up to batch 64. With a wider layer, it pulled ahead from a batch that depends on the "
                          "CPU. That batch is between 1 and 64 at width 512")
+    # The CPUs' thread counts beside their count, where their files are in the data.
+    box, other = synthetic_doc(machine_id="box"), synthetic_doc(machine_id="other")
+    other["machine_info"]["cpu"]["threads_used"] = 16
+    with_files = Dataset([Machine(box, "b", "t"), Machine(other, "o", "t")])
+    assert "any of the 2 CPUs (4 to 16 threads), up to batch 64" in page.render_fact("cpu_choice_answer", with_files)
     for epochs in gpu["epochs"].values():  # every GPU epoch on too few runs: the answer says to read the scale
         for point in epochs.values():
             point["caveats"] = ["few"]
     said = untrusted.restore(page.render_fact("cpu_choice_answer", Dataset([])))
-    assert said.endswith("between 1 and 64 at width 512. Each GPU epoch rests on too few timed runs, so read a "
-                         "batch's scale, not the batch")
+    assert said.endswith("between 1 and 64 at width 512. Each GPU epoch rests on too few timed runs, so read these "
+                         "batches as rough")
 
 
 def test_cpu_choice_says_where_a_gpu_served_a_request_faster_than_its_own_cpu():

@@ -113,9 +113,13 @@ def cpu_choice_answer(data: Dataset) -> str:
                                                       f" (against {len(crossings)} of the {len(cpus)} CPUs)"))
     gpu_name = untrusted.placeholder(gpu["label"]) + (" (estimated)" if gpu["estimate"] else "")
     said = []
+    # How wide the CPUs were, said beside their count: a 2-thread slice is not a server (#39 read).
+    threads = sorted({m.cpu["threads_used"] for m in data.machines if m.id in {c["machine_id"] for c in cpus}})
+    width_words = (f" ({threads[0]} threads)" if len(threads) == 1 else f" ({threads[0]} to {threads[-1]} threads)"
+                   if threads else "")
     if never:
-        said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} never pulled ahead for good of "
-                    f"any of the {len(cpus)} CPUs, up to batch {largest}")
+        said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} never stayed ahead of any of "
+                    f"the {len(cpus)} CPUs{width_words}, up to batch {largest}")
     if ranges:
         # Two short sentences: that it pulled ahead, then from which batch (where the lead begins, not a range).
         who = "With a wider layer, it" if never else f"The {gpu_name}"
@@ -124,7 +128,7 @@ def cpu_choice_answer(data: Dataset) -> str:
     if not said:
         raise MissingData("no epochs to compare")
     # Whole epochs, said: the gallery's crossovers are per step and can fall at other batches.
-    rough = (". Each GPU epoch rests on too few timed runs, so read a batch's scale, not the batch"
+    rough = (". Each GPU epoch rests on too few timed runs, so read these batches as rough"
              if not gpu["estimate"] and race.all_points_have(gpu, "few") else "")
     return "Measured here in whole epochs, " + ". ".join(said) + rough
 
