@@ -1790,3 +1790,26 @@ def test_a_cpu_fit_moving_bytes_faster_than_a_copy_is_said_to_describe_the_fit(m
     monkeypatch.setattr(cost_model, "fit", fit)
     said = page.render_fact("cost_model_parameters_reading", data)
     assert ("so these prices describe the fit, not the CPU" in said) == caveat
+
+
+def test_the_worked_examples_time_a_measured_gpu_beside_its_datasheet_and_cite_its_cost_per_call():
+    """With a measured GPU, the FLOP table has a column at its fastest measured fp32 product beside the datasheet's,
+    and the tiny-operation sentence gives that GPU's cost per call; a CPU-only build has neither."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset
+    from build_hooks.render import si
+
+    root = Path(__file__).resolve().parent.parent
+    committed = Dataset(dataset.load_committed(root / "results", root)).machines
+    host = next(m for m in committed if m.gpu is None)
+    gpu_box = next(m for m in committed if m.gpu is not None)
+    both, alone = Dataset([host, gpu_box]), Dataset([host])
+    table = untrusted.restore(str(page.render_section("flop_table", both)))
+    rate = analysis.best_matmul_rate(gpu_box, gpu_box.gpu_device("gemm_rate"))
+    assert "(measured)" in table and si(rate, "FLOP/s") in table and "FP32 (published)" in table
+    assert "NVIDIA H200 (measured)" not in untrusted.restore(str(page.render_section("flop_table", alone)))
+    said = untrusted.restore(page.render_fact("call_overhead", both))
+    cost = analysis.tiny_op_seconds(gpu_box, gpu_box.gpu_device("call_overhead"))
+    assert f"the same call took {si(cost, 's')}, mostly kernel launch" in said
+    assert "mostly kernel launch" not in page.render_fact("call_overhead", alone)

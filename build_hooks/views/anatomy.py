@@ -19,7 +19,8 @@ def anatomy_measured(data: Dataset) -> Html:
         return missing("No GPU with a datasheet was measured in this build, so only the published figures stand.")
     return join(parts) + note(
         "A real kernel or copy rarely reaches its datasheet's peak, so a share under 100% is normal. The memory "
-        "row counts bytes read plus written, as datasheets do; the host link counts one direction.")
+        "row counts bytes read plus written, the traffic a datasheet's bandwidth covers; the host link counts one "
+        "direction.")
 
 
 def _one(machine: Machine) -> Html | None:

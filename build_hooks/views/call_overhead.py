@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis
+from build_hooks import analysis, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import fact
-from build_hooks.render import first_with, si
+from build_hooks.render import first_with, gpu_with, si
 
 GROUP = "call_overhead"
 
@@ -19,7 +19,15 @@ def call_overhead(data: Dataset) -> str:
     gpu = machine.gpu_device(GROUP)
     if gpu and costs.get(gpu):
         text += f" and {si(costs[gpu], 's')} per call (mostly kernel launch) on the GPU"
-    return text + " (adding the number 1 in place to a one-element tensor)" + _cheapest_product(machine)
+    text += " (adding the number 1 in place to a one-element tensor)"
+    # Without a GPU of its own, a measured GPU machine's figure beside it: the point is a GPU's cost per call.
+    other = gpu_with(data, GROUP) if not gpu else None
+    other_gpu = other.gpu_device(GROUP) if other else None
+    cost = analysis.tiny_op_seconds(other, other_gpu) if other_gpu else None
+    if cost:
+        text += (f". On {untrusted.placeholder(other.device_label(other_gpu))}, the same call took {si(cost, 's')}, "
+                 "mostly kernel launch")
+    return text + _cheapest_product(machine)
 
 
 def _cheapest_product(machine) -> str:

@@ -35,7 +35,8 @@ def step_profile(data: Dataset) -> Html:
             if not points:
                 continue
             total = sum(b["stats"]["median"] for b in points)
-            head = ["kind of operation", "host self time per step", "share", "calls per step", "ATen operations"]
+            head = ["kind of operation", "host self time per step", "share of host time", "calls per step",
+                    "ATen operations"]
             rows = [[b["params"]["kind"], measured_value(b["stats"], b["extra_info"], "s"),
                      f"{100 * b['stats']['median'] / total:.0f}%", b["extra_info"]["calls_per_step"],
                      html("<small>{}</small>", b["extra_info"]["ops"])] for b in points]

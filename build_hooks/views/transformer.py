@@ -226,7 +226,8 @@ def transformer_steps(data: Dataset) -> Html:
             head, rows, same = fold_constant_columns(head, rows, [4, 5])
             caption = html("{}. In every row, {}", caption, join(same, "; ")) if same else caption
         work = table(["device", "d_model", "batch", "FLOPs per step", "achieved", "of the matmul rate at that size",
-                      "regime (the cost model's largest term)"], work_rows,
+                      f"regime (the cost model's largest term; mixed: within {100 * (NEAR_TIE - 1):.0f}% of it)"],
+                     work_rows,
                      caption="Where the time goes: FLOPs counted from the shapes (6 per weight per token, plus "
                              "attention); the matmul rate is the square matrix product's, at the size that matches "
                              "the block's widest product")
