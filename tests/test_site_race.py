@@ -114,11 +114,18 @@ def test_keyboard_only_operation(browser, site_url):
 
 
 def test_guided_step_sets_controls(browser, site_url):
-    """A guided-step button sets the batch control and starts the race."""
+    """A guided-step button sets the controls and starts the race: steps 1 to 4 walk the widest layer, where the
+    crossing shows, and step 5 returns to the width the race opens at."""
     page, _ = open_race(browser, site_url, reduced_motion="reduce")
+    opening = page.locator("#race-width").input_value()
+    widest = page.locator("#race-width option").last.get_attribute("value")
     page.get_by_role("button", name="1 · batch 1").click()
     assert page.locator("#race-batch-value").text_content() == "1"
+    assert page.locator("#race-width").input_value() == widest
     assert page.locator("#race-result").text_content()
+    page.get_by_role("button", name="5 · width 32").click()
+    assert page.locator("#race-batch-value").text_content() == "512"
+    assert page.locator("#race-width").input_value() == opening
     page.close()
 
 

@@ -608,19 +608,25 @@ def crossing_per_operation(machine: Machine) -> tuple[float, float, int] | None:
     return crossed[0] / n, crossed[1] / n, n
 
 
-def crossing_bracket(machine: Machine) -> tuple[float, float, int] | None:
-    """Where the GPU's measured steps crossed, as work per step: (low, high, crossings). A crossing lies between the
-    last batch before it and its first batch, so each is a bracket of two step sizes; this is the span they cover,
-    the measured twin of the fitted break-even. None where the GPU never crossed."""
+def crossing_brackets(machine: Machine) -> dict[int, tuple[float, float]]:
+    """Where the GPU's measured steps crossed, per width, as work per step: {width: (the last step size before the
+    crossing, the first at it)}. A crossing lies between the two."""
     device = machine.gpu_device(analysis.STEP)
-    brackets = []
+    brackets = {}
     for width in analysis.widths(machine):
         batch = analysis.crossover_batch(machine, width)
         flops = {b["params"]["batch"]: b["extra_info"].get("flops")
                  for b in machine.measured(analysis.STEP, device=device, width=width)}
         below = max((b for b in flops if batch and b < batch), default=None)
         if batch and flops.get(batch) and below and flops.get(below):
-            brackets.append((flops[below], flops[batch]))
+            brackets[width] = (flops[below], flops[batch])
+    return brackets
+
+
+def crossing_bracket(machine: Machine) -> tuple[float, float, int] | None:
+    """The span crossing_brackets cover: (low, high, crossings), the measured twin of the fitted break-even. None where
+    the GPU never crossed."""
+    brackets = list(crossing_brackets(machine).values())
     if not brackets:
         return None
     return min(b for b, _ in brackets), max(t for _, t in brackets), len(brackets)
@@ -685,12 +691,16 @@ def home_answer_work(data: Dataset) -> str:
         # Said as the step experiment's, beside the grid's epochs: the two can differ (#39 read: one answer).
         said = (f"Timed one step at a time, the GPU pulled ahead once a step did {flop_span(*crossed[:2], 'to')} "
                 f"{flop}.")
+        brackets = crossing_brackets(first[0])
+        if len(brackets) > 1 and len(set(brackets.values())) == 1:  # the work decides, not the width or the batch
+            said += (f" Widths {listing([str(w) for w in sorted(brackets)])} crossed between those same two step "
+                     "sizes, at different batches.")
         per_op = crossing_per_operation(first[0])
         if per_op:  # per operation, the figure that depends less on the network (batch-size's break-even)
             low, high, n = per_op
-            # An average: the count is all in a few matrix products, spread here over every call.
-            said += (f" Spread over the {n} operations in the GPU's step, it is {flop_span(low, high)} per operation "
-                     "on average.")
+            # An average: the count is the matrix products' alone, spread here over every operation.
+            said += (f" Averaged over all {n} operations in the GPU's step, that is {flop_span(low, high)} each, "
+                     "though only its matrix products do that work.")
         return said
     span = break_even_step_span(data)
     return f"By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""

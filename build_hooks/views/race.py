@@ -775,10 +775,18 @@ def race_opening(data: Dataset) -> str:
 
 @fact
 def race_smallest_batch(data: Dataset) -> str:
-    """A sentence: who finishes an epoch first at the smallest raced batch (or a tie), at the width the race opens
-    at, as the guide's first step races it (#39 read: the step showed one width and the text quoted another)."""
+    """A sentence: who finishes an epoch first at the smallest raced batch (or a tie), at the widest width, as the
+    guide's first step races it (#39 read: the step showed one width and the text quoted another)."""
     race_data = race.race_data(data)
-    return _verdict(data, "smallest", str(race_data["opening"]["width"]) if race_data["lanes"] else None)
+    return _verdict(data, "smallest", str(max(race_data["widths"])) if race_data["lanes"] else None)
+
+
+@fact
+def race_narrow_largest(data: Dataset) -> str:
+    """A sentence: who finishes an epoch first at the largest raced batch at the width the race opens at, as the
+    guide's last step races it."""
+    race_data = race.race_data(data)
+    return _verdict(data, "largest", str(race_data["opening"]["width"]) if race_data["lanes"] else None)
 
 
 @fact

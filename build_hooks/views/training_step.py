@@ -227,17 +227,12 @@ def crossover_takeaway(data: Dataset) -> str:
         largest = max(b["params"]["batch"] for b in machine.measured(STEP))
         said += (f". At width{'s' if len(never) > 1 else ''} {listing(never)}, it never stays ahead, up to batch "
                  f"{largest}")
-    # The rule in work per step, the one figure a learner can carry to another model (home gives it too).
-    from build_hooks.views.cost_model import (  # late: cyclic
-        MFLOP_WORDS,
-        crossing_bracket,
-        crossing_per_operation,
-        flop_span,
-    )
-    crossed, per_op = crossing_bracket(machine), crossing_per_operation(machine)
+    # The rule in work per step, the one figure a learner can carry to another model (home gives it too); per step
+    # only: the key numbers below give the fitted break-even per operation, and two such ranges confused (#39 read).
+    from build_hooks.views.cost_model import MFLOP_WORDS, crossing_bracket, flop_span  # late: cyclic
+    crossed = crossing_bracket(machine)
     if crossed:
         said += f". It pulled ahead once a step did somewhere between {flop_span(*crossed[:2], 'and')} {MFLOP_WORDS}"
-        said += f", or {flop_span(*per_op[:2])} per operation on average" if per_op else ""
     return said
 
 
@@ -411,7 +406,7 @@ def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> st
     said = f" The race's whole epochs put it at batch {first}"
     # Two experiments that disagree do not bound the truth; a known lean of one does say which to trust more.
     if first < batch and _steps_alone_run_long(machine, machine.gpu_device(STEP)):
-        return said + (". The GPU's steps timed alone ran long (below), so the epochs' batch is likely nearer the "
+        return said + (f". The GPU's steps timed alone ran long (below), so batch {first} is likely nearer the "
                        "truth.")
     return said + ". The two experiments disagree, and neither bounds the other."
 

@@ -517,7 +517,7 @@
         var widths = data.widths.map(String);
         if (w === "max") widthSelect.value = widths[widths.length - 1];
         else if (w === "min") widthSelect.value = widths[0];
-        else widthSelect.value = initialWidth;  // steps 1-3 race the default width, whatever steps 4 and 5 chose
+        else widthSelect.value = initialWidth;  // step 5 races the width the race opens at, whatever 1-4 chose
         update();
         start();
       });
