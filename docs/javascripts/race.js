@@ -259,13 +259,22 @@
         if (ratio < data.meaningful_ratio || winner.point.q3 >= timed[1].point.q1) {
           result.textContent = "About the same: " + tag(winner.lane) + " and " + tag(timed[1].lane) +
             " finished " + ratio.toFixed(1) + "× apart: too close, given their spread, to call a winner.";
-        } else {  // only a real win earns the badge
-          lanesBox.querySelector('[data-lane="' + winner.lane.id + '"]').classList.add("race-lane--winner");
+        } else {
+          // A lead over a loser off its own trend is the grid's "out of line": said first, with no winner badge,
+          // and the loser's note names the neighbour it lagged (its step did not grow with the work).
+          var odd = outOfLine(timed[1].lane, winner.point.seconds);
+          if (odd) {
+            lanesBox.querySelector('[data-lane="' + timed[1].lane.id + '"] .race-lane__why').textContent =
+              "off its trend: slower than at batch " + (odd === "half" ? batch() / 2 : batch() * 2) +
+              ", which should take longer";
+          } else {  // only a real win earns the badge
+            lanesBox.querySelector('[data-lane="' + winner.lane.id + '"]').classList.add("race-lane--winner");
+          }
           // One level of brackets only: lane tags carry their own "(estimate)" or "(yours)". The reason is the
           // cost of one step, from the epochs replayed: the lanes' notes say how each step grows with the batch.
-          result.textContent = "Winner: " + tag(winner.lane) + ", " + ratio.toFixed(1) + "× faster than " +
-            tag(timed[1].lane) + ". " + stepCosts(winner.point, timed[1].point) +
-            (OUT_OF_LINE[outOfLine(timed[1].lane, winner.point.seconds)] || slowedWords(timed[1].lane, winner));
+          result.textContent = (odd ? "Out of line, not counted as a win: " : "Winner: ") + tag(winner.lane) + ", " +
+            ratio.toFixed(1) + "× faster than " + tag(timed[1].lane) + ". " +
+            stepCosts(winner.point, timed[1].point) + (OUT_OF_LINE[odd] || slowedWords(timed[1].lane, winner));
         }
       }
       showBelow(result);
