@@ -259,7 +259,7 @@ def test_a_grid_cell_carries_the_marks_of_the_epochs_it_compares():
             bench["extra_info"]["noisy"] = True
     everywhere = str(page.render_section("verdict_grid", data))
     assert "<sup>†</sup>" not in everywhere and "Most cells (2 of 2) rest on noisy timings. Read every ratio" in everywhere
-    assert "Noisy (†)" in everywhere  # the mark's meaning stays in the key
+    assert "Noisy (†)" not in everywhere and "Noisy: its timings&#x27; middle half spans over 10% of the median." in everywhere
 
 
 def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):

@@ -123,7 +123,11 @@ def _grid(data: Dataset, paired: bool) -> Html:
     # folded key). Short sentences: this note is on home and on the race page.
     notes += [note(f"Most cells ({_carrying(found, kind)} of {len(found)}) rest on {MARKS[kind][1].lower()} timings. "
                    "Read every ratio as rough.") for kind in sorted(common)]
-    key = [marks_note(shown_marks)] if shown_marks else []
+    # The key lists only the marks a cell shows; "noisy", said in words above, is defined in a short sentence.
+    key = [marks_note(shown_marks - common)] if shown_marks - common else []
+    if "noisy" in common:
+        key.append(note(f"Noisy: its timings' middle half spans over {100 * stats.NOISY_IQR_RATIO:.0f}% of the "
+                        "median."))
     named = [MARKS[kind][0] for kind in MARKS if kind in shown_marks - common]
     if any(p["narrow"] for p in found.values()):
         key.append(note(f"Narrow: {NARROW_WORDS}."))
@@ -149,7 +153,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
                  table_id="verdict-grid") + Html("").join(notes)
 
 
-NARROW_WORDS = f"the lead clears the spread by less than {stats.MEANINGFUL_RATIO:g}×"
+NARROW_WORDS = f"the lead is beyond the spread, but by under {stats.MEANINGFUL_RATIO:g}×"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 # The same rule as the steps' key (training_step.LEFT_OUT_WORDS): longer than a neighbour that should take longer.
 OUT_OF_LINE_WORDS = ("Out of line: the loser broke its own trend. A neighbour that should take longer ran "
