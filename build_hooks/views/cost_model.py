@@ -837,7 +837,8 @@ def break_even_table(data: Dataset) -> Html:
             ["break-even: the estimated GPU's step gets shorter",
              f"{si(gpu_model.LAUNCH_HOST_S, 's')} (the GPU's extra cost: its launch)",
              f"{si(even.rate, 'FLOP/s')} (the CPU's rate)", si(even.crossover_flop, "FLOP")]]
-    head = ["", "fixed cost per operation", "arithmetic rate", "fixed cost × rate (work per operation, average)"]
+    head = ["device, or break-even", "fixed cost per operation", "arithmetic rate",
+            "fixed cost × rate (work per operation, average)"]
     measured = _measured_break_even_rows(data)
     # A measured GPU comes first: the estimate is the model a build without one falls back on.
     estimated = table(head, rows, caption=(
