@@ -1764,11 +1764,11 @@ def test_batch_size_says_when_the_race_crosses_at_another_batch_and_which_to_lea
 
     machine = Machine(synthetic_doc(gpu="Fixture GPU"), "f", "t")
     for first, long, said in (
-            (64, True, " The race's whole epochs put it at batch 64. The GPU's steps timed alone ran long (below), so "
+            (64, True, " The race's whole epochs put that first crossing at batch 64. The GPU's steps timed alone ran long (below), so "
                        "batch 64 is likely nearer the truth."),
-            (64, False, " The race's whole epochs put it at batch 64. The two experiments disagree, and neither bounds "
+            (64, False, " The race's whole epochs put that first crossing at batch 64. The two experiments disagree, and neither bounds "
                         "the other."),
-            (256, True, " The race's whole epochs put it at batch 256. The two experiments disagree, and neither "
+            (256, True, " The race's whole epochs put that first crossing at batch 256. The two experiments disagree, and neither "
                         "bounds the other."),
             (128, True, ""), (None, True, "")):
         monkeypatch.setattr(race_views, "grid_leads", lambda data, keep, first=first: {2048: (first, [])})
@@ -1817,3 +1817,17 @@ def test_the_worked_examples_time_a_measured_gpu_beside_its_datasheet_and_cite_i
     cost = analysis.tiny_op_seconds(gpu_box, gpu_box.gpu_device("call_overhead"))
     assert f"the same call took {si(cost, 's')}, mostly kernel launch" in said
     assert "mostly kernel launch" not in page.render_fact("call_overhead", alone)
+
+
+@pytest.mark.parametrize("brackets, said", [
+    ({512: (2.76e8, 5.53e8), 2048: (2.76e8, 5.53e8)}, " Each crossing width flipped between steps of 276 and 553 MFLOP: "
+                                                     "the work per step decides."),
+    ({512: (1e8, 2e8), 2048: (2.76e8, 5.53e8)}, ""), ({2048: (2.76e8, 5.53e8)}, ""), ({}, "")])
+def test_batch_size_says_the_work_decides_only_where_every_width_crossed_between_the_same_step_sizes(
+        monkeypatch, brackets, said):
+    """_same_work speaks only where two or more widths crossed, all between the same two step sizes."""
+    from build_hooks.views import cost_model
+    from build_hooks.views import training_step as views
+
+    monkeypatch.setattr(cost_model, "crossing_brackets", lambda machine: brackets)
+    assert views._same_work(Machine(synthetic_doc(gpu="Fixture GPU"), "f", "t")) == said

@@ -389,10 +389,21 @@ def crossover_summary(data: Dataset) -> str:
         width = min(found, key=lambda w: (found[w], -w))
         differs = _race_differs(data, machine, width, found[width])
         sentences.append(f"{against} became the shorter one at {len(found)} of {len(analysis.widths(machine))} "
-                         f"widths, first from batch {found[width]} (width {width}).{differs}")
+                         f"widths, first from batch {found[width]} (width {width}).{_same_work(machine)}{differs}")
     if not sentences:
         return "No GPU has been measured for this build, so no crossover is measured here."
     return " ".join(sentences)
+
+
+def _same_work(machine: Machine) -> str:
+    """Where every width that crossed did so between the same two step sizes, a sentence saying so: the work per
+    step decides, not the width or the batch alone (#39 read: the data's cleanest point); else nothing."""
+    from build_hooks.views.cost_model import crossing_brackets, flop_span  # late: cyclic
+    brackets = crossing_brackets(machine)
+    if len(brackets) < 2 or len(set(brackets.values())) > 1:
+        return ""
+    low, high = next(iter(brackets.values()))
+    return f" Each crossing width flipped between steps of {flop_span(low, high, 'and')}: the work per step decides."
 
 
 def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> str:
@@ -403,7 +414,7 @@ def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> st
                           and not pairing["estimate"]).get(width, (None, []))
     if first is None or first == batch:
         return ""
-    said = f" The race's whole epochs put it at batch {first}"
+    said = f" The race's whole epochs put that first crossing at batch {first}"
     # Two experiments that disagree do not bound the truth; a known lean of one does say which to trust more.
     if first < batch and _steps_alone_run_long(machine, machine.gpu_device(STEP)):
         return said + (f". The GPU's steps timed alone ran long (below), so batch {first} is likely nearer the "
