@@ -182,7 +182,7 @@ def workload_headline(data: Dataset) -> str:
     cpu_rates = machine and {fmt: rate for fmt, _, rate in _measured_rates(machine, "cpu")}
     if cpu_rates and "fp32" in cpu_rates and "fp32" in gpu_rates:
         gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(GROUP)))
-        cpu = f"{untrusted.placeholder(machine.cpu['brand'])} on {machine.cpu['threads_used']} threads"
+        cpu = f"the {untrusted.placeholder(machine.cpu_short_name)}"  # a few words: the table has the full label
         # Two short sentences: the run, then each device's time; fp32 and bf16 named by their widths once.
         model = (f"a {WORKLOAD_PARAMS / 1e6:.0f}-million-parameter language model trained on "
                  f"{WORKLOAD_TOKENS / 1e9:.0f} billion tokens (word pieces)")
