@@ -141,6 +141,14 @@ class Fitted:
         terms = self.terms(work, batch, width)
         return max(terms, key=terms.get)
 
+    def close_call(self, work: dict, batch: int, width: int) -> bool:
+        """Whether a second term comes within NEAR_TIE of the largest: the model is not exact enough to name one."""
+        largest, second = sorted(self.terms(work, batch, width).values(), reverse=True)[:2]
+        return second * NEAR_TIE >= largest
+
+
+NEAR_TIE = 1.25  # terms within this ratio of the largest are a tie: the one place the rule lives
+
 
 def held_out(batch: int) -> bool:
     """Batches 2, 8, 32, ... judge the fit; 1, 4, 16, ... train it."""

@@ -76,6 +76,17 @@ def test_regime_is_the_largest_term():
     assert model.regime({"ops": 1, "flops": 1, "bytes": 1e10}, 1, 8) == "memory"
 
 
+def test_a_second_term_within_the_near_tie_makes_a_close_call():
+    """close_call holds where the second-largest term is within NEAR_TIE of the largest, and not beyond it."""
+    model = cost_model.Fitted(params(), 1.0, 1.0, ())
+    work = {"ops": 1000, "flops": 1, "bytes": 1}
+    overhead = model.terms(work, 1, 8)["overhead"]
+    memory = model.terms({"ops": 0, "flops": 0, "bytes": 1e6}, 1, 8)["memory"]  # seconds per megabyte moved
+    near = {**work, "bytes": 1e6 * overhead / cost_model.NEAR_TIE / memory * 1.01}
+    far = {**work, "bytes": 1e6 * overhead / cost_model.NEAR_TIE / memory * 0.9}
+    assert model.close_call(near, 1, 8) and not model.close_call(far, 1, 8)
+
+
 def test_model_falls_back_to_the_raw_parameters_when_it_cannot_be_fitted():
     """Too few steps to fit: the raw measured parameters stand in, with factors 1."""
     machine = machine_from_model(true_op=5e-6)

@@ -93,9 +93,14 @@ def regimes_summary(data: Dataset) -> str:
     counts = Counter(regime for _, _, regime in steps)
     ranked = [f"{counts[r]} {REGIME_WORDS[r]}" for r, _ in counts.most_common()]
     ranked[0] = ranked[0].replace(" ", f" of its {len(steps)} steps are ", 1)
-    fitted = cost_model.model(machine, "cpu").trained_on
-    which = "fitted to the build host's measured training steps" if fitted else "unfitted (too few steps to fit it)"
-    return f"By the cost model {which}, {listing(ranked)}"
+    model, work = cost_model.model(machine, "cpu"), cost_model.step_work(machine, "cpu")
+    which = ("fitted to the build host's measured training steps" if model.trained_on
+             else "unfitted (too few steps to fit it)")
+    # How many labels are close calls, so the counts are not read as a profiler's verdict (#39 read).
+    close = sum(model.close_call(work[(batch, width)], batch, width) for batch, width, _ in steps)
+    doubt = (f". At {close} of them, a second term comes within {100 * (cost_model.NEAR_TIE - 1):.0f}%, so that "
+             "label is a close call" if close else "")
+    return f"By the cost model {which}, {listing(ranked)}{doubt}"
 
 
 @fact

@@ -126,7 +126,7 @@ def regime(fitted: cost_model.Fitted | None, bench: dict) -> tuple[str, float] |
     return "+".join(tied), extra["flops"] / bench["stats"]["median"] / rate
 
 
-NEAR_TIE = 1.25
+NEAR_TIE = cost_model.NEAR_TIE
 
 
 def regime_words(key: str) -> str:
