@@ -119,11 +119,11 @@ def test_guided_step_sets_controls(browser, site_url):
     page, _ = open_race(browser, site_url, reduced_motion="reduce")
     opening = page.locator("#race-width").input_value()
     widest = page.locator("#race-width option").last.get_attribute("value")
-    page.get_by_role("button", name="1 · batch 1").click()
+    page.get_by_role("button", name="Step 1: batch 1 at the widest layer").click()
     assert page.locator("#race-batch-value").text_content() == "1"
     assert page.locator("#race-width").input_value() == widest
     assert page.locator("#race-result").text_content()
-    page.get_by_role("button", name="5 · width 32").click()
+    page.get_by_role("button", name="Step 5: batch 512 at width 32").click()
     assert page.locator("#race-batch-value").text_content() == "512"
     assert page.locator("#race-width").input_value() == opening
     page.close()
@@ -489,6 +489,6 @@ def test_a_win_over_an_epoch_slower_than_at_half_the_batch_is_doubted(browser, s
     assert result.startswith("Out of line, not counted as a win: Synthetic GPU" if doubted else "Winner: Synthetic GPU")
     assert "Both take 128 steps: " in result, result  # the reason is the replayed epochs' cost per step
     assert ("this lead would not hold" in result) == doubted, result
-    assert ("off its trend: slower than at batch 8, which should take longer" in result) == doubted, result
+    assert ("off its trend: its epoch took longer than at batch 8, which runs twice the steps" in result) == doubted, result
     # A lead that holds even against the faster epoch gives that lead too, as the grid's ↑ does (1 s ÷ 0.5 s).
     assert ("Against that time, the lead is 2.0×." in result) == (not doubted), result

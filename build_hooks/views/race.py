@@ -79,7 +79,7 @@ def race_chart_static(data: Dataset) -> Html:
                                 "log scales; the tables below have the numbers.", size=(4.4, 3.4))
     return figure(svg, f"The race's epochs at width {width}, drawn when the site was built. Each lane has the "
                        "letter, colour and dash it has in the live race; an estimate says so in its name. The "
-                       "tables below give every width.")
+                       "tables below give this width and the widest.")
 
 
 @section

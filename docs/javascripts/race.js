@@ -145,7 +145,7 @@
       }
       var ratio = point.regime.ratio.toFixed(1) + "×";
       return point.regime.kind === "fixed"
-        ? "its step barely grows with the batch: " + step + " costs only " + ratio + " a 1-sample step"
+        ? "its step grows far more slowly than the batch: " + step + " costs only " + ratio + " a 1-sample step"
         : "its step grows with the work: " + step + " costs " + ratio + " a 1-sample step";
     }
 
@@ -166,9 +166,8 @@
 
     // By the lane's place among all lanes, so a lane keeps its look whatever is filtered or chosen.
     function styleIndex(lane) { return Math.max(0, data.lanes.indexOf(lane)); }
-    // The letter is the lane's place among the lanes racing now (A, B ...), so two lanes read A and B, not E and F;
-    // the chart under the grid draws the same lanes, so each letter still names one line.
-    function letter(lane) { return String.fromCharCode(65 + Math.max(0, activeLanes().indexOf(lane)) % 26); }
+    // One letter per lane everywhere (the static chart and its key use the same), whatever is filtered or chosen.
+    function letter(lane) { return String.fromCharCode(65 + styleIndex(lane) % 26); }
     function dash(lane) { return DASHES[styleIndex(lane) % DASHES.length]; }
 
     function buildLanes() {
@@ -257,23 +256,28 @@
         var ratio = timed[1].point.seconds / winner.point.seconds;
         // Closer than the meaningful ratio, or with overlapping spreads, is noise, not a win.
         if (ratio < data.meaningful_ratio || winner.point.q3 >= timed[1].point.q1) {
+          // Two decimals under the meaningful ratio, so a 1.07× gap never prints as the threshold itself.
           result.textContent = "About the same: " + tag(winner.lane) + " and " + tag(timed[1].lane) +
-            " finished " + ratio.toFixed(1) + "× apart: too close, given their spread, to call a winner.";
+            " finished " + ratio.toFixed(ratio < data.meaningful_ratio ? 2 : 1) +
+            "× apart: too close, given their spread, to call a winner.";
         } else {
           // A lead over a loser off its own trend is the grid's "out of line": said first, with no winner badge,
           // and the loser's note names the neighbour it lagged (its step did not grow with the work).
           var odd = outOfLine(timed[1].lane, winner.point.seconds);
           if (odd) {
             lanesBox.querySelector('[data-lane="' + timed[1].lane.id + '"] .race-lane__why').textContent =
-              "off its trend: slower than at batch " + (odd === "half" ? batch() / 2 : batch() * 2) +
-              ", which should take longer";
+              odd === "half" ? "off its trend: its epoch took longer than at batch " + batch() / 2 +
+                ", which runs twice the steps"
+              : "off its trend: its steps were slower than at batch " + batch() * 2 + ", which do twice the work";
           } else {  // only a real win earns the badge
             lanesBox.querySelector('[data-lane="' + winner.lane.id + '"]').classList.add("race-lane--winner");
           }
           // One level of brackets only: lane tags carry their own "(estimate)" or "(yours)". The reason is the
           // cost of one step, from the epochs replayed: the lanes' notes say how each step grows with the batch.
+          // Lanes of two machines ("All machines") are said to be so: the grid pairs a GPU with its own CPU only.
+          var apart = winner.lane.machine_id !== timed[1].lane.machine_id ? " The two lanes are on different machines." : "";
           result.textContent = (odd ? "Out of line, not counted as a win: " : "Winner: ") + tag(winner.lane) + ", " +
-            ratio.toFixed(1) + "× faster than " + tag(timed[1].lane) + ". " +
+            ratio.toFixed(1) + "× faster than " + tag(timed[1].lane) + "." + apart + " " +
             stepCosts(winner.point, timed[1].point) + (OUT_OF_LINE[odd] || slowedWords(timed[1].lane, winner));
         }
       }
