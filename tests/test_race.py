@@ -270,13 +270,13 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     data = dataset(gpu="Fixture GPU")
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.61)
     slow = str(page.render_section("verdict_grid", data))
-    assert ('The GPU machine began 61% of its measurements running slow. So both its lanes may be slower than its '
-            'hardware allows (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
+    assert ("The GPU machine began 61% of its measurements running slow. So both its CPU&#x27;s and its GPU&#x27;s "
+            'times may run long (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
     said = page.render_fact("race_doubts", data)  # on home, the sentence under the grid says it instead
     assert said.endswith("Before each measurement, a fixed check task times the machine. The machine counts as slow "
                          "when that task takes over 1.4× its best. The GPU machine began 61% of its measurements "
                          "running slow. So "
-                         "both its lanes may be slower than its hardware allows")
+                         "both its CPU's and its GPU's times may run long")
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     # Home's first screen names the pairing only: the sentence under the grid (race_doubts) says the machine ran slow.
     assert "slow" not in page.render_fact("race_pairing", data)

@@ -459,8 +459,8 @@ def test_a_lead_that_barely_clears_the_spread_is_marked_narrow(monkeypatch):
                 {"kind": "GPU", "estimate": True, "machine_id": "m", "label": "Fixture GPU", "band": [0.75, 2.5],
                  "epochs": {"8": {"1": {"seconds": 1.4, "q1": gpu_low, "q3": 3.5}}}}]
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes(1.05), "widths": [8], "batches": [1]})
-    assert page.render_fact("race_corners", Dataset([])).endswith("1.4× ahead (the lead is beyond the spread, but "
-                                                                    "by under 1.1×)")
+    assert page.render_fact("race_corners", Dataset([])).endswith("1.4× ahead (the two spreads' nearest edges are "
+                                                                    "under 1.1× apart)")
     assert "1.4×, narrow" in str(page.render_section("verdict_grid_home", Dataset([])))
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes(1.3), "widths": [8], "batches": [1]})
     assert page.render_fact("race_corners", Dataset([])).endswith("1.4× ahead")
@@ -662,8 +662,7 @@ def test_homes_short_answer_gives_the_measured_crossings_work_and_nothing_withou
     low, high, _ = views.crossing_bracket(next(m for m in committed if m.gpu is not None))
     said = page.render_fact("home_answer_work", with_gpu)
     assert said.startswith("Timed one step at a time, the GPU pulled ahead once a step did ")
-    assert "Averaged over all 38 operations in the GPU's step, that is " in said
-    assert said.endswith(" each, though only its matrix products do that work.")
+    assert "operations" not in said  # per step only: an average per operation describes no real operation
     # The committed H200 crossed at widths 512 and 2048 between the same two step sizes: said, the work decides.
     brackets = views.crossing_brackets(next(m for m in committed if m.gpu is not None))
     assert ("crossed between those same two step sizes" in said) == (len(set(brackets.values())) == 1 < len(brackets))
@@ -1764,8 +1763,8 @@ def test_batch_size_says_when_the_race_crosses_at_another_batch_and_which_to_lea
 
     machine = Machine(synthetic_doc(gpu="Fixture GPU"), "f", "t")
     for first, long, said in (
-            (64, True, " The race's whole epochs put that first crossing at batch 64. The GPU's steps timed alone ran long (below), so "
-                       "batch 64 is likely nearer the truth."),
+            (64, True, " The race's whole epochs put that first crossing at batch 64. The two experiments disagree. The "
+                       "GPU's steps timed alone ran long (below), which would push the steps' crossing later."),
             (64, False, " The race's whole epochs put that first crossing at batch 64. The two experiments disagree, and neither bounds "
                         "the other."),
             (256, True, " The race's whole epochs put that first crossing at batch 256. The two experiments disagree, and neither "
@@ -1820,8 +1819,9 @@ def test_the_worked_examples_time_a_measured_gpu_beside_its_datasheet_and_cite_i
 
 
 @pytest.mark.parametrize("brackets, said", [
-    ({512: (2.76e8, 5.53e8), 2048: (2.76e8, 5.53e8)}, " Each crossing width flipped between steps of 276 and 553 MFLOP: "
-                                                     "the work per step decides."),
+    ({512: (2.76e8, 5.53e8), 2048: (2.76e8, 5.53e8)}, " Each crossing width flipped between steps of 276 and 553 MFLOP "
+                                                     "(million multiplications or additions in its matrix products), "
+                                                     "as it would if the work per step decides."),
     ({512: (1e8, 2e8), 2048: (2.76e8, 5.53e8)}, ""), ({2048: (2.76e8, 5.53e8)}, ""), ({}, "")])
 def test_batch_size_says_the_work_decides_only_where_every_width_crossed_between_the_same_step_sizes(
         monkeypatch, brackets, said):

@@ -589,23 +589,14 @@ def break_even_answer(data: Dataset) -> str:
         # batch-size gives every width, the leads left out and the span's two ends.
         crossed = crossing_bracket(machine)
         # The measured crossings' work, as home gives it; the fit's span where the GPU never crossed.
-        work = (f"It crossed at a step of {flop_span(*crossed[:2])}" if crossed else
+        work = (f"It crossed between a step of {si(crossed[0], 'FLOP')} (not yet ahead) and one of "
+                f"{si(crossed[1], 'FLOP')} (ahead)" if crossed else
                 f"The cost model puts the break-even at a step of {break_even_step_span(data)}")
         return (f"Against the {untrusted.placeholder(machine.cpu_short_name)} in its own machine, the {gpu}'s step "
                 f"got shorter {step_crossings(machine, brief=True)}{slow}. {work} (an MFLOP is a million additions "
                 "or multiplications)")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
-
-
-def crossing_per_operation(machine: Machine) -> tuple[float, float, int] | None:
-    """crossing_bracket shared over the operations every GPU step issues: (low, high, operations), where every step
-    issues the same count and the GPU crossed; else None."""
-    crossed, ops = crossing_bracket(machine), _step_ops(machine, machine.gpu_device(analysis.STEP))
-    if crossed is None or len(ops) != 1:
-        return None
-    n = next(iter(ops))
-    return crossed[0] / n, crossed[1] / n, n
 
 
 def crossing_brackets(machine: Machine) -> dict[int, tuple[float, float]]:
@@ -695,12 +686,8 @@ def home_answer_work(data: Dataset) -> str:
         if len(brackets) > 1 and len(set(brackets.values())) == 1:  # the work decides, not the width or the batch
             said += (f" Widths {listing([str(w) for w in sorted(brackets)])} crossed between those same two step "
                      "sizes, at different batches.")
-        per_op = crossing_per_operation(first[0])
-        if per_op:  # per operation, the figure that depends less on the network (batch-size's break-even)
-            low, high, n = per_op
-            # An average: the count is the matrix products' alone, spread here over every operation.
-            said += (f" Averaged over all {n} operations in the GPU's step, that is {flop_span(low, high)} each, "
-                     "though only its matrix products do that work.")
+        # Per step only: an average per operation describes no real operation (#39 reads); batch-size's break-even
+        # table gives the per-operation figure with its workings.
         return said
     span = break_even_step_span(data)
     return f"By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""

@@ -113,7 +113,8 @@ def _grid(data: Dataset, paired: bool) -> Html:
                                                   if k not in common])
                                    for w in widths]
             for batch in race_data["batches"] if any((w, batch) in found for w in widths)]
-    caption = "Who finishes one epoch first, and how many times faster, by batch size and hidden width"
+    caption = ("Who finishes one epoch first, and how many times faster, by batch size and hidden width (the data "
+               "start on the device: no copy is timed)")
     # Short notes: the grid appears on home and on the race page, and the band is stated where the estimate is.
     # "Level" and how rough every cell is stay in sight; the marks' key is folded (#39: a learner's first screen
     # holds the verdicts, and the marks are for whoever asks what one means).
@@ -153,7 +154,7 @@ def _grid(data: Dataset, paired: bool) -> Html:
                  table_id="verdict-grid") + Html("").join(notes)
 
 
-NARROW_WORDS = f"the lead is beyond the spread, but by under {stats.MEANINGFUL_RATIO:g}×"
+NARROW_WORDS = f"the two spreads' nearest edges are under {stats.MEANINGFUL_RATIO:g}× apart"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 # The same rule as the steps' key (training_step.LEFT_OUT_WORDS): longer than a neighbour that should take longer.
 OUT_OF_LINE_WORDS = ("Out of line: the loser broke its own trend. A neighbour that should take longer ran "
@@ -187,8 +188,8 @@ def _doubts(data: Dataset, found: dict, explain: bool = False) -> list[tuple[str
                      f"{100 * grid:.0f}% of the grid's measurements running slow. Over all its experiments, the share "
                      f"was {100 * share:.0f}%")
             # Slow as a measurement began: the state is checked before each one, so the sentence says so.
-            doubts.append((f"{what}{capitalised(who)} began {began}. So both its lanes may be slower "
-                           "than its hardware allows", True))
+            doubts.append((f"{what}{capitalised(who)} began {began}. So both its CPU's and its GPU's times may run "
+                           "long", True))
     return doubts
 
 

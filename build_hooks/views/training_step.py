@@ -398,12 +398,13 @@ def crossover_summary(data: Dataset) -> str:
 def _same_work(machine: Machine) -> str:
     """Where every width that crossed did so between the same two step sizes, a sentence saying so: the work per
     step decides, not the width or the batch alone (#39 read: the data's cleanest point); else nothing."""
-    from build_hooks.views.cost_model import crossing_brackets, flop_span  # late: cyclic
+    from build_hooks.views.cost_model import MFLOP_WORDS, crossing_brackets, flop_span  # late: cyclic
     brackets = crossing_brackets(machine)
     if len(brackets) < 2 or len(set(brackets.values())) > 1:
         return ""
     low, high = next(iter(brackets.values()))
-    return f" Each crossing width flipped between steps of {flop_span(low, high, 'and')}: the work per step decides."
+    return (f" Each crossing width flipped between steps of {flop_span(low, high, 'and')} {MFLOP_WORDS}, as it would "
+            "if the work per step decides.")
 
 
 def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> str:
@@ -417,8 +418,8 @@ def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> st
     said = f" The race's whole epochs put that first crossing at batch {first}"
     # Two experiments that disagree do not bound the truth; a known lean of one does say which to trust more.
     if first < batch and _steps_alone_run_long(machine, machine.gpu_device(STEP)):
-        return said + (f". The GPU's steps timed alone ran long (below), so batch {first} is likely nearer the "
-                       "truth.")
+        return said + (". The two experiments disagree. The GPU's steps timed alone ran long (below), which would "
+                       "push the steps' crossing later.")
     return said + ". The two experiments disagree, and neither bounds the other."
 
 
