@@ -409,8 +409,9 @@ def test_the_faqs_one_thread_answer_counts_every_machine_in_the_data(monkeypatch
     monkeypatch.setattr(threads, "_all_thread_time", lambda machine, batch: 2e-3)
     only = page.render_fact("one_thread_answer", data)
     assert only.startswith("Possibly, on 1 machine in this build's data: ")
-    assert "at batch 4 (500 µs against 1.00 ms). That compares one thread with the training-step" in only
-    assert "In the threads run itself, all threads took 2.00 ms at batch 4, against 1.00 ms in the training-step" in only
+    assert " at batch 4. In its threads run, one thread took 500 µs" in only
+    assert ("In its threads run, one thread took 500 µs at batch 4 and all threads 2.00 ms. The training-step run "
+            "timed all threads at 1.00 ms.") in only
     assert only.endswith("With the two runs at odds, treat it as unproven")
 
 

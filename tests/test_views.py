@@ -1831,3 +1831,20 @@ def test_batch_size_says_the_work_decides_only_where_every_width_crossed_between
 
     monkeypatch.setattr(cost_model, "crossing_brackets", lambda machine: brackets)
     assert views._same_work(Machine(synthetic_doc(gpu="Fixture GPU"), "f", "t")) == said
+
+
+@pytest.mark.parametrize("isa, bf16_faster, said", [
+    (["avx2", "avx512f"], False, True), (["avx512f", "amx_tile"], False, False), (None, False, False),
+    (["avx2"], True, False)])
+def test_a_cpus_slower_bf16_is_explained_only_where_its_file_lists_no_bf16_instructions(monkeypatch, isa, bf16_faster,
+                                                                                      said):
+    """_slow_bf16 explains a CPU's bf16 product slower than its fp32 one by its listed instruction set, only where the
+    set is recorded and holds neither AVX-512 BF16 nor AMX."""
+    from build_hooks.views import gemm_rate
+
+    doc = synthetic_doc()
+    doc["machine_info"]["cpu"]["isa"] = isa
+    rates = [("fp32", "", 1e11), ("bf16", "", 2e11 if bf16_faster else 5e10)]
+    monkeypatch.setattr(gemm_rate, "_measured_rates", lambda machine, device: rates)
+    text = gemm_rate._slow_bf16(Machine(doc, "f", "t"))
+    assert bool(text) == said and (not said or "lists no bf16 instructions" in text)

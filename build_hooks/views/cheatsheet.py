@@ -39,7 +39,7 @@ ROWS = {
     "op": "fixed cost per operation",
     "rate": "fastest fp32 matrix product (median)",
     "work": "work per operation for half its top speed (fixed cost × rate)",
-    "break_even": "break-even by the fit: work per operation where the GPU's step gets shorter",
+    "break_even": "break-even, fitted and bare-operation: work per operation where the GPU's step gets shorter",
     "bandwidth": "copy bandwidth, largest copy (bytes read plus written)",
     "ridge": "ridge point: FLOP per byte to be compute-bound",
     "bf16": "bf16 against fp32, same-size matrix product",

@@ -285,7 +285,29 @@ def workload_table(data: Dataset) -> Html:
     return join([table(["device and format", "rate", "time for the run", against], rows,
                        caption=f"One training run of {mantissa}e{int(exponent)} FLOPs at {len(rows)} rates"),
                  marks_note_for([point for *_, point in measured]), note(why),
-                 *([note(same)] if (same := _bf16_like_for_like(gpu_machine)) else [])])
+                 *([note(same)] if (same := _bf16_like_for_like(gpu_machine)) else []),
+                 *[note(text) for m in _distinct(gpu_machine, host) if (text := _slow_bf16(m))]])
+
+
+def _distinct(*machines: Machine | None) -> list[Machine]:
+    """The machines given, each once, in order, leaving out None."""
+    return [m for i, m in enumerate(machines) if m and m.id not in {n.id for n in machines[:i] if n}]
+
+
+BF16_UNITS = ("avx512_bf16", "amx_tile")  # the x86 flags of instructions that multiply bf16 directly
+
+
+def _slow_bf16(machine: Machine) -> str:
+    """Why a CPU's bf16 product ran slower than its fp32 one, where its file lists its instruction set and none of it
+    multiplies bf16 (#39 read: a slower 16-bit row, unexplained); else nothing."""
+    rates = {fmt: rate for fmt, _, rate in _measured_rates(machine, "cpu")}
+    isa = machine.cpu.get("isa")
+    if "bf16" not in rates or "fp32" not in rates or rates["bf16"] >= rates["fp32"] or not isa:
+        return ""
+    if any(flag in isa for flag in BF16_UNITS):
+        return ""
+    return (f"{untrusted.placeholder(machine.cpu_short_name)}: bf16 ran slower than fp32. Its CPU lists no bf16 "
+            "instructions (AVX-512 BF16 or AMX), so 16 bits buy it nothing.")
 
 
 def _bf16_like_for_like(machine: Machine | None) -> str:

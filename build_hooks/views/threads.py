@@ -215,10 +215,8 @@ def one_thread_answer(data: Dataset) -> str:
         name = untrusted.placeholder(machine.label)
         if trusted:
             wins.append(f"{name} at batch {listing([str(b) for b in sorted({*trusted, *by_twin})])}")
-        elif by_twin:  # both times, so a reader can judge a comparison across two experiments
-            wins.append(f"{name} at batch " + listing([
-                f"{b} ({si(_one_thread_time(machine, b), 's')} against {si(twin['median'], 's')})"
-                for b, twin in sorted(by_twin.items())]))
+        elif by_twin:  # the first one's times follow in the answer, the same run's first
+            wins.append(f"{name} at batch {listing([str(b) for b in sorted(by_twin)])}")
         if by_twin:  # its own all-thread point disagreed with the training step's: the comparison says which it used
             twins.append(name)
             apart.append((machine, *next(iter(by_twin.items()))))
@@ -231,12 +229,11 @@ def one_thread_answer(data: Dataset) -> str:
         # Plain words, no mark: the FAQ, where this appears, has no key for ≠.
         if not trusted_any:  # every yes compares two experiments: the answer says so first (#39 review)
             machine, batch, twin = apart[0]
-            # Both all-thread times, so a reader sees how far apart the two runs are (#39 read).
-            return (f"Possibly, on {machines} in this build's data: {listing(wins[:3])}{more}. That compares one "
-                    "thread with the training-step experiment's all-thread time. In the threads run itself, all "
-                    f"threads took {si(_all_thread_time(machine, batch), 's')} at batch {batch}, against "
-                    f"{si(twin['median'], 's')} in the training-step run. "
-                    "With the two runs at odds, treat it as unproven")
+            # The same run first, then the other run's all-thread time, then the doubt (#39 reads).
+            return (f"Possibly, on {machines} in this build's data: {listing(wins[:3])}{more}. In its threads run, "
+                    f"one thread took {si(_one_thread_time(machine, batch), 's')} at batch {batch} and all threads "
+                    f"{si(_all_thread_time(machine, batch), 's')}. The training-step run timed all threads at "
+                    f"{si(twin['median'], 's')}. With the two runs at odds, treat it as unproven")
         used = (f". For {listing(twins)}, the all-thread time comes from the training-step experiment. Its own "
                 "all-thread run disagreed with that one, so it was set aside" if twins else "")
         return f"Yes, on {machines} in this build's data: {listing(wins[:3])}{more}{used}"
