@@ -350,8 +350,8 @@ def cost_model_ops_constant(data: Dataset) -> str:
         raise MissingData("no counted CPU steps")
     if len(counts) == 1:
         return (f"Every step measured here issues the same {counts[0]} operations. So the fit cannot tell a cost "
-                f"per operation from a cost per step. Its t_op is one step's fixed cost, Python included, divided by "
-                f"{counts[0]}")
+                f"per operation from a cost per step. Its cost per operation (t_op, below) is one step's fixed cost, "
+                f"Python included, divided by {counts[0]}")
     return (f"The steps measured here issue from {counts[0]} to {counts[-1]} operations, which is what lets the fit "
             "tell a cost per operation from the other terms")
 

@@ -218,8 +218,9 @@ def precision_step_arithmetic(data: Dataset) -> str:
     said = (f"That fp32 step does {si(flops, 'FLOP')} of matrix arithmetic in {si(seconds, 's')}. Even at "
             f"{si(rate, 'FLOP/s')}, the GPU's fastest measured fp32 product, that arithmetic takes at least "
             f"{100 * share:.0f}% of the step")
-    return said + (f". So at most {100 - 100 * share:.0f}% of it lies outside the matrix arithmetic that tensor "
-                   "cores speed up" if share < 0.5 else "")
+    # The rest in plain words, not as a double bound (#39 read).
+    return said + (". The rest of the step is issuing and small operations, which tensor cores do not speed up"
+                   if share < 0.5 else "")
 
 
 def step_flops(batch: int, width: int) -> float:
