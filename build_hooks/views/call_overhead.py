@@ -18,7 +18,7 @@ def call_overhead(data: Dataset) -> str:
     text = f"{si(costs['cpu'], 's')} per call on the CPU"
     gpu = machine.gpu_device(GROUP)
     if gpu and costs.get(gpu):
-        text += f" and {si(costs[gpu], 's')} per call (mostly kernel launch) on the GPU"
+        text += f" and {si(costs[gpu], 's')} per call (host dispatch plus a kernel launch) on the GPU"
     text += " (adding the number 1 in place to a one-element tensor)"
     # Without a GPU of its own, a measured GPU machine's figure beside it: the point is a GPU's cost per call.
     other = gpu_with(data, GROUP) if not gpu else None
@@ -26,7 +26,7 @@ def call_overhead(data: Dataset) -> str:
     cost = analysis.tiny_op_seconds(other, other_gpu) if other_gpu else None
     if cost:
         text += (f". On {untrusted.placeholder(other.device_label(other_gpu))}, the same call took {si(cost, 's')}, "
-                 "mostly kernel launch")
+                 "host dispatch plus a kernel launch")
     return text + _cheapest_product(machine)
 
 

@@ -219,8 +219,8 @@ def precision_step_arithmetic(data: Dataset) -> str:
             f"{si(rate, 'FLOP/s')}, the GPU's fastest measured fp32 product, that arithmetic takes at least "
             f"{100 * share:.0f}% of the step")
     # The rest in plain words, not as a double bound (#39 read).
-    return said + (". The rest of the step is issuing and small operations, which tensor cores do not speed up"
-                   if share < 0.5 else "")
+    return said + (f". The rest, up to {100 - 100 * share:.0f}%, goes to issuing and small operations, which tensor "
+                   "cores do not speed up" if share < 0.5 else "")
 
 
 def step_flops(batch: int, width: int) -> float:
