@@ -31,7 +31,7 @@ def test_lanes_carry_measured_medians_and_regimes():
 
 
 def test_a_lanes_note_follows_its_epochs_not_the_separate_step_experiment():
-    """A step experiment that grew 100x cannot put 'grows with the work' under a lane whose epochs took flat steps."""
+    """A step experiment that grew 100x cannot put 'grows with the batch' under a lane whose epochs took flat steps."""
     steps = {("cpu", 32, 1): 1e-4, ("cpu", 32, 64): 1e-2}                  # the step experiment: 100x
     epochs = {("cpu", 32, 1): 1.0, ("cpu", 32, 64): 1.0 / 10000 * 157}     # the epochs: the same cost per step
     data = Dataset([Machine(synthetic_doc(step_times=steps, epoch_times=epochs), "f", "t")])

@@ -146,7 +146,7 @@
       var ratio = point.regime.ratio.toFixed(1) + "×";
       return point.regime.kind === "fixed"
         ? "its step grows far more slowly than the batch: " + step + " costs only " + ratio + " a 1-sample step"
-        : "its step grows with the work: " + step + " costs " + ratio + " a 1-sample step";
+        : "its step grows with the batch: " + step + " costs " + ratio + " a 1-sample step";
     }
 
     function stepCosts(fast, slow) {
