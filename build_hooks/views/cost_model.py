@@ -614,6 +614,15 @@ def crossing_brackets(machine: Machine) -> dict[int, tuple[float, float]]:
     return brackets
 
 
+def shared_crossing(machine: Machine) -> tuple[list[int], tuple[float, float]] | None:
+    """(the widths, their one bracket) where two or more widths crossed between the same two step sizes: the work
+    per step decides, not the width or the batch alone. None otherwise."""
+    brackets = crossing_brackets(machine)
+    if len(brackets) < 2 or len(set(brackets.values())) > 1:
+        return None
+    return sorted(brackets), next(iter(brackets.values()))
+
+
 def crossing_bracket(machine: Machine) -> tuple[float, float, int] | None:
     """The span crossing_brackets cover: (low, high, crossings), the measured twin of the fitted break-even. None where
     the GPU never crossed."""
@@ -676,21 +685,20 @@ def home_answer_work(data: Dataset) -> str:
     first = first_measured_break_even(data) if _measured_extra(data) else None
     if first is None:
         return ""
-    flop = MFLOP_WORDS
     crossed = crossing_bracket(first[0])
     if crossed:
         # Said as the step experiment's, beside the grid's epochs: the two can differ (#39 read: one answer).
         said = (f"Timed one step at a time, the GPU pulled ahead once a step did {flop_span(*crossed[:2], 'to')} "
-                f"{flop}.")
-        brackets = crossing_brackets(first[0])
-        if len(brackets) > 1 and len(set(brackets.values())) == 1:  # the work decides, not the width or the batch
-            said += (f" Widths {listing([str(w) for w in sorted(brackets)])} crossed between those same two step "
-                     "sizes, at different batches.")
+                f"{MFLOP_WORDS}.")
+        shared = shared_crossing(first[0])
+        if shared:
+            said += (f" Widths {listing([str(w) for w in shared[0]])} crossed between those same two step sizes, at "
+                     "different batches.")
         # Per step only: an average per operation describes no real operation (#39 reads); batch-size's break-even
         # table gives the per-operation figure with its workings.
         return said
     span = break_even_step_span(data)
-    return f"By a fit to the GPU measured here, that is about {span} per step {flop}." if span else ""
+    return f"By a fit to the GPU measured here, that is about {span} per step {MFLOP_WORDS}." if span else ""
 
 
 MFLOP_WORDS = "(million multiplications or additions in its matrix products)"  # what a step's MFLOP count is

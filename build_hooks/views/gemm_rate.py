@@ -286,12 +286,8 @@ def workload_table(data: Dataset) -> Html:
                        caption=f"One training run of {mantissa}e{int(exponent)} FLOPs at {len(rows)} rates"),
                  marks_note_for([point for *_, point in measured]), note(why),
                  *([note(same)] if (same := _bf16_like_for_like(gpu_machine)) else []),
-                 *[note(text) for m in _distinct(gpu_machine, host) if (text := _slow_bf16(m))]])
-
-
-def _distinct(*machines: Machine | None) -> list[Machine]:
-    """The machines given, each once, in order, leaving out None."""
-    return [m for i, m in enumerate(machines) if m and m.id not in {n.id for n in machines[:i] if n}]
+                 *[note(text) for m in {m.id: m for m in (gpu_machine, host) if m}.values()
+                   if (text := _slow_bf16(m))]])
 
 
 BF16_UNITS = ("avx512_bf16", "amx_tile")  # the x86 flags of instructions that multiply bf16 directly

@@ -398,11 +398,11 @@ def crossover_summary(data: Dataset) -> str:
 def _same_work(machine: Machine) -> str:
     """Where every width that crossed did so between the same two step sizes, a sentence saying so: the work per
     step decides, not the width or the batch alone (#39 read: the data's cleanest point); else nothing."""
-    from build_hooks.views.cost_model import MFLOP_WORDS, crossing_brackets, flop_span  # late: cyclic
-    brackets = crossing_brackets(machine)
-    if len(brackets) < 2 or len(set(brackets.values())) > 1:
+    from build_hooks.views.cost_model import MFLOP_WORDS, flop_span, shared_crossing  # late: cyclic
+    shared = shared_crossing(machine)
+    if shared is None:
         return ""
-    low, high = next(iter(brackets.values()))
+    low, high = shared[1]
     return (f" Each crossing width flipped between steps of {flop_span(low, high, 'and')} {MFLOP_WORDS}, as it would "
             "if the work per step decides.")
 
