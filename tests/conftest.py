@@ -430,6 +430,17 @@ def tab(browser, url: str, **options) -> Tab:
     return page
 
 
+def reach_box(page, box: str = "#yours") -> None:
+    """Scroll to a reader's box as a reader would (on the race page its script loads only then: yours-on-demand.js)
+    and wait until it shows."""
+    page.evaluate("""box => {
+        let node = document.querySelector(box);
+        while (node && !/^H[1-6]$/.test(node.tagName)) node = node.previousElementSibling;
+        if (node) node.scrollIntoView();
+    }""", box)
+    page.wait_for_selector(box + ":not([hidden])")
+
+
 NEAR_PX = 400  # code-on-demand.js loads a listing in a tab shown from the start this close to the screen
 
 

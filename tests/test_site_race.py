@@ -7,7 +7,7 @@ import urllib.parse
 import pytest
 from hostile import HOSTILE
 
-from conftest import tab
+from conftest import reach_box, tab
 
 
 def measured(built_site, batch, width):
@@ -321,7 +321,7 @@ def test_a_touch_screen_is_not_asked_to_drop_a_file(browser, site_url):
         context = browser.new_context(has_touch=touch, is_mobile=touch, viewport={"width": 375, "height": 800})
         page = context.new_page()
         page.goto(site_url + "race/")
-        page.wait_for_selector("#yours:not([hidden])")
+        reach_box(page)
         hints = page.locator("#yours .yours__drop-hint")
         assert hints.count() == 2
         assert all(hints.nth(i).is_visible() == shown for i in range(2)), touch
@@ -418,7 +418,7 @@ def test_a_disabled_button_looks_disabled(browser, site_url):
     """The browser race's Start, disabled while it runs, is drawn faded with a not-allowed cursor."""
     page = tab(browser, site_url)
     page.goto(site_url + "race/")
-    page.wait_for_selector("#browser:not([hidden])")
+    reach_box(page, "#browser")
     enabled = page.locator("#browser-start").evaluate("b => getComputedStyle(b).opacity")
     page.locator("#browser-start").evaluate("b => { b.disabled = true; }")
     style = page.locator("#browser-start").evaluate("b => [getComputedStyle(b).opacity, getComputedStyle(b).cursor]")

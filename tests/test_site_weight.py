@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import first_load
+from conftest import first_load, reach_box
 
 KIB = 1024
 FIRST_LOAD_BUDGET = 450 * KIB  # every byte a first visit fetches, uncompressed, theme included
@@ -103,4 +103,14 @@ def test_a_listing_in_a_tab_shown_from_the_start_loads_when_scrolled_to(browser,
     holder.scroll_into_view_if_needed()
     holder.locator(".highlight").wait_for(timeout=10_000)
     assert any("/code-behind/" in url for url in fetched)
+    page.close()
+
+
+def test_the_race_pages_own_files_wait_until_a_reader_nears_them(first_visits, browser, site_url):
+    """The race page's first visit leaves out yours.js ("Race your browser", "Add your machine"); scrolling to
+    "Add your machine" loads it and shows the box."""
+    assert not [url for url in first_visits["race/"].fetched if url.endswith("/javascripts/yours.js")]
+    _, page = first_load(browser, site_url + "race/")
+    reach_box(page)
+    assert page.locator("#yours-file").count() == 1 and page.locator("#browser").is_visible()
     page.close()

@@ -7,7 +7,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from conftest import first_load, tab
+from conftest import first_load, reach_box, tab
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="/pwned.png" onerror="window.__pwned = 2">'
 
@@ -47,7 +47,7 @@ class Watched:
 
     def open(self):
         self.page.goto(self.url)
-        self.page.wait_for_selector("#yours:not([hidden])")
+        reach_box(self.page)
 
     def add(self, path):
         # The file is read asynchronously: words left from an earlier add would otherwise end the wait at once.
@@ -269,7 +269,7 @@ def test_a_phone_page_stays_one_screen_wide_after_adding_a_file(browser, site_ur
     """At 375 px the race page does not scroll sideways once a reader's (long-named) machine joins."""
     page = browser.new_page(viewport={"width": 375, "height": 800})
     page.goto(site_url + "race/")
-    page.wait_for_selector("#yours:not([hidden])")
+    reach_box(page)
     page.set_input_files("#yours-file", str(lab_file["path"]))
     page.wait_for_selector(".race-lane--yours")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
@@ -430,6 +430,7 @@ def test_an_epoch_no_machine_takes_is_refused_with_its_bounds(browser, site_url,
 def test_the_validator_loads_with_the_first_file(browser, site_url, lab_file):
     """Adding a results file fetches the validator and schema, and the file then joins the race."""
     fetched, page = first_load(browser, site_url + "race/")
+    reach_box(page)
     page.set_input_files("#yours-file", str(lab_file["path"]))
     page.wait_for_function("document.querySelector('#yours-status').textContent.includes('marked yours')",
                            timeout=30_000)
@@ -467,7 +468,7 @@ def test_a_refusal_on_a_phone_is_a_short_bold_headline_then_plain_words(browser,
     path.write_text("")
     page = browser.new_page(viewport={"width": 375, "height": 800})
     page.goto(site_url + "race/")
-    page.wait_for_selector("#yours:not([hidden])")
+    reach_box(page)
     page.set_input_files("#yours-file", str(path))
     page.wait_for_function("document.getElementById('yours-problem').textContent")
     weights = page.evaluate("""() => { const p = document.getElementById('yours-problem');
