@@ -357,8 +357,8 @@ def test_the_chart_caption_is_read_once(browser, site_url):
 
 
 def test_a_verdict_cell_on_home_opens_the_race_at_its_setting(browser, site_url):
-    """Following a cell of home's verdict grid sets the race's batch, width and machine from the link; a bad value is
-    ignored."""
+    """Following a cell of home's verdict grid sets the race's batch, width and machine from the link and runs that
+    race; a bad value is ignored, and nothing runs."""
     page = tab(browser, site_url)
     page.goto(site_url)
     cell = page.locator("#verdict-grid a.verdict").last
@@ -369,9 +369,11 @@ def test_a_verdict_cell_on_home_opens_the_race_at_its_setting(browser, site_url)
     assert page.locator("#race-batch-value").text_content() == batch
     assert page.locator("#race-width").input_value() == width
     assert page.locator("#race-machine").input_value() == urllib.parse.unquote(machine)  # the cell's pairing
+    page.wait_for_function("document.getElementById('race-result').textContent !== ''")  # the race ran
     page.goto(site_url + "race/?batch=3&width=<b>")  # neither exists: the defaults stay
     page.wait_for_selector("#race:not([hidden])")
     assert page.locator("#race-batch-value").text_content() != "3"
+    assert page.locator("#race-result").text_content() == ""
     page.close()
 
 

@@ -78,17 +78,18 @@
     var measuredGpu = data.lanes.filter(function (lane) { return lane.kind === "GPU" && !lane.estimate; })[0];
     if (measuredGpu && !machineSelect.parentElement.hidden) machineSelect.value = measuredGpu.machine_id;
 
-    // A link such as race/?batch=64&width=512 (the verdict grid's cells) opens the race at that setting;
-    // a value the race does not have is ignored.
+    // A link such as race/?batch=64&width=512 (the verdict grid's cells) opens the race at that setting and runs it:
+    // the reader followed a cell to see that race. A value the race does not have is ignored. True if one was taken.
     function fromLink() {
-      var params = new URLSearchParams(location.search);
+      var params = new URLSearchParams(location.search), taken = false;
       var b = data.batches.indexOf(Number(params.get("batch")));
-      if (params.get("batch") !== null && b >= 0) batchInput.value = String(b);
+      if (params.get("batch") !== null && b >= 0) { batchInput.value = String(b); taken = true; }
       var w = params.get("width");
-      if (w !== null && data.widths.map(String).indexOf(w) >= 0) widthSelect.value = w;
+      if (w !== null && data.widths.map(String).indexOf(w) >= 0) { widthSelect.value = w; taken = true; }
       // The grid's cells name their pairing's machine: the race then shows the two lanes that cell compares.
       var m = params.get("machine");
       if (m !== null && data.machines.some(function (x) { return x.id === m; })) machineSelect.value = m;
+      return taken;
     }
 
     function batch() { return data.batches[Number(batchInput.value)]; }
@@ -536,13 +537,14 @@
       });
     });
     var initialWidth = widthSelect.value;
-    fromLink();
+    var linked = fromLink();
     root.hidden = false;
     // Opened from a grid cell: the lanes that cell compares are what the reader came for, not the page's top.
-    if (/[?&](batch|width)=/.test(location.search) && !location.hash) root.scrollIntoView({ block: "start" });
+    if (linked && !location.hash) root.scrollIntoView({ block: "start" });
     // The chart sits under the grid (#39: controls, lanes, then the verdict grid), outside the widget's box.
     document.getElementById("race-chart-box").hidden = false;
     update();
+    if (linked) start();
 
     // A reader's own machine or browser (yours.js): lanes marked yours.
     window.crossoverRace = {
