@@ -68,7 +68,7 @@ def _against_tolerance(ratios: list[float], flagged: bool) -> str:
     if not beyond:
         return (f". That is inside the consistency check's {limit} tolerance (About the data)"
                 + (", so no point is marked ≠" if flagged else ""))
-    which = "That is" if len(ratios) == 1 else f"{len(beyond)} of them are"
+    which = "That is" if len(ratios) == 1 else f"{len(beyond)} of them {'is' if len(beyond) == 1 else 'are'}"
     return (f". {which} outside the consistency check's {limit} tolerance (About the data)"
             + (", and marked ≠" if flagged else ""))
 
@@ -79,8 +79,8 @@ def _why(machine: Machine | None, groups: list[str]) -> str:
         return ". It is the same step, timed at another moment"
     moved = canary_moves(machine, list(groups))
     if moved:  # one number a learner can hold: the largest move ("canary" is in the glossary and on About the data)
-        return (f". The machine changed between the runs: its check tasks' times moved by up to "
-                f"{100 * (max(moved) - 1):.0f}% (About the data)")
+        # Under 12 words: pages that compare two experiments each say it (#39: no long sentence on two pages).
+        return f". Between the runs, the machine's check tasks moved up to {100 * (max(moved) - 1):.0f}%"
     return (". It is the same step, timed at another moment. The canaries stayed within "
             f"{100 * (CANARY_MOVED - 1):.0f}%")
 

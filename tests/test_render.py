@@ -132,6 +132,8 @@ def test_agreement_is_stated_against_the_consistency_checks_tolerance():
     beyond = wording.same_configuration([(point(1.6), point(1.0))], flagged=True)
     assert f"That is outside the consistency check's {consistency.TOLERANCE:g}× tolerance" in beyond and "marked ≠" in beyond
     assert "marked" not in wording.same_configuration([(point(1.6), point(1.0))])
+    one_of_two = wording.same_configuration([(point(1.6), point(1.0)), (point(1.15), point(1.0))])
+    assert "1 of them is outside" in one_of_two  # the verb agrees with the count
 
 
 def test_a_headline_built_on_marked_points_says_so():
