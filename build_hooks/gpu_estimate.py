@@ -190,8 +190,14 @@ def cuda_counts(counts: dict) -> tuple[int, int]:
     return counts.get("cuda_ops", counts["ops"]), counts.get("kernels", counts.get("cuda_ops", counts["ops"]))
 
 
+def edge(value: float) -> str:
+    """A band edge as pages print it: three figures, so that the band's times multiply back from it (3.65×, not
+    3.6×, for a top raised to a measured miss)."""
+    return f"{value:.3g}"
+
+
 def band_words(faster: float, slower: float = SLOWER) -> str:
-    return f"from {faster:.2g}× to {slower:.2g}× its value"
+    return f"from {edge(faster)}× to {edge(slower)}× its value"
 
 
 def faster_beyond_band(cpu: dict | None, estimate: float, band: tuple[float, float]) -> str:

@@ -29,6 +29,7 @@ from markupsafe import Markup as Html
 _PREFIX, _SUFFIX = "CROSSOVERTEXT" + secrets.token_hex(8).upper(), "TXETREVOSSORC"
 _PLACEHOLDER = re.compile(_PREFIX + r"([0-9A-F]{24})" + _SUFFIX)
 _texts: dict[str, str] = {}
+_TAG = re.compile(r"<[^<>]*>")  # a start or end tag: escaped text holds no < or >, so none ends early
 # Bidirectional controls (LRE..RLO, LRI..PDI, LRM, RLM, ALM): an unclosed one can make
 # "16" read "61". A machine name never needs them.
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
@@ -79,13 +80,15 @@ def from_portable(parts: list[str]) -> str:
 
 
 def restore(rendered: str) -> str:
-    """Replace every placeholder in rendered HTML by its escaped, direction-isolated text."""
-    def swap(match: re.Match) -> str:
+    """Replace every placeholder in rendered HTML by its escaped text: direction-isolated (`<bdi>`) in the page's
+    text, escaped alone inside a tag, where an attribute (a card's label, a table's name) shows markup as letters."""
+    def text(match: re.Match) -> str:
         key = match.group(1)
         if key not in _texts:
             raise LookupError(f"untrusted text placeholder {match.group(0)} has no text "
                               "(was it made in another process?)")
-        return html_text(_texts[key])
+        return _texts[key]
 
-    return _PLACEHOLDER.sub(swap, rendered)
+    in_tags = _TAG.sub(lambda tag: _PLACEHOLDER.sub(lambda m: escape(text(m)), tag.group(0)), rendered)
+    return _PLACEHOLDER.sub(lambda m: html_text(text(m)), in_tags)
 

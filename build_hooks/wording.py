@@ -43,21 +43,27 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
         beyond = [r for r in medians if not 1 / consistency.TOLERANCE <= r <= consistency.TOLERANCE]
         if not (flagged and beyond):
             return f"They agree ({stats.LEVEL_WORDS})"
-        apart = ", ".join(f"{100 * (r - 1):+.0f}%" for r in beyond)
         which = "one of them differs" if len(beyond) == 1 else f"{len(beyond)} of them differ"
-        return (f"Their spreads overlap, so no difference is claimed. Yet {which} by {apart}, beyond the "
+        return (f"Their spreads overlap, so no difference is claimed. Yet {which} {_differ_by(beyond)}, beyond the "
                 f"{consistency.TOLERANCE:g}× the consistency check allows, and is marked ≠{_why(machine, groups)}")
-    spread = (f"by {100 * (ratios[0] - 1):+.0f}%" if len(ratios) == 1 else
-              f"by {100 * (min(ratios) - 1):+.0f}% to {100 * (max(ratios) - 1):+.0f}%")
     # Sentences, not clauses (#39): how many agree, then by how much the rest differ.
     if len(ratios) == len(pairs):
-        differ = f"They differ {spread}"
+        differ = f"They differ {_differ_by(ratios)}"
     else:
         rest = "The other differs" if len(ratios) == 1 else f"The other {len(ratios)} differ"
-        if len(ratios) == 1:  # one difference in words, not a signed percentage
-            spread = f"by {abs(100 * (ratios[0] - 1)):.0f}% ({'slower' if ratios[0] > 1 else 'faster'} here)"
-        differ = f"{len(pairs) - len(ratios)} of the {len(pairs)} agree ({stats.LEVEL_WORDS}). {rest} {spread}"
+        agree = f"{len(pairs) - len(ratios)} of the {len(pairs)} agree ({stats.LEVEL_WORDS})"
+        differ = f"{agree}. {rest} {_differ_by(ratios)}"
     return f"{differ}{_against_tolerance(ratios, flagged)}{_why(machine, groups)}"
+
+
+def _differ_by(ratios: list[float]) -> str:
+    """"by 1.43× (slower here)", or "by 1.10× to 1.43× (faster here)": multiples, as the tolerance they are held
+    against is one (a signed percentage beside "1.3×" reads as a contradiction), two decimals near it."""
+    sizes = sorted(max(r, 1 / r) for r in ratios)
+    side = (" (slower here)" if all(r > 1 for r in ratios) else " (faster here)" if all(r < 1 for r in ratios)
+            else " (either way)")
+    shown = [f"{s:.2f}×" if s < 10 else multiple(s) for s in (sizes[0], sizes[-1])]
+    return f"by {shown[0]}{side}" if shown[0] == shown[1] else f"by {shown[0]} to {shown[1]}{side}"
 
 
 def _against_tolerance(ratios: list[float], flagged: bool) -> str:

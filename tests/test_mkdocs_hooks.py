@@ -25,6 +25,15 @@ def test_placeholders_left_in_the_page_frame_are_shown_as_text(tmp_path):
     assert out == "<title><bdi>&lt;b&gt;x&lt;/b&gt;</bdi></title>"
 
 
+def test_a_placeholder_inside_a_tag_is_escaped_text_without_markup():
+    """In an attribute (a card's data-label, a table's aria-label) untrusted text is escaped with no <bdi>, which an
+    attribute would show as letters; in the page's text it keeps its <bdi>."""
+    name = untrusted.placeholder('NVIDIA "H200" <b>')
+    out = untrusted.restore(f'<td data-label="time at {name}">{name}</td>')
+    assert out == ('<td data-label="time at NVIDIA &quot;H200&quot; &lt;b&gt;">'
+                   '<bdi>NVIDIA &quot;H200&quot; &lt;b&gt;</bdi></td>')
+
+
 def test_the_downloaded_notebook_has_no_site_only_text_or_relative_links():
     """The .ipynb a reader downloads keeps its words but not the site's relative links (dead in Jupyter or Colab)
     nor the sentences about the page it was downloaded from."""

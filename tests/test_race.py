@@ -368,6 +368,9 @@ def test_the_tally_counts_each_sides_first_finishes_leaving_out_of_line_verdicts
     monkeypatch.setattr(race, "race_data", lambda data: {})
     assert page.render_fact("race_tally", Dataset([])) == ("In the race's small network, the CPU finished first at 1 "
                                                            "of 4 settings, the GPU at 1")
+    # Home's count says the out-of-line cell's lead is not counted: the cell still shows who led.
+    from build_hooks.views.race import _verdict_counts
+    assert "1 out of line (a lead not counted" in _verdict_counts(found, "the GPU", "the CPU")
 
 
 def test_a_race_tables_lane_says_whether_it_is_an_estimate_the_build_host_or_a_gpus_own_cpu():

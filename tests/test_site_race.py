@@ -494,3 +494,19 @@ def test_a_win_over_an_epoch_slower_than_at_half_the_batch_is_doubted(browser, s
     assert ("off its trend: its epoch took longer than at batch 8, which runs twice the steps" in result) == doubted, result
     # A lead that holds even against the faster epoch gives that lead too, as the grid's ↑ does (1 s ÷ 0.5 s).
     assert ("Against that time, the lead is 2.0×." in result) == (not doubted), result
+
+
+def test_a_cpu_only_machine_says_its_gpu_lane_was_not_measured_there(browser, site_url):
+    """Choosing a machine without a GPU, in a build that has one, says the GPU was not measured on that machine, never
+    that the build has no GPU results."""
+    page, errors = open_race(browser, site_url, reduced_motion="reduce")
+    data = json.loads(page.locator("#race-data").text_content())
+    with_gpu = {lane["machine_id"] for lane in data["lanes"] if lane["kind"] == "GPU" and not lane["estimate"]}
+    cpu_only = [m["id"] for m in data["machines"] if m["id"] not in with_gpu]
+    if not with_gpu or not cpu_only or not page.locator("#race-machine").is_visible():
+        pytest.skip("this build has no measured GPU beside a CPU-only machine")
+    page.locator("#race-machine").select_option(cpu_only[0])
+    said = page.locator(".race-lane--missing").text_content()
+    assert "not measured on this machine" in said and "no GPU results are in this build" not in said
+    assert errors == []
+    page.close()

@@ -1848,3 +1848,20 @@ def test_a_cpus_slower_bf16_is_explained_only_where_its_file_lists_no_bf16_instr
     monkeypatch.setattr(gemm_rate, "_measured_rates", lambda machine, device: rates)
     text = gemm_rate._slow_bf16(Machine(doc, "f", "t"))
     assert bool(text) == said and (not said or "lists no bf16 instructions" in text)
+
+
+def test_the_rooflines_compute_roof_is_the_fastest_matrix_product_every_page_quotes():
+    """The roofline's flat roof is analysis.best_matmul_rate (a faster matmul_shapes point included), as the ridge's
+    sentence is, not the square sweep's own best."""
+    from build_hooks import analysis
+    from build_hooks.render import si
+    from conftest import complete_doc
+
+    doc = complete_doc()
+    fast = next(b for b in doc["benchmarks"] if b["group"] == "matmul_shapes")
+    fast["stats"]["median"] = fast["extra_info"]["flops"] / 5e12  # far faster than any square-sweep point
+    machine = Machine(doc, "f", "t")
+    best = analysis.best_matmul_rate(machine)
+    assert best > max(analysis.gemm_rates(machine, "cpu").values())
+    drawn = " ".join(re.sub(r"<[^>]+>", " ", str(page.render_section("roofline", Dataset([machine])))).split())
+    assert f"best matmul {si(best, 'FLOP/s')}" in drawn  # the legend's words, wrapped over two lines

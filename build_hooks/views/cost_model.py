@@ -322,23 +322,23 @@ def _lower_edge_reason(gpu: gpu_model.Estimate | None, host: Machine | None, dat
     """Why the band's lower edge is below its usual value, when a measured host lowered it (gpu_model.lower_edge):
     the machine that did, and both costs per operation, so a reader can check the ratio."""
     # Compared as printed: a lowering the reader cannot see ("0.75×, not 0.75×") is not said.
-    if gpu is None or gpu.faster >= gpu_model.FASTER or f"{gpu.faster:.2g}" == f"{gpu_model.FASTER:g}":
+    if gpu is None or gpu.faster >= gpu_model.FASTER or gpu_model.edge(gpu.faster) == gpu_model.edge(gpu_model.FASTER):
         return ""
     own = gpu_model.host_op_seconds(host)
     fastest = min((m for m in data.machines if gpu_model.host_op_seconds(m)), key=gpu_model.host_op_seconds)
-    return (f". Its lower edge is {gpu.faster:.2g}×, not the model's default {gpu_model.FASTER:g}×, because a faster "
-            f"host was measured: {untrusted.placeholder(fastest.label)} issues an operation in "
+    return (f". Its lower edge is {gpu_model.edge(gpu.faster)}×, not the model's default {gpu_model.FASTER:g}×, "
+            f"because a faster host was measured: {untrusted.placeholder(fastest.label)} issues an operation in "
             f"{si(gpu_model.host_op_seconds(fastest), 's')}, against the build host's {si(own, 's')}. A GPU fed by "
             "that CPU could run a host-bound step that much faster")
 
 
 def _upper_edge_reason(gpu: gpu_model.Estimate | None) -> str:
     """Why the band's top is above its assumed value, when a measured GPU took longer than estimated."""
-    if gpu is None or f"{gpu.slower:.2g}" == f"{gpu_model.SLOWER:g}":
+    if gpu is None or gpu_model.edge(gpu.slower) == gpu_model.edge(gpu_model.SLOWER):
         return ""
     # The datasheet's variant (SXM or NVL) is not in a results file, and the miss includes the other host's issuing.
-    return (f". So the band's top was raised to {gpu.slower:.2g}×, the worst miss. That miss mixes its machine's "
-            "host speed with the model's error. Only a GPU not yet measured can test the raised band")
+    return (f". So the band's top was raised to {gpu_model.edge(gpu.slower)}×, the worst miss. That miss mixes its "
+            "machine's host speed with the model's error. Only a GPU not yet measured can test the raised band")
 
 
 @fact

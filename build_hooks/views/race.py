@@ -371,7 +371,8 @@ def _verdict_counts(found: dict, gpu: str, cpu: str) -> str:
     leads = " and ".join(f"{who} {'finishes first ' if i == 0 else ''}at {k}" for i, (who, k) in enumerate(leaders))
     # The grid's own words, each said plainly where it first appears; the key under the grid has the rest.
     # Each sentence opens with a word, not a count: a reader (and a sentence splitter) sees where it starts.
-    out = "out of line (the loser broke its own trend)"
+    # The cell still shows who led: the count says that lead is not counted, or a reader counts it as a win.
+    out = "out of line (a lead not counted: the loser broke its own trend)"
     others = [f"{k} {what}" for k, what in ((count["level"], "too close to call"), (doubted, out)) if k]
     rest = f". The rest: {', '.join(others)}" if others else ""
     return f"Of the {n} settings raced below, {leads}{rest}"
@@ -870,3 +871,12 @@ def race_lanes_kind(data: Dataset) -> str:
     if not lanes:
         return "No epoch times were measured in this build"
     return "Every lane replays a measured epoch: the build host's, and those in the committed files"
+
+
+@fact
+def race_estimate_rule(data: Dataset) -> str:
+    """When an estimated GPU lane races: this build's case first, so the rule never reads as a promise the page
+    does not keep."""
+    if any(lane["estimate"] for lane in race.race_data(data)["lanes"]):
+        return "No GPU was measured, so an estimated lane stands in, from the"
+    return "This build measured a GPU, so no estimated lane races. A build without one races a lane from the"

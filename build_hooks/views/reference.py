@@ -317,7 +317,7 @@ def thresholds(data: Dataset) -> Html:
     estimate = gpu_estimate.for_host(host, data.machines) if host else None
     band = estimate.band_words if estimate else gpu_estimate.band_words(gpu_estimate.FASTER)
     raised = (", its top set by its worst miss on a measured GPU" if estimate
-              and f"{estimate.slower:.2g}" != f"{gpu_estimate.SLOWER:g}" else "")
+              and gpu_estimate.edge(estimate.slower) != gpu_estimate.edge(gpu_estimate.SLOWER) else "")
     rows = [
         ["different", f"{stats.MEANINGFUL_RATIO:g}× and beyond the spread",
          "Two times are called different only when one is at least this much longer and its interval lies beyond "

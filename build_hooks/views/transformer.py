@@ -465,8 +465,8 @@ def transformer_band(data: Dataset) -> str:
     worst = max(missed, key=lambda found: found.highest) if missed else None
     # "On the MLP" first: a learner must not read "this model" as the transformer.
     rule = (f". On the MLP, a real {untrusted.placeholder(worst.machine.gpu['name'])} took up to "
-            f"{estimate.slower:.2g}× what this estimate predicted. So the GPU counts as ahead only where the CPU is "
-            f"slower than {estimate.slower:.2g}× the estimate"
+            f"{gpu_estimate.edge(estimate.slower)}× what this estimate predicted. So the GPU counts as ahead only "
+            f"where the CPU is slower than {gpu_estimate.edge(estimate.slower)}× the estimate"
             if worst is not None and estimate.slower > gpu_estimate.SLOWER
             else f". A lead counts only beyond its band, {estimate.band_words}{_measured_miss_words(missed, estimate)}")
     threads = machine.cpu.get("threads_used")

@@ -207,8 +207,12 @@
       if (!gpuMeasured) {
         var missing = el("div", { "class": "race-lane race-lane--missing", role: "group", "aria-label": "GPU" });
         missing.appendChild(el("div", { "class": "race-lane__name" }, "GPU"));
+        // Where the build has a GPU lane, the machine chosen just lacks one: say that, not that the build does.
+        var buildHasGpu = data.lanes.some(function (l) { return l.kind === "GPU" && !l.yours; });
         missing.appendChild(el("div", { "class": "race-lane__why" }, lanes.length && yours.length === lanes.length
-          ? "not measured: your file has no GPU results" : "not measured: no GPU results are in this build"));
+          ? "not measured: your file has no GPU results"
+          : buildHasGpu ? "not measured on this machine: choose All machines to race a GPU"
+            : "not measured: no GPU results are in this build"));
         lanesBox.appendChild(missing);
       }
       var slowest = Math.max.apply(null, lanes.map(function (l) { var p = pointFor(l); return p ? p.seconds : 0; }));
