@@ -1763,11 +1763,11 @@ def test_batch_size_says_when_the_race_crosses_at_another_batch_and_which_to_lea
 
     machine = Machine(synthetic_doc(gpu="Fixture GPU"), "f", "t")
     for first, long, said in (
-            (64, True, " The race's whole epochs put that first crossing at batch 64. The two experiments disagree. The "
-                       "GPU's steps timed alone ran long (below), which would push the steps' crossing later."),
-            (64, False, " The race's whole epochs put that first crossing at batch 64. The two experiments disagree, and neither bounds "
+            (64, True, " At width 2048, the race's whole epochs put the first crossing at batch 64, not 128. The two experiments disagree. The "
+                       "GPU's steps timed alone ran long, which would push the steps' crossing later."),
+            (64, False, " At width 2048, the race's whole epochs put the first crossing at batch 64, not 128. The two experiments disagree, and neither bounds "
                         "the other."),
-            (256, True, " The race's whole epochs put that first crossing at batch 256. The two experiments disagree, and neither "
+            (256, True, " At width 2048, the race's whole epochs put the first crossing at batch 256, not 128. The two experiments disagree, and neither "
                         "bounds the other."),
             (128, True, ""), (None, True, "")):
         monkeypatch.setattr(race_views, "grid_leads", lambda data, keep, first=first: {2048: (first, [])})

@@ -588,13 +588,15 @@ def break_even_answer(data: Dataset) -> str:
         # The FAQ's short answer: where the GPU stayed ahead, the break-even, and a link (in the page) for the rest:
         # batch-size gives every width, the leads left out and the span's two ends.
         crossed = crossing_bracket(machine)
-        # The measured crossings' work, as home gives it; the fit's span where the GPU never crossed.
-        work = (f"It crossed between a step of {si(crossed[0], 'FLOP')} (not yet ahead) and one of "
-                f"{si(crossed[1], 'FLOP')} (ahead)" if crossed else
-                f"The cost model puts the break-even at a step of {break_even_step_span(data)}")
-        return (f"Against the {untrusted.placeholder(machine.cpu_short_name)} in its own machine, the {gpu}'s step "
-                f"got shorter {step_crossings(machine, brief=True)}{slow}. {work} (an MFLOP is a million additions "
-                "or multiplications)")
+        cpu = untrusted.placeholder(machine.cpu_short_name)
+        # The answer first, as work per step (as home gives it); then where that fell, batch by batch (#39 read).
+        if crossed:
+            return (f"Here, the {gpu}'s step got shorter than the {cpu}'s in its own machine once a step did "
+                    f"{flop_span(*crossed)} (a FLOP is one addition or "
+                    f"multiplication). It did so {step_crossings(machine, brief=True)}{slow}")
+        return (f"Against the {cpu} in its own machine, the {gpu}'s step got shorter "
+                f"{step_crossings(machine, brief=True)}{slow}. The cost model puts the break-even at a step of "
+                f"{break_even_step_span(data)}")
     return (f"On the build host, an operation's arithmetic alone outlasts that launch from about "
             f"{si(break_even(data).crossover_flop, 'FLOP')}")
 
