@@ -509,3 +509,16 @@ def test_the_largest_batch_verdict_reads_the_width_its_bullet_reads():
     fall = page.render_fact("race_estimate_flat", data)
     largest = page.render_fact("race_largest_batch", data)
     assert fall.startswith("At width 2048, between batch 1 and 64,") and largest.startswith("at batch 64 and width 2048")
+
+
+def test_home_names_the_raced_network_and_its_epochs_rows_from_the_experiment():
+    """The grid's pairing sentence names the network's inputs and outputs (the experiment's declarations) and the
+    epoch's rows (the race's data), so the work per step home quotes can be tied to the grid."""
+    from build_hooks import experiments
+    from conftest import complete_doc
+
+    data = Dataset([Machine(complete_doc(gpu="Fixture GPU"), "f", "this build host")])
+    model, rows = experiments.declared("training_step"), race.race_data(data)["join"]["rows"]
+    said = page.render_fact("race_pairing", data)
+    assert f"({model['INPUTS']} inputs, one hidden layer, {model['CLASSES']} outputs) through whole epochs of " \
+           f"{rows[0]:,} rows" in said

@@ -459,8 +459,8 @@ def test_a_lead_that_barely_clears_the_spread_is_marked_narrow(monkeypatch):
                 {"kind": "GPU", "estimate": True, "machine_id": "m", "label": "Fixture GPU", "band": [0.75, 2.5],
                  "epochs": {"8": {"1": {"seconds": 1.4, "q1": gpu_low, "q3": 3.5}}}}]
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes(1.05), "widths": [8], "batches": [1]})
-    assert page.render_fact("race_corners", Dataset([])).endswith("1.4× ahead (the two spreads' nearest edges are "
-                                                                    "under 1.1× apart)")
+    assert page.render_fact("race_corners", Dataset([])).endswith("1.4× ahead (it clears the two spreads by "
+                                                                    "under 1.1×)")
     assert "1.4×, narrow" in str(page.render_section("verdict_grid_home", Dataset([])))
     monkeypatch.setattr(race, "race_data", lambda data: {"lanes": lanes(1.3), "widths": [8], "batches": [1]})
     assert page.render_fact("race_corners", Dataset([])).endswith("1.4× ahead")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import urllib.parse
 
-from build_hooks import analysis, gate, gpu_estimate, plots, race, stats, untrusted
+from build_hooks import analysis, experiments, gate, gpu_estimate, plots, race, stats, untrusted
 from build_hooks.dataset import Dataset
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import (
@@ -154,7 +154,8 @@ def _grid(data: Dataset, paired: bool) -> Html:
                  table_id="verdict-grid") + Html("").join(notes)
 
 
-NARROW_WORDS = f"the two spreads' nearest edges are under {stats.MEANINGFUL_RATIO:g}× apart"
+# "Spread" is defined beside "level", the grid's first note (#39 read: a learner met it undefined).
+NARROW_WORDS = f"it clears the two spreads by under {stats.MEANINGFUL_RATIO:g}×"
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 # The same rule as the steps' key (training_step.LEFT_OUT_WORDS): longer than a neighbour that should take longer.
 OUT_OF_LINE_WORDS = ("Out of line: the loser broke its own trend. A neighbour that should take longer ran "
@@ -226,12 +227,13 @@ def _level_words(found: dict) -> str:
     estimated = [p for p in found.values() if p["estimate"]]
     if not estimated:
         # The rule in full (stats.compare_points): a lead needs both the meaningful ratio and the spread cleared.
-        return f"Level: under {stats.MEANINGFUL_RATIO:g}× apart, or within the measured spread."
+        return (f"Level: under {stats.MEANINGFUL_RATIO:g}× apart, or within the runs' spread. Spread: how much a "
+                "setting's timed runs varied.")
     # Short sentences: the grid is on home and on the race page, and a long legend would repeat there.
     bands = {gpu_estimate.band_words(*p["gpu"].get("band", [gpu_estimate.FASTER])) for p in estimated}
     band = f"The estimate's band runs {next(iter(bands))}. " if len(bands) == 1 else ""
-    return (f"Level: under {stats.MEANINGFUL_RATIO:g}× apart, or within the band or the spread. {band}"
-            "Only a lead beyond both counts.")
+    return (f"Level: under {stats.MEANINGFUL_RATIO:g}× apart, or within the band or the runs' spread. {band}"
+            "Only a lead beyond both counts. Spread: how much a setting's timed runs varied.")
 
 
 def _pairings(found: dict) -> list[str]:
@@ -307,12 +309,23 @@ def _summary_parts(data: Dataset) -> tuple[str, str, str]:
         cpu_name = f"the {machine.cpu_short_name} in its own machine" if machine else f"its own {cpu_label}"
         intro = (f"No GPU was measured for this build. So the grid's GPU is a model of an "
                  f"{untrusted.placeholder(gpu_label)}, fed by the build host's CPU. " if estimated else
-                 f"The grid below races a small network (one hidden layer) through whole epochs. It sets "
+                 f"The grid below races {_network_words(data)}. It sets "
                  f"{untrusted.placeholder(gpu_label)} against {untrusted.placeholder(cpu_name)}. ")
     gpu, cpu = ("the GPU", "the CPU") if len(pairs) == 1 else ("a GPU", "a CPU")
     if all(estimated for *_, estimated in pairs):  # a model's lead is named as the model's, every time
         gpu = "the estimated GPU" if len(pairs) == 1 else "an estimated GPU"
     return intro, _wins_where(found, gpu), _verdict_counts(found, gpu, cpu)
+
+
+def _network_words(data: Dataset) -> str:
+    """The race's network in a phrase, from the experiment's own declarations and the epochs' rows, so the work per
+    step home quotes can be tied to it: "a small network (512 inputs, one hidden layer, 10 outputs) through whole
+    epochs of 2,048 rows"."""
+    model = experiments.declared("training_step")
+    rows = race.race_data(data).get("join", {}).get("rows", [])  # none said where the race has no epochs
+    of_rows = f" of {rows[0]:,} rows" if len(rows) == 1 else ""
+    return (f"a small network ({model['INPUTS']} inputs, one hidden layer, {model['CLASSES']} outputs) through whole "
+            f"epochs{of_rows}")
 
 
 @fact
