@@ -371,3 +371,35 @@ def test_the_compile_summary_sets_the_other_machines_compiled_steps_beside_the_f
     assert views._other_machines_compile(data, first).endswith(
         "were faster at 1, slower at 1 and level at 1 of 3 batches")
     assert views._other_machines_compile(SimpleNamespace(with_experiment=lambda group: [first]), first) == ""
+
+
+@pytest.mark.parametrize("twin_median, said", [(2e-4, False), (4e-4, True)])
+def test_a_compile_rows_eager_step_far_from_its_own_experiments_is_said_under_the_table(twin_median, said):
+    """Where the compile run's eager step and the same step in its own experiment (here the MLP's training step at the
+    compiled width) differ beyond the consistency tolerance, a note under the table says by how much; else nothing."""
+    import copy
+    import html
+
+    from build_hooks import experiments
+
+    doc = complete_doc()
+    twin = copy.deepcopy(next(b for b in doc["benchmarks"] if b["group"] == "training_step"))
+    twin["params"].update(width=experiments.declared("compile_speed")["MLP_WIDTH"], batch=16)
+    twin["stats"] = stats.summarise([twin_median, twin_median])
+    doc["benchmarks"].append(twin)
+    shown = html.unescape(str(page.render_section("compile_speed", Dataset([Machine(doc, "f", "this build host")]))))
+    assert ("The MLP's eager step at batch 16 took 0.50× the time the training-step experiment gives." in shown) is said
+
+
+def test_a_share_of_the_matmul_rate_over_100_percent_is_explained():
+    """A transformer step that beat the square product it is held against gets a note saying why that is no error;
+    one below it gets none."""
+    import html
+
+    def shown(scale):
+        doc = complete_doc()
+        for b in doc["benchmarks"]:
+            if b["group"] == "transformer_block":
+                b["extra_info"]["flops"] *= scale  # 1e4: far past any square product's rate; 1e-4: far below
+        return html.unescape(str(page.render_section("transformer_steps", Dataset([Machine(doc, "f", "t")]))))
+    assert "Over 100%" in shown(1e4) and "Over 100%" not in shown(1e-4)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from build_hooks import analysis, cost_model, experiments, gpu_estimate, plots, stats, untrusted
+from build_hooks import analysis, consistency, cost_model, experiments, gpu_estimate, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -231,6 +231,10 @@ def transformer_steps(data: Dataset) -> Html:
                      caption="Where the time goes: FLOPs counted from the shapes (6 per weight per token, plus "
                              "attention); the matmul rate is the square matrix product's, at the size that matches "
                              "the block's widest product")
+        # A share past 100% is no error: it is said so, or a reader takes it for one (#39 read).
+        if any(cell.endswith("%") and int(cell[:-1]) > 100 for cell in (str(r[5]) for r in work_rows)):
+            work += note("Over 100%: the block's products ran faster than the square product they are held against. "
+                         "They differ from it in shape.")
         roof = (f" Dotted in the rate panel: the build host's fastest matrix product, {si(best, 'FLOP/s')} "
                 "(measured).") if best else ""
         lanes = ("Dashed: a GPU, measured." if gpu_device else
@@ -561,7 +565,7 @@ def compile_speed(data: Dataset) -> Html:
     """Per machine and model: torch.compile's compile time, then eager against compiled step time per batch,
     with the steps a compile takes to pay for itself where compiled is faster."""
     def one(m: Machine) -> Html:
-        compiles, rows, shown = [], [], []
+        compiles, rows, shown, apart = [], [], [], []
         for model in ("mlp", "transformer"):
             compiled, steps = _compile_points(m, model)
             if compiled is None:
@@ -575,6 +579,9 @@ def compile_speed(data: Dataset) -> Html:
                              measured_value(compiled["stats"], compiled["extra_info"], "s")])
             for batch, eager, fast, ratio in _paired(steps):
                 shown += [eager, fast]
+                twin = _twin_step(m, model, batch)
+                if twin and not 1 / consistency.TOLERANCE <= eager["stats"]["median"] / twin <= consistency.TOLERANCE:
+                    apart.append(_twin_words(model, batch, eager["stats"]["median"] / twin))
                 saved = eager["stats"]["median"] - fast["stats"]["median"]
                 # Two significant figures: a four-digit count from two noisy medians claims more than they show.
                 repay = (f"about {rough_count(compiled['stats']['median'] / saved)}" if ratio.verdict > 0
@@ -598,13 +605,33 @@ def compile_speed(data: Dataset) -> Html:
                                              and all("no measured saving" in str(c) for c in same) else
                                              html("{}. In every row, {}", caption, join(same, "; ")) if same
                                              else caption))
-                + marks_note_for(shown))
+                + marks_note_for(shown)
+                + (note(" ".join(apart) + " The two were timed at different moments: lean on those rows less.")
+                   if apart else Html("")))
     # Said once under every machine's tables, not under each.
     rules = note("The ratio is of the two medians; its interval comes from the paired rounds (with two rounds, from "
                  "the quartiles). A ratio within the spread is shown but not called. Steps to repay divide "
                  "the compile time by the time each step saves. They are a lower bound: a first step at a new batch "
                  "size can compile again, once.")
     return per_machine(data, COMPILE, one) + (rules if data.shown(COMPILE) else Html(""))
+
+
+def _twin_step(machine: Machine, model: str, batch: int) -> float | None:
+    """The median of the same eager step timed by its own experiment (the transformer's table, or the MLP's training
+    step at the compiled width), where it was: a second timing of one configuration (consistency.py's rule)."""
+    if model == "transformer":
+        sizes = _COMPILED["TRANSFORMER"]
+        points = machine.measured(STEP, device="cpu", batch=batch, d_model=sizes["d_model"], seq=sizes["seq"])
+    else:
+        points = machine.measured(analysis.STEP, device="cpu", batch=batch, width=_COMPILED["MLP_WIDTH"])
+    return points[0]["stats"]["median"] if points and points[0]["stats"]["median"] > 0 else None
+
+
+def _twin_words(model: str, batch: int, ratio: float) -> str:
+    """One sentence: how far the compile run's eager step was from its twin in the model's own experiment."""
+    where = "the transformer's step table" if model == "transformer" else "the training-step experiment"
+    return (f"{capitalised(MODEL_NAMES[model])}'s eager step at batch {batch} took {ratio:.2f}× the time "
+            f"{where} gives.")
 
 
 def _within_spread(ratio: stats.Ratio) -> str:
