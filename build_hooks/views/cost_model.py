@@ -108,8 +108,9 @@ def gpu_estimate(data: Dataset) -> Html:
             for width, batch, cpu, step in _estimate_rows(host, gpu)]
     head = ["width", "batch", f"measured: {host.device_label('cpu')}", f"{gpu.name} (estimate)",
             "ahead beyond the band", "bounded by"]
-    # The estimate's column stays even when flat: a flat column is the lesson (its host sets its pace).
-    head, rows, same = fold_constant_columns(head, rows, [5])
+    # A flat estimate is the lesson (its host sets its pace), said once beside "bounded by: the host" rather than in
+    # every row (#39 read: sixteen identical cells).
+    head, rows, same = fold_constant_columns(head, rows, [3, 5])
     # A column with one value in every row is said once, in the note (#39: a table of identical cells).
     every = html(" In every row, {}.", join(same, "; ")) if same else ""
     source = gpu.source_checked(bool(gpu_model.checks(data.machines)))
