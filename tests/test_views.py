@@ -718,6 +718,11 @@ def test_with_measured_lanes_the_race_says_how_far_each_epoch_fell_across_the_ba
     assert "and its CPU's 2.0×†§. So" in page.render_fact("race_estimate_flat", Dataset([]))
     lanes[2]["epochs"]["32"]["1"]["seconds"] = 8.4  # both fell alike: within the meaningful ratio
     assert page.render_fact("race_estimate_flat", Dataset([])).endswith("So neither gained much on the other")
+    for point in lanes[1]["epochs"]["32"].values():  # 1,024 rows: 1,024 steps at batch 1, 2 at batch 512 (512×)
+        point["rows"] = 1024
+    lanes[1]["epochs"]["32"]["1"]["seconds"] = 1100.0  # fell 550×: more than the steps did
+    assert page.render_fact("race_estimate_flat", Dataset([])).endswith(
+        "The GPU's fall beats the 512× fewer steps: its step at batch 512 ran faster than at batch 1")
 
 
 def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():

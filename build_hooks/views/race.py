@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import urllib.parse
 
 from build_hooks import analysis, experiments, gate, gpu_estimate, plots, race, stats, untrusted
@@ -159,7 +160,7 @@ NARROW_WORDS = f"it clears the two spreads by under {stats.MEANINGFUL_RATIO:g}×
 # Short sentences: the grid is on home and on the race page (race.out_of_line has the rule).
 # The same rule as the steps' key (training_step.LEFT_OUT_WORDS): longer than a neighbour that should take longer.
 OUT_OF_LINE_WORDS = ("Out of line: the loser broke its own trend. A neighbour that should take longer ran "
-                     "faster. At that neighbour's pace, it would not have lost.")
+                     f"faster. At that neighbour's pace, the lead would be under {stats.MEANINGFUL_RATIO:g}×.")
 # Short sentences: this key is under the grid on home and on the race page.
 SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its epoch at half the batch. "
                       f"The figure after {race.LONGER_MARK[0]} is the lead against that faster epoch.")
@@ -729,8 +730,15 @@ def _measured_fall(race_data: dict) -> str:
     moved = (f"So the gap moved {multiple(gain)} towards the GPU" if gain >= stats.MEANINGFUL_RATIO else
              f"So the gap moved {multiple(1 / gain)} towards the CPU" if gain <= 1 / stats.MEANINGFUL_RATIO else
              "So neither gained much on the other")
-    return (f"At width {width}, between batch {first} and {last}, {untrusted.placeholder(gpu['label'])}'s epoch fell "
+    said = (f"At width {width}, between batch {first} and {last}, {untrusted.placeholder(gpu['label'])}'s epoch fell "
             f"{multiple(fall['gpu'])}{doubt(gpu)} and its CPU's {multiple(fall['cpu'])}{doubt(cpu)}. {moved}")
+    # A fall past the steps' own ratio means a step got quicker as the batch grew: said, or it reads as an error.
+    rows = gpu["epochs"][width][first].get("rows")
+    fewer = math.ceil(rows / int(first)) / math.ceil(rows / int(last)) if rows else None
+    if fewer and fall["gpu"] > fewer:
+        said += (f". The GPU's fall beats the {multiple(fewer)} fewer steps: its step at batch {last} ran "
+                 f"faster than at batch {first}")
+    return said
 
 
 def _widest_fall(race_data: dict) -> tuple[tuple[dict, dict], tuple[str, str, str, dict]] | None:

@@ -152,8 +152,9 @@
 
     function stepCosts(fast, slow) {
       var each = function (p) { return formatSeconds(p.seconds / stepsOf(p)); };
+      // "within the epoch": its share of the replayed epoch, which can differ from a step timed alone (batch-size page).
       return stepsOf(fast) === stepsOf(slow)
-        ? "Both take " + stepsOf(fast) + " steps: " + each(fast) + " each, against " + each(slow) + "."
+        ? "Both take " + stepsOf(fast) + " steps: " + each(fast) + " each within the epoch, against " + each(slow) + "."
         : "Its " + stepsOf(fast) + " steps took " + each(fast) + " each, against " + stepsOf(slow) + " of " +
           each(slow) + ".";
     }
