@@ -1567,7 +1567,7 @@ def test_the_cheat_sheet_opens_with_where_the_measured_gpus_step_wins():
     assert analysis.crossover_batch(measured.machines[0], 512) == 64
     said = untrusted.restore(page.render_fact("crossover_takeaway", measured)).replace("<bdi>", "").replace(
         "</bdi>", "")
-    assert ("step wins from batch 64 at width 512. At width 8, it never stays ahead, up to batch 512. It pulled ahead "
+    assert ("step wins from batch 64 at width 512. At width 8, it never stays ahead, up to batch 512. On this pair, it pulled ahead "
             "once a step did somewhere between ") in said  # the rule in work per step, as home gives it
     cpu_only = data({k: t for k, t in times.items() if k[0] == "cpu"})
     assert page.render_fact("crossover_takeaway", cpu_only).startswith("No GPU was measured")

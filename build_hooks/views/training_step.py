@@ -232,7 +232,9 @@ def crossover_takeaway(data: Dataset) -> str:
     from build_hooks.views.cost_model import MFLOP_WORDS, crossing_bracket, flop_span  # late: cyclic
     crossed = crossing_bracket(machine)
     if crossed:
-        said += f". It pulled ahead once a step did somewhere between {flop_span(*crossed[:2], 'and')} {MFLOP_WORDS}"
+        # "On this pair": the figure is one GPU's against one CPU's (#39 read: it read as universal).
+        said += (f". On this pair, it pulled ahead once a step did somewhere between "
+                 f"{flop_span(*crossed[:2], 'and')} {MFLOP_WORDS}")
     return said
 
 
@@ -258,7 +260,7 @@ def crossover_table(data: Dataset) -> Html:
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
             + marks_note(changed) + odd
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
-                        '</a>).', Html(SITE_ROOT)))
+                        '</a>). Where they do, expect the crossing between the two.', Html(SITE_ROOT)))
             + more_machines(data, STEP))
 
 
