@@ -172,8 +172,8 @@ def test_step_growth_against_tokens_follows_the_data():
     """The step sentence reports the measured growth of the step time against the growth in tokens."""
     flat = page.render_fact("transformer_step_summary", dataset(transformer_block=steps({1: 1e-3, 8: 1.02e-3})))
     linear = page.render_fact("transformer_step_summary", dataset(transformer_block=steps({1: 1e-3, 8: 8e-3})))
-    assert "multiplied the tokens by 8. It left the step time the same within the spread" in flat
-    assert "multiplied the tokens by 8. It multiplied the step time by 8.0×" in linear
+    assert "(8× the tokens) left the step time the same within the spread" in flat
+    assert "(8× the tokens) multiplied the step time by 8.0×" in linear
 
 
 def test_size_fact_states_six_n_and_the_attention_share_from_the_formula():
@@ -388,7 +388,7 @@ def test_a_compile_rows_eager_step_far_from_its_own_experiments_is_said_under_th
     twin["stats"] = stats.summarise([twin_median, twin_median])
     doc["benchmarks"].append(twin)
     shown = html.unescape(str(page.render_section("compile_speed", Dataset([Machine(doc, "f", "this build host")]))))
-    assert ("The MLP's eager step at batch 16 took 0.50× the time the training-step experiment gives." in shown) is said
+    assert ("The MLP's eager step at batch 16 took 0.50× its time in the training-step experiment." in shown) is said
 
 
 def test_a_share_of_the_matmul_rate_over_100_percent_is_explained():

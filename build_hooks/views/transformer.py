@@ -291,11 +291,11 @@ def transformer_step_summary(data: Dataset) -> str:
         tokens = lambda b: b["extra_info"]["tokens"] / b["stats"]["median"]  # noqa: E731
         time = ratio_sentence(grew, "multiplied the step time by {}", "divided the step time by {}",
                               "left the step time the same within the spread")
-        parts.append(f"at d_model {d_model}, going from batch {small['params']['batch']} to "
-                     f"{large['params']['batch']} multiplied the tokens by "
-                     f"{large['params']['batch'] // small['params']['batch']}. It {time}, from "
-                     f"{si(small['stats']['median'], 's')} to {si(large['stats']['median'], 's')}. So "
-                     f"throughput went from {si(tokens(small), 'tokens/s')} to {si(tokens(large), 'tokens/s')}")
+        # Short: the lead above gave the throughput's gain; here, the step times and the rates behind it.
+        parts.append(f"at d_model {d_model}, batch {small['params']['batch']} to {large['params']['batch']} "
+                     f"({large['params']['batch'] // small['params']['batch']}× the tokens) {time}, from "
+                     f"{si(small['stats']['median'], 's')} to {si(large['stats']['median'], 's')}. Throughput went "
+                     f"from {si(tokens(small), 'tokens/s')} to {si(tokens(large), 'tokens/s')}")
     if not parts:
         raise MissingData("fewer than two CPU batches of the transformer")
     return _sentences(parts)
@@ -606,7 +606,7 @@ def compile_speed(data: Dataset) -> Html:
                                              html("{}. In every row, {}", caption, join(same, "; ")) if same
                                              else caption))
                 + marks_note_for(shown)
-                + (note(" ".join(apart) + " The two were timed at different moments: lean on those rows less.")
+                + (note(" ".join(apart) + " They were timed at different moments: lean on those rows less.")
                    if apart else Html("")))
     # Said once under every machine's tables, not under each.
     rules = note("The ratio is of the two medians; its interval comes from the paired rounds (with two rounds, from "
@@ -630,8 +630,7 @@ def _twin_step(machine: Machine, model: str, batch: int) -> float | None:
 def _twin_words(model: str, batch: int, ratio: float) -> str:
     """One sentence: how far the compile run's eager step was from its twin in the model's own experiment."""
     where = "the transformer's step table" if model == "transformer" else "the training-step experiment"
-    return (f"{capitalised(MODEL_NAMES[model])}'s eager step at batch {batch} took {ratio:.2f}× the time "
-            f"{where} gives.")
+    return f"{capitalised(MODEL_NAMES[model])}'s eager step at batch {batch} took {ratio:.2f}× its time in {where}."
 
 
 def _within_spread(ratio: stats.Ratio) -> str:
