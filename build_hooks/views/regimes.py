@@ -18,6 +18,7 @@ from build_hooks.render import (
     missing,
     mostly_slow,
     multiple,
+    note,
     si,
     slow_words,
     table,
@@ -205,6 +206,10 @@ def _regimes_table(machine: Machine, device: str, caption: str) -> Html:
         rows.append([width, " → ".join(f"{REGIME_WORDS[r]} ({_batches(lo, hi)})" for r, lo, hi in runs)])
     if not rows:
         raise MissingData("no classified training steps")
+    kinds = {regime for _, _, regime in steps}
+    if len(kinds) == 1:  # one label in every cell says nothing a sentence cannot (#39 read: a table of one value)
+        return note(f"{caption}. Every one reads {REGIME_WORDS[kinds.pop()]}, at every width and batch "
+                    f"({_batches(min(b for b, _, _ in steps), max(b for b, _, _ in steps))}).")
     return table(["hidden width", "regime as the batch grows (batches)"], rows,
                  caption=caption)
 
