@@ -102,6 +102,7 @@ def test_a_doubted_all_thread_point_leaves_the_question_open_unless_one_thread_b
                                         ({"batch": 1, "threads": 4, "width": 512}, 3.0e-3, {})])
     kept = page.render_section("threads_evidence", Dataset([Machine(slower_twin, "fixture", "test")]))
     assert "one thread was 1.5× faster (1.5× between the quartiles)" in kept  # its own paired rounds stand
+    assert "not counted: the 4-thread point is marked ≠" in kept  # as the sentence under the table says
 
 
 def test_ddp_claim_follows_the_data():

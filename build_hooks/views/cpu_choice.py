@@ -118,8 +118,9 @@ def cpu_choice_answer(data: Dataset) -> str:
     width_words = (f" ({threads[0]} threads)" if len(threads) == 1 else f" ({threads[0]} to {threads[-1]} threads)"
                    if threads else "")
     if never:
-        said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} never stayed ahead of any of "
-                    f"the {len(cpus)} CPUs{width_words}, up to batch {largest}")
+        # One negative, plainly (#39 read: "never stayed ahead of any" took two readings).
+        said.append(f"with a hidden layer of width {' or '.join(never)}, none of the {len(cpus)} CPUs{width_words} "
+                    f"fell behind the {gpu_name} for good, up to batch {largest}")
     if ranges:
         # Two short sentences: that it pulled ahead, then from which batch (where the lead begins, not a range).
         who = "With a wider layer, it" if never else f"The {gpu_name}"

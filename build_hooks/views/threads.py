@@ -77,7 +77,12 @@ def threads_evidence(data: Dataset) -> Html:
     most, rows, open_batches = _per_batch(machine)
     if most == 1:
         return note(SINGLE_THREAD)
-    body = [[batch, si(one["median"], "s"), si(theirs["median"], "s"), words] for batch, one, theirs, _, words in rows]
+    # A one-thread lead over an all-thread point marked ≠ is said not counted in its row, as the sentence under it
+    # says (#39 read: the row alone read as a win).
+    rejected = {batch for batch, _ in _rejected_all_thread_points(machine)}
+    body = [[batch, si(one["median"], "s"), si(theirs["median"], "s"),
+             f"{words}; not counted: the {most}-thread point is marked ≠" if kind == "one" and batch in rejected
+             else words] for batch, one, theirs, kind, words in rows]
     body += [[batch, si(one["median"], "s"), si(theirs["median"], "s"), "open (≠, below)"]
              for batch, one, theirs, _ in open_batches]
     below = [f"Level: {stats.LEVEL_WORDS}."] if any(kind == "level" for *_, kind, _ in rows) else []
