@@ -179,3 +179,17 @@ def test_the_worked_step_table_prices_each_term_and_sums_them_beside_the_measure
     assert f"<td>operations it issues</td><td>{work[(batch, width)]['ops']}</td>" in html
     assert f"<td>{si(terms['overhead'], 's')}</td>" in html and f"<td>{si(sum(terms.values()), 's')}</td>" in html
     assert "the step, measured" in html and f"batch {batch} and width {width}" in html
+
+
+def test_a_fit_no_better_than_a_constant_shows_its_steps_range_instead_of_a_plot(monkeypatch):
+    """Where one constant predicts a device's steps as well as the fit, its validation plot gives way to a sentence
+    with the measured range; a device whose fit beats the constant keeps its plot."""
+    from build_hooks import cost_model as model
+    from build_hooks import page
+    from build_hooks.dataset import Dataset, Machine
+    from conftest import complete_doc
+
+    data = Dataset([Machine(complete_doc(gpu="Fixture GPU"), "f", "this build host")])
+    monkeypatch.setattr(model, "no_better_than_constant", lambda machine, device: device != "cpu")
+    shown = str(page.render_section("cost_model_validation", data))
+    assert shown.count("class=\"crossover-figure\"") == 1 and "one constant does as well. So no plot is drawn" in shown

@@ -46,9 +46,21 @@ def cost_model_validation(data: Dataset) -> Html:
             if check is None:
                 parts.append(missing(f"{DEVICE_NAME[device]}: not enough measurements for the model."))
                 continue
-            parts.append(_validation_figure(check, device) + _parameters_table(check.params, check.fitted))
+            # A fit no better than a constant draws a zig-zag round a flat line: its range says it (#39 read).
+            shown = (_flat_steps_note(check, device) if cost_model.no_better_than_constant(m, device)
+                     else _validation_figure(check, device))
+            parts.append(shown + _parameters_table(check.params, check.fitted))
         return join(parts, "\n")
     return per_machine(data, analysis.STEP, one)
+
+
+def _flat_steps_note(check: cost_model.Validation, device: str) -> Html:
+    """In place of the plot, where one constant predicts as well as the fit: the measured steps' range, the fit's
+    error, and why no plot is drawn."""
+    times = [measured for _, _, measured, _ in check.points]
+    return note(f"{DEVICE_NAME[device]}: its {len(times)} measured steps took {si(min(times), 's')} to "
+                f"{si(max(times), 's')}. The model's median error is {100 * check.median_error:.0f}%, but one constant "
+                "does as well. So no plot is drawn: it would show noise round a flat line.")
 
 
 def _validation_figure(check: cost_model.Validation, device: str) -> Html:
@@ -806,9 +818,11 @@ def cost_model_worked_step(data: Dataset) -> Html:
     if measured is not None:
         rows.append(["the step, measured", "", "", measured_value(measured.stats, measured.flags, "s")])
         key = marks_note(set(stats.caveats(measured.stats, measured.flags)))
+    # "Effective" is defined where it is first met (#39 read: it came before the model that explains it).
+    effective = note("Effective: the measured rate of a matching product or copy, times the fit's correction.")
     return table(["price", "how much", "at", "time"], rows,
                  caption=f"One step at batch {batch} and width {width} on {machine.label}, priced by the model "
-                         "fitted to its steps") + key
+                         "fitted to its steps") + key + effective
 
 
 def _rate(amount: float, seconds: float, unit: str) -> str:
