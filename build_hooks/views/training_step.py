@@ -380,7 +380,7 @@ def crossover_summary(data: Dataset) -> str:
     for machine in data.shown(STEP):  # the machines the page draws; the gallery lists every crossover
         if machine.gpu_device(STEP) is None:
             continue
-        found = {w: b for w in analysis.widths(machine) if (b := analysis.crossover_batch(machine, w))}
+        found = _crossings(machine)
         # Short names in a sentence (the table's caption has the full label): "Against the 16-thread Intel Xeon in
         # its own machine, the NVIDIA H200's step ..."
         against = (f"Against the {untrusted.placeholder(machine.cpu_short_name)} in its own machine, the "
@@ -388,11 +388,11 @@ def crossover_summary(data: Dataset) -> str:
         if not found:
             sentences.append(f"{against} never became the shorter one, at any width measured.")
             continue
-        width = min(found, key=lambda w: (found[w], -w))
+        width, batch = _first_crossing(found)
         # The answer alone (#39 read: one claim on the first screen); where the race disagrees is said under the plot
         # (steps_race_differ), and the table's race column shows it.
         sentences.append(f"{against} became the shorter one at {len(found)} of {len(analysis.widths(machine))} "
-                         f"widths, first from batch {found[width]} (width {width}).{_same_work(machine)}")
+                         f"widths, first from batch {batch} (width {width}).{_same_work(machine)}")
     if not sentences:
         return "No GPU has been measured for this build, so no crossover is measured here."
     return " ".join(sentences)
@@ -418,11 +418,21 @@ def steps_race_differ(data: Dataset) -> str:
     for machine in data.shown(STEP):
         if machine.gpu_device(STEP) is None:
             continue
-        found = {w: b for w in analysis.widths(machine) if (b := analysis.crossover_batch(machine, w))}
+        found = _crossings(machine)
         if found:
-            width = min(found, key=lambda w: (found[w], -w))
-            said.append(_race_differs(data, machine, width, found[width]).strip())
+            said.append(_race_differs(data, machine, *_first_crossing(found)).strip())
     return " ".join(s for s in said if s) + (" " if any(said) else "")
+
+
+def _crossings(machine: Machine) -> dict[int, int]:
+    """{width: the batch from which the GPU's step stayed shorter} for the widths where it did."""
+    return {w: b for w in analysis.widths(machine) if (b := analysis.crossover_batch(machine, w))}
+
+
+def _first_crossing(found: dict[int, int]) -> tuple[int, int]:
+    """(width, batch) of the smallest crossing batch, the widest width on a tie: the one the page's answer names."""
+    width = min(found, key=lambda w: (found[w], -w))
+    return width, found[width]
 
 
 def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> str:
