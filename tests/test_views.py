@@ -666,6 +666,8 @@ def test_homes_short_answer_gives_the_measured_crossings_work_and_nothing_withou
     # The committed H200 crossed at widths 512 and 2048 between the same two step sizes: said, the work decides.
     brackets = views.crossing_brackets(next(m for m in committed if m.gpu is not None))
     assert ("crossed between those same two step sizes" in said) == (len(set(brackets.values())) == 1 < len(brackets))
+    # The FAQ says the same span, joined by "to" (it once printed the bracket's third value between the two).
+    assert f"once a step did {views.flop_span(low, high)} (a FLOP is" in page.render_fact("break_even_answer", with_gpu)
     assert f"{si(low, 'FLOP').split(' ')[0]} to {si(high, 'FLOP')}" in said
 
 
@@ -722,7 +724,7 @@ def test_with_measured_lanes_the_race_says_how_far_each_epoch_fell_across_the_ba
         point["rows"] = 1024
     lanes[1]["epochs"]["32"]["1"]["seconds"] = 1100.0  # fell 550×: more than the steps did
     assert page.render_fact("race_estimate_flat", Dataset([])).endswith(
-        "The GPU's fall beats the 512× fewer steps: its step at batch 512 ran faster than at batch 1")
+        "The GPU's fall beats the 512× fewer steps: inside the epoch, its step at batch 512 ran faster than at batch 1")
 
 
 def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():

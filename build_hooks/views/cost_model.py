@@ -47,17 +47,17 @@ def cost_model_validation(data: Dataset) -> Html:
                 parts.append(missing(f"{DEVICE_NAME[device]}: not enough measurements for the model."))
                 continue
             # A fit no better than a constant draws a zig-zag round a flat line: its range says it (#39 read).
-            shown = (_flat_steps_note(check, device) if cost_model.no_better_than_constant(m, device)
-                     else _validation_figure(check, device))
+            shown = (_flat_steps_note(check, cost_model.every_step(m, device) or check, device)
+                     if cost_model.no_better_than_constant(m, device) else _validation_figure(check, device))
             parts.append(shown + _parameters_table(check.params, check.fitted))
         return join(parts, "\n")
     return per_machine(data, analysis.STEP, one)
 
 
-def _flat_steps_note(check: cost_model.Validation, device: str) -> Html:
-    """In place of the plot, where one constant predicts as well as the fit: the measured steps' range, the fit's
-    error, and why no plot is drawn."""
-    times = [measured for _, _, measured, _ in check.points]
+def _flat_steps_note(check: cost_model.Validation, every: cost_model.Validation, device: str) -> Html:
+    """In place of the plot, where one constant predicts as well as the fit: every measured step's range (as regimes
+    gives it), the fit's held-out error, and why no plot is drawn."""
+    times = [measured for _, _, measured, _ in every.points]
     return note(f"{DEVICE_NAME[device]}: its {len(times)} measured steps took {si(min(times), 's')} to "
                 f"{si(max(times), 's')}. The model's median error is {100 * check.median_error:.0f}%, but one constant "
                 "does as well. So no plot is drawn: it would show noise round a flat line.")
@@ -605,7 +605,7 @@ def break_even_answer(data: Dataset) -> str:
         # The answer first, as work per step (as home gives it); then where that fell, batch by batch (#39 read).
         if crossed:
             return (f"Here, the {gpu}'s step got shorter than the {cpu}'s in its own machine once a step did "
-                    f"{flop_span(*crossed)} (a FLOP is one addition or "
+                    f"{flop_span(*crossed[:2])} (a FLOP is one addition or "
                     f"multiplication). It did so {step_crossings(machine, brief=True)}{slow}")
         return (f"Against the {cpu} in its own machine, the {gpu}'s step got shorter "
                 f"{step_crossings(machine, brief=True)}{slow}. The cost model puts the break-even at a step of "

@@ -736,8 +736,8 @@ def _measured_fall(race_data: dict) -> str:
     rows = gpu["epochs"][width][first].get("rows")
     fewer = math.ceil(rows / int(first)) / math.ceil(rows / int(last)) if rows else None
     if fewer and fall["gpu"] > fewer:
-        said += (f". The GPU's fall beats the {multiple(fewer)} fewer steps: its step at batch {last} ran "
-                 f"faster than at batch {first}")
+        said += (f". The GPU's fall beats the {multiple(fewer)} fewer steps: inside the epoch, its step at batch "
+                 f"{last} ran faster than at batch {first}")
     return said
 
 
