@@ -160,7 +160,7 @@ GENERAL_TRUTHS = {  # page: (what a page must no longer say, what it says instea
     "mixed-precision.md": ("32-bit\nmaster copy of the weights", "keeps no lasting 16-bit"),
     "worked-examples.md": ("so does\n  decoding", "Decoding images is CPU work too"),
     "recap.md": ("Why does a small network's GPU step time",
-                 "Where none was measured, [the estimate](cost-model.md) assumes it"),
+                 "The site's [GPU estimate](cost-model.md) assumes the same flat step"),
 }
 
 

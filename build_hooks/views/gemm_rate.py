@@ -77,22 +77,23 @@ def flop_table(data: Dataset) -> Html:
     read: a measured rate beside a measured rate), at the H200's datasheet FP32 peak, and at this build's measured
     CPU."""
     sheet = datasheets.by_name("NVIDIA H200 SXM")
-    # Short column heads; where each rate comes from is said once, in the caption.
+    # Short column heads; where each rate comes from is said once, in the caption. A head names a rate, measured or
+    # published: the times under it are computed from it (#39 read: "(measured)" over FLOPs ÷ rate).
     rates, sources = {}, []
     gpu_machine = gpu_with(data, GROUP)
     device = gpu_machine.gpu_device(GROUP) if gpu_machine else None
     gpu_rate = analysis.best_matmul_rate(gpu_machine, device) if device else None
     if gpu_rate:
         name = untrusted.placeholder(gpu_machine.device_label(device))
-        rates[f"{name} (measured)"] = gpu_rate
+        rates[f"{name}'s measured rate"] = gpu_rate
         sources.append(f"{name}: {si(gpu_rate, 'FLOP/s')}, its fastest fp32 matrix product, measured.")
-    rates[f"{sheet.name}, FP32 (published)"] = sheet.fp32_flops
+    rates[f"{sheet.name}'s FP32 peak (published)"] = sheet.fp32_flops
     sources.append(f"{sheet.name}: {si(sheet.fp32_flops, 'FLOP/s')} FP32, published: {sheet.source}.")
     machines = data.with_experiment(GROUP)
     if machines:
         machine = machines[0]
         best = analysis.best_matmul_rate(machine)
-        rates["the build host (measured)"] = best
+        rates["the build host's measured rate"] = best
         sources.append(f"The build host: {si(best, 'FLOP/s')}, its fastest matrix product, measured on all "
                        f"{machine.cpu['threads_used']} threads it offers.")
     rows = [[f"{b}, {d}, {h}", si(forward, "FLOP"), si(backward, "FLOP"), si(forward + backward, "FLOP")]
