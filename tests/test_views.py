@@ -1874,3 +1874,24 @@ def test_the_rooflines_compute_roof_is_the_fastest_matrix_product_every_page_quo
     assert best > max(analysis.gemm_rates(machine, "cpu").values())
     drawn = " ".join(re.sub(r"<[^>]+>", " ", str(page.render_section("roofline", Dataset([machine])))).split())
     assert f"best matmul {si(best, 'FLOP/s')}" in drawn  # the legend's words, wrapped over two lines
+
+
+def test_the_cheat_sheets_work_rule_matches_the_experiments_own_flop_counts():
+    """step_work_rule's FLOPs per sample and hidden unit, times batch and width, is every committed training step's
+    recorded FLOP count; with the committed GPU it turns the crossing's work into a span of batch × width."""
+    from pathlib import Path
+
+    from build_hooks import dataset
+    from build_hooks.views import training_step as views
+    from build_hooks.views.cost_model import crossing_bracket
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    per = views.flops_per_sample_and_unit()
+    counted = [(b["params"], b["extra_info"]["flops"]) for m in committed for b in m.measured("training_step")
+               if b["extra_info"].get("flops")]
+    assert counted and all(flops == per * p["batch"] * p["width"] for p, flops in counted)
+    said = page.render_fact("step_work_rule", Dataset(committed))
+    low, high, _ = crossing_bracket(next(m for m in committed if m.gpu is not None))
+    assert said.startswith(f"For the race's network, a step does {per:,}·B·H FLOPs") and \
+        f"B·H from {low / per:,.0f} to {high / per:,.0f}, on this pair" in said

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, consistency, plots, stats, untrusted
+from build_hooks import analysis, consistency, experiments, plots, stats, untrusted
 from build_hooks.dataset import Dataset, Machine, is_gpu, not_recording
 from build_hooks.page import fact, section
 from build_hooks.render import (
@@ -207,6 +207,29 @@ def crossing_plot(data: Dataset) -> Html:
         alt=f"Step time against batch size at width {width}, CPU and GPU; the table above has the ends.",
         size=(4.6, 3.0))
     return figure(svg, f"Solid: CPU; dashed: GPU. A ring marks a point not to lean on. {where}")
+
+
+def flops_per_sample_and_unit() -> int:
+    """FLOPs of one training step per sample and per hidden unit, for the race's INPUTS→H→CLASSES network: the first
+    layer's forward and weight gradient (2 + 2 per weight; its input needs no gradient), the second layer's forward
+    and both gradients (2 + 2 + 2). A step does this × batch × width, as the experiment's own counts record."""
+    model = experiments.declared(STEP)
+    return 4 * model["INPUTS"] + 6 * model["CLASSES"]
+
+
+@fact
+def step_work_rule(data: Dataset) -> str:
+    """The cheat sheet's bridge from work per step to batch and width: the network's FLOPs as a product of the two,
+    and the measured crossing's work as a span of batch × width (#39 read: the MFLOP rule could not be applied)."""
+    per = flops_per_sample_and_unit()
+    said = f"For the race's network, a step does {per:,}·B·H FLOPs at batch B and hidden width H"
+    machine = gpu_with(data, STEP)
+    from build_hooks.views.cost_model import crossing_bracket  # late: cyclic
+    crossed = crossing_bracket(machine) if machine else None
+    if crossed:
+        said += (f". So its crossing span is B·H from {crossed[0] / per:,.0f} to {crossed[1] / per:,.0f}, "
+                 "on this pair")
+    return said
 
 
 @fact
