@@ -1772,8 +1772,8 @@ def test_batch_size_says_when_the_race_crosses_at_another_batch_and_which_to_lea
 
     machine = Machine(synthetic_doc(gpu="Fixture GPU"), "f", "t")
     for first, long, said in (
-            (64, True, " At width 2048, the race's whole epochs put the first crossing at batch 64, not 128. The two experiments disagree. The "
-                       "GPU's steps timed alone ran long, which would push the steps' crossing later."),
+            (64, True, " At width 2048, the race's whole epochs put the first crossing at batch 64, not 128. The two experiments disagree, and the "
+                       "steps are the side known to run long."),
             (64, False, " At width 2048, the race's whole epochs put the first crossing at batch 64, not 128. The two experiments disagree, and neither bounds "
                         "the other."),
             (256, True, " At width 2048, the race's whole epochs put the first crossing at batch 256, not 128. The two experiments disagree, and neither "

@@ -469,8 +469,8 @@ def _race_differs(data: Dataset, machine: Machine, width: int, batch: int) -> st
     said = f" At width {width}, the race's whole epochs put the first crossing at batch {first}, not {batch}"
     # Two experiments that disagree do not bound the truth; a known lean of one does say which to trust more.
     if first < batch and _steps_alone_run_long(machine, machine.gpu_device(STEP)):
-        return said + (". The two experiments disagree. The GPU's steps timed alone ran long, which would "
-                       "push the steps' crossing later.")
+        # How far they run long is said next, by gpu_step_floor (_epoch_share_words), on the same condition.
+        return said + ". The two experiments disagree, and the steps are the side known to run long."
     return said + ". The two experiments disagree, and neither bounds the other."
 
 
