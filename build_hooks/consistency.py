@@ -51,12 +51,17 @@ class Check:
             return self.ratio <= TOLERANCE
         if self.kind == "epoch":  # the epoch does more than the step: it may be slower, within reason
             return 1 / EPOCH_EXTRA_LIMIT <= self.ratio <= (GPU_OVERLAP_LIMIT if is_gpu(self.device) else TOLERANCE)
-        return 1 / TOLERANCE <= self.ratio <= TOLERANCE
+        return within_tolerance(self.ratio)
 
     @property
     def within_tolerance(self) -> bool:
         """The plain two-sided test: neither view more than TOLERANCE times the other."""
-        return 1 / TOLERANCE <= self.ratio <= TOLERANCE
+        return within_tolerance(self.ratio)
+
+
+def within_tolerance(ratio: float) -> bool:
+    """Whether two timings of one configuration agree: neither is more than TOLERANCE times the other."""
+    return 1 / TOLERANCE <= ratio <= TOLERANCE
 
 
 def checks(machine: Machine, device: str = "cpu") -> list[Check]:

@@ -40,7 +40,7 @@ def same_configuration(pairs: list[tuple[dict, dict]], machine: Machine | None =
     if not ratios:
         # Spreads that overlap can still hide medians the consistency check marks ≠: never "agree" beside a ≠.
         medians = [a["median"] / b["median"] for a, b in pairs]
-        beyond = [r for r in medians if not 1 / consistency.TOLERANCE <= r <= consistency.TOLERANCE]
+        beyond = [r for r in medians if not consistency.within_tolerance(r)]
         if not (flagged and beyond):
             return f"They agree ({stats.LEVEL_WORDS})"
         which = "one of them differs" if len(beyond) == 1 else f"{len(beyond)} of them differ"
@@ -69,7 +69,7 @@ def _differ_by(ratios: list[float]) -> str:
 def _against_tolerance(ratios: list[float], flagged: bool) -> str:
     """Where differences stand against the consistency check's tolerance (About the data), so a
     "differ" here never reads as a contradiction the check does not make, or hides one it does."""
-    beyond = [r for r in ratios if not 1 / consistency.TOLERANCE <= r <= consistency.TOLERANCE]
+    beyond = [r for r in ratios if not consistency.within_tolerance(r)]
     limit = f"{consistency.TOLERANCE:g}×"
     if not beyond:
         return (f". That is inside the consistency check's {limit} tolerance (About the data)"

@@ -580,7 +580,7 @@ def compile_speed(data: Dataset) -> Html:
             for batch, eager, fast, ratio in _paired(steps):
                 shown += [eager, fast]
                 twin = _twin_step(m, model, batch)
-                if twin and not 1 / consistency.TOLERANCE <= eager["stats"]["median"] / twin <= consistency.TOLERANCE:
+                if twin and not consistency.within_tolerance(eager["stats"]["median"] / twin):
                     apart.append(_twin_words(model, batch, eager["stats"]["median"] / twin))
                 saved = eager["stats"]["median"] - fast["stats"]["median"]
                 # Two significant figures: a four-digit count from two noisy medians claims more than they show.
