@@ -158,10 +158,11 @@ def machines_table(head: list, rows: list[list], caption: str) -> Html:
                  caption=caption + (f"; {more} more machines are in the gallery" if more > 0 else ""))
 
 
-def fold_constant_columns(head: list, rows: list[list], columns: list[int]) -> tuple[list, list[list], list[Html]]:
-    """`head` and `rows` without those of `columns` that hold one value in every row (of two or more rows), and
-    for each column left out, "its heading: its value", to say once beside the table instead of in every row."""
-    constant = [c for c in columns if len(rows) > 1 and len({str(row[c]) for row in rows}) == 1]
+def fold_constant_columns(head: list, rows: list[list], columns: list[int],
+                          min_rows: int = 2) -> tuple[list, list[list], list[Html]]:
+    """`head` and `rows` without those of `columns` that hold one value in every row (of `min_rows` or more rows),
+    and for each column left out, "its heading: its value", to say once beside the table instead of in every row."""
+    constant = [c for c in columns if len(rows) >= min_rows and len({str(row[c]) for row in rows}) == 1]
     said = [html("{}: {}", head[c], rows[0][c]) for c in constant]
     keep = [i for i in range(len(head)) if i not in constant]
     return [head[i] for i in keep], [[row[i] for i in keep] for row in rows], said

@@ -1381,7 +1381,7 @@ def test_the_faq_gives_the_work_of_the_steps_where_the_gpu_crossed():
 
 
 def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu_copies_stop_being_fixed():
-    """cost_model_takeaway quotes the calibrated check's median and worst error; gpu_copy_fixed_cost gives the largest
+    """cost_model_takeaway quotes the calibrated check's median error on unseen steps and the raw model's; gpu_copy_fixed_cost gives the largest
     GPU copy within 1.5× of the smallest one's time, sized by the memory it occupies."""
     from pathlib import Path
 
@@ -1394,13 +1394,10 @@ def test_the_cost_model_opens_with_its_error_on_unseen_steps_and_finds_where_gpu
     host = next(m for m in committed if m.gpu is None)
     check = cost_model.validate(host, "cpu", calibrated=True)
     said = page.render_fact("cost_model_takeaway", Dataset([host]))
-    assert f"a median error of {100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)" in said
-    every = cost_model.every_step(host, "cpu")  # every measured step too, the ones the fit left out included
-    assert len(every.points) > len(check.points)
-    left_out = len(every.points) - len(check.points) - len(every.fitted.trained_on)
-    assert (f"Over all {len(every.points)} measured steps, including the {left_out} it left out as inconsistent, it "
-            "missed by "
-            f"{100 * every.median_error:.0f}% (worst {100 * every.worst[2]:.0f}%)") in said
+    raw = cost_model.validate(host, "cpu")
+    assert said.startswith(f"A model fitted to the build host's steps predicted {len(check.points)} steps it never "
+                           f"saw with a median error of {100 * check.median_error:.0f}%. Unfitted, it missed by "
+                           f"{100 * raw.median_error:.0f}%")
     gpu = next(m for m in committed if m.gpu is not None)
     copies = sorted((b["params"]["bytes"], b["stats"]["median"]) for b in gpu.measured("memory_bandwidth",
                                                                                       device="cuda"))

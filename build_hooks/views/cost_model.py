@@ -147,22 +147,16 @@ def _estimate_rows(host: Machine, gpu: gpu_model.Estimate) -> list[tuple[int, in
 @fact
 def cost_model_takeaway(data: Dataset) -> str:
     """The cost model page's answer in numbers: how closely the model fitted to the build host's CPU steps predicts
-    the steps it never saw (median and worst error)."""
+    the steps it never saw, and the raw model's miss (median errors; the table under it gives the worst)."""
     machine = data.host or first_with(data, analysis.STEP)
     check = cost_model.validate(machine, "cpu", calibrated=True)
     if check is None:
         return "This build has too few CPU steps to fit the model and check it"
-    said = (f"A model fitted to the build host's steps predicted {len(check.points)} steps it never saw with a "
-            f"median error of {100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)")
-    every = cost_model.every_step(machine, "cpu")
-    if every is None or len(every.points) == len(check.points):
-        return said
-    # Every measured step too, the ones left out of the fit included: a reader sees them all on the page.
-    # Why the error over all steps is larger, in a few words: the table below says which steps were left out.
-    left_out = len(every.points) - len(check.points) - len(every.fitted.trained_on)
-    also = f", including the {left_out} it left out as inconsistent" if left_out > 0 else ""
-    return (f"{said}. Over all {len(every.points)} measured steps{also}, it missed by "
-            f"{100 * every.median_error:.0f}% (worst {100 * every.worst[2]:.0f}%)")
+    # The raw model's miss beside it: the fit's gain is the point, and the table under it has both.
+    raw = cost_model.validate(machine, "cpu")
+    than = f". Unfitted, it missed by {100 * raw.median_error:.0f}%" if raw is not None else ""
+    return (f"A model fitted to the build host's steps predicted {len(check.points)} steps it never saw with a "
+            f"median error of {100 * check.median_error:.0f}%{than}")
 
 
 @fact
@@ -189,38 +183,31 @@ FLAT_COPY = 1.5  # copies within this multiple of the smallest one's time cost w
 
 @section
 def cost_model_accuracy(data: Dataset) -> Html:
-    """The cost model page's key table: per machine and device shown, how far the raw and the fitted model miss the
-    measured steps (median and worst error, over how many steps), the fitted one judged only on steps it never saw."""
+    """The cost model page's key table: one row per machine and device shown, with the raw model's error over every
+    measured step, and the fitted model's and a constant's over the steps the fit never saw (median, then worst)."""
     rows, left_out, flat = [], {}, []
     for machine in data.shown(analysis.STEP):
         for device in machine.devices(analysis.STEP):
             raw = cost_model.validate(machine, device)
             fitted = cost_model.validate(machine, device, calibrated=True)
+            if raw is None or fitted is None:
+                continue
             constant = cost_model.constant_baseline(machine, device)
-            every = cost_model.every_step(machine, device)
             if cost_model.no_better_than_constant(machine, device):
                 flat.append(machine.device_label(device))
-            for form, check, judged in (("raw", raw, "measured steps"), ("fitted", fitted, "steps the fit never saw"),
-                                        ("fitted", every, "measured steps, all of them"),
-                                        ("a constant, no model", constant, "steps the fit never saw")):
-                if check is not None:
-                    rows.append([machine.label, DEVICE_NAME[device], form,
-                                 f"{len(check.points)} {judged}", f"{100 * check.median_error:.0f}%",
-                                 f"{100 * check.worst[2]:.0f}%"])
-            if raw is not None and fitted is not None:  # steps another experiment contradicts (consistency)
-                dropped = len(raw.points) - len(fitted.fitted.trained_on) - len(fitted.points)
-                if dropped > 0:
-                    left_out[machine.device_label(device)] = dropped
+            rows.append([machine.label, DEVICE_NAME[device], f"{len(raw.points)} ({len(fitted.points)})",
+                         *(_error_cell(check) for check in (raw, fitted, constant))])
+            dropped = len(raw.points) - len(fitted.fitted.trained_on) - len(fitted.points)
+            if dropped > 0:  # steps another experiment contradicts (consistency)
+                left_out[machine.device_label(device)] = dropped
     if not rows:
         return missing("The cost model lacks call_overhead, gemm_rate or memory_bandwidth results.")
-    head, rows, said = fold_constant_columns(["machine", "device", "model", "judged on", "median error",
-                                              "worst error"], rows, [0, 1])
+    head, rows, said = fold_constant_columns(["machine", "device", "steps (unseen)", "raw model", "fitted model",
+                                              "one constant"], rows, [0, 1], min_rows=1)
     if head[0] == "machine":  # each machine named on its first row only
         rows = [["" if i and row[0] == rows[i - 1][0] else row[0], *row[1:]] for i, row in enumerate(rows)]
     caption = html("How far the model misses measured steps ({})", join(said, "; ")) if said else \
         "How far the model misses measured steps"
-    # Each device named: the held-out counts differ between rows, and a reader should see why.
-    # Two short sentences, and where to find the steps: About the data's consistency checks list them.
     link = html('<a href="{}data/#do-the-experiments-agree-with-each-other">About the data</a>', Html(SITE_ROOT))
     # One sentence for every device: a sentence per device repeated the rule word for word.
     why = (html(" Steps that disagree with another experiment were left out of the fit and its check. {} lists "
@@ -230,9 +217,16 @@ def cost_model_accuracy(data: Dataset) -> Html:
     flat_words = "".join(f" On {name}, a constant does as well as the fit, so its low error proves none of its "
                          "three prices." for name in flat)
     return table(head, rows, caption=caption) + note(html(
-        "Raw: nothing fitted. Fitted: three constants set from some steps, then judged on the others, or on all "
-        "of them. A constant: "
-        "the median time of the steps the fit saw.{}{}", why, flat_words))
+        "Each cell: the median error, then the worst. The raw model is judged on every step. The fitted model is "
+        "judged on the steps it never saw, and so is one constant: the median time of the steps the fit saw.{}{}",
+        why, flat_words))
+
+
+def _error_cell(check: cost_model.Validation | None) -> str:
+    """A model's median and worst error over the steps it was judged on ("12% (worst 40%)"); a dash without it."""
+    if check is None:
+        return "–"
+    return f"{100 * check.median_error:.0f}% (worst {100 * check.worst[2]:.0f}%)"
 
 
 @fact
@@ -363,7 +357,7 @@ def cost_model_ops_constant(data: Dataset) -> str:
         raise MissingData("no counted CPU steps")
     if len(counts) == 1:
         return (f"Every step measured here issues the same {counts[0]} operations. So the fit cannot tell a cost "
-                f"per operation from a cost per step. Its cost per operation (t_op, below) is one step's fixed cost, "
+                f"per operation from a cost per step. Its cost per operation (t_op) is one step's fixed cost, "
                 f"Python included, divided by {counts[0]}")
     return (f"The steps measured here issue from {counts[0]} to {counts[-1]} operations, which is what lets the fit "
             "tell a cost per operation from the other terms")

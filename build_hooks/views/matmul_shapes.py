@@ -66,6 +66,7 @@ def shapes_summary(data: Dataset) -> str:
         verdict = ratio_sentence(ratio, "{} longer for the same arithmetic", "{} shorter for the same arithmetic",
                                  "about the same time for the same arithmetic")
         sentences.append(f"the {DEVICE_NAME[device]} took {si(points[small]['median'], 's')} as {small}×{small} "
-                         f"products and {si(points[large]['median'], 's')} as {large}×{large} products: {verdict}")
+                         f"products and {si(points[large]['median'], 's')} as {large}×{large} products. "
+                         f"That is {verdict}")
     # The machine is named once, opening the first sentence; each later one starts with its device.
     return ". ".join([f"{on_machine(data, machine)}, {sentences[0]}"] + [s[:1].upper() + s[1:] for s in sentences[1:]])
