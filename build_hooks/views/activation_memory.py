@@ -48,53 +48,79 @@ def activation_memory(data: Dataset) -> Html:
     """Per machine: saved activations by batch beside the weights, plotted, with a table
     of the CUDA allocator's peak and any out-of-memory points."""
     def one(m: Machine) -> Html:
-        series, rows = [], []
-        columns = 4 if _on_gpu(m) else 3  # the CUDA allocator's peak exists only on a GPU
-        for device in m.devices(GROUP):
-            ok = sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["batch"])
-            series.append(plots.Series(f"{DEVICE_NAME[device]}: saved activations", [b["params"]["batch"] for b in ok],
-                                       [b["stats"]["median"] for b in ok],
-                                       "--" if is_gpu(device) else "-", f"{device} activations"))
-            if ok and device == "cpu":
-                weights = ok[0]["extra_info"]["weight_bytes"]
-                series.append(plots.Series("weights", [b["params"]["batch"] for b in ok],
-                                           [weights] * len(ok), ":", "weights"))
-            for b in sorted(m.benchmarks(GROUP, device=device), key=lambda b: b["params"]["batch"]):
-                if b.get("status", "ok") == "oom":
-                    rows.append([DEVICE_NAME[device], b["params"]["batch"], html("<strong>out of memory</strong>"),
-                                 ""][:columns])
-                else:
-                    peak = b["extra_info"].get("peak_allocated_bytes")
-                    rows.append([DEVICE_NAME[device], b["params"]["batch"], si(b["stats"]["median"], "B"),
-                                 si(peak, "B") if peak else "not measured (CPU)"][:columns])
+        counts = {device: {b["params"]["batch"]: b for b in m.benchmarks(GROUP, device=device)}
+                  for device in m.devices(GROUP)}
+        saved = {device: {n: b["stats"]["median"] for n, b in by.items() if b.get("status", "ok") != "oom"}
+                 for device, by in counts.items()}
+        # Saved bytes are counts: where every device counted the same, one line and one column say it for all.
+        alike = len({tuple(sorted(by.items())) for by in saved.values()}) == 1
+        drawn = {"cpu" if "cpu" in saved else next(iter(saved)): saved[next(iter(saved))]} if alike else saved
+        series = [plots.Series("saved activations" if alike and len(saved) > 1 else
+                               f"{DEVICE_NAME[device]}: saved activations", sorted(by), [by[n] for n in sorted(by)],
+                               "--" if is_gpu(device) else "-", f"{device} activations")
+                  for device, by in drawn.items()]
+        cpu_points = sorted(m.measured(GROUP, device="cpu"), key=lambda b: b["params"]["batch"])
+        if cpu_points:
+            weights = cpu_points[0]["extra_info"]["weight_bytes"]
+            series.append(plots.Series("weights", [b["params"]["batch"] for b in cpu_points],
+                                       [weights] * len(cpu_points), ":", "weights"))
         svg = plots.line_panels([{"series": series, "xlabel": "batch size (samples)",
                                   "ylabel": "memory", "yunit": "B", "subtitle": "Counted from the autograd graph"}],
                                 title="Activations saved for backward versus weights",
                                 alt="Bytes of activations saved for backward versus batch size, with the weights for "
                                     "scale; the table below has the numbers.")
+        head, rows = _count_rows(counts, alike)
         # The allocator's peak is in the table, not the plot: said so where a GPU gave one.
-        return figure(svg, "Activations are counted with saved-tensor hooks."
-                      + (" The table gives the CUDA allocator's peak too." if columns == 4 else "")) + table(
-            ["device", "batch", "saved activations", "CUDA peak allocated"][:columns], rows)
+        on_gpu = _on_gpu(m)
+        caption = "Activations are counted with saved-tensor hooks." + (
+            " Every device counted the same bytes." if alike and len(saved) > 1 else "") + (
+            " The table gives the CUDA allocator's peak too." if on_gpu else "")
+        return figure(svg, caption) + table(head, rows)
     shown = data.shown(GROUP)
     if len(shown) > 1 and len({_cpu_counts(m) for m in shown}) == 1:
-        # Byte counts, not timings: identical on every CPU-only machine, so one table says it for all.
-        return (one(shown[0]) + provenance(shown[0], data.host)
-                + note(f"{'The other machine' if len(shown) == 2 else f'The other {len(shown) - 1} machines'} shown "
-                       f"counted the same bytes: {listing([m.label for m in shown[1:]])}. They are counts, not "
-                       "timings.")
+        # Byte counts, not timings: identical on every machine's CPU, so one figure says it for all. A machine with a
+        # GPU is the one drawn, since its figure adds the GPU's counts and the allocator's peak.
+        drawn = next((m for m in shown if _on_gpu(m)), shown[0])
+        others = [m.label for m in shown if m is not drawn]
+        return (one(drawn) + provenance(drawn, data.host)
+                + note(f"{'The other machine' if len(others) == 1 else f'The other {len(others)} machines'} shown "
+                       f"counted the same bytes on {'its' if len(others) == 1 else 'their'} CPU: {listing(others)}. "
+                       "They are counts, not timings.")
                 + more_machines(data, GROUP))
     return per_machine(data, GROUP, one)
+
+
+def _count_rows(counts: dict[str, dict[int, dict]], alike: bool) -> tuple[list[str], list[list]]:
+    """(head, rows), one row per batch: the saved bytes (one column where every device counted alike, else one per
+    device) and the CUDA allocator's peak where a GPU measured it; "out of memory" where a device ran out."""
+    gpu = next((d for d in counts if is_gpu(d)), None)
+    columns = [None] if alike else list(counts)
+
+    def saved(device: str | None, batch: int) -> object:
+        point = counts[device or next(iter(counts))].get(batch)
+        if point is None:
+            return "–"
+        if point.get("status", "ok") == "oom":
+            return html("<strong>out of memory</strong>")
+        return si(point["stats"]["median"], "B")
+
+    def peak(batch: int) -> str:
+        point = counts[gpu].get(batch)
+        found = point and point.get("status", "ok") != "oom" and point["extra_info"].get("peak_allocated_bytes")
+        return si(found, "B") if found else "–"
+    head = ["batch"] + ["saved activations" if d is None else f"saved activations ({DEVICE_NAME[d]})"
+                        for d in columns] + (["CUDA peak allocated"] if gpu else [])
+    rows = [[batch] + [saved(d, batch) for d in columns] + ([peak(batch)] if gpu else [])
+            for batch in sorted({n for by in counts.values() for n in by})]
+    return head, rows
 
 
 def _on_gpu(machine: Machine) -> bool:
     return any(is_gpu(device) for device in machine.devices(GROUP))
 
 
-def _cpu_counts(machine: Machine) -> tuple | None:
-    """A CPU-only machine's saved-activation and weight bytes by batch (None with a GPU: its table differs)."""
-    if _on_gpu(machine):
-        return None
+def _cpu_counts(machine: Machine) -> tuple:
+    """A machine's saved-activation and weight bytes by batch, on its CPU."""
     return tuple(sorted((b["params"]["batch"], b["stats"]["median"], b["extra_info"]["weight_bytes"])
                         for b in machine.measured(GROUP, device="cpu")))
 

@@ -49,7 +49,10 @@ def data_loader(data: Dataset) -> Html:
             by_workers = rates(m, pin)
             points = {b["params"]["workers"]: b for b in m.measured(GROUP, pin_memory=pin)}
             label = "pinned memory" if pin else "pageable memory"
-            series.append(plots.Series(label, list(by_workers), list(by_workers.values()), "-", label))
+            # A count beyond what its cores can give stays in the table, marked, but off the plot: a line through it
+            # would draw a gain no core count explains (_beyond_the_workers says so).
+            plotted = {w: r for w, r in by_workers.items() if w not in _superlinear(m, pin)}
+            series.append(plots.Series(label, list(plotted), list(plotted.values()), "-", label))
             rows += [[w, label, si(r, "samples/s") + mark(points[w]["stats"], points[w]["extra_info"])]
                      for w, r in by_workers.items()]
             shown += points.values()
@@ -70,12 +73,8 @@ def _beyond_the_workers(machine: Machine) -> Html:
     """A note where N workers delivered more than N + 1 times the main process alone (beyond the meaningful ratio):
     N workers and the main process, one core each, cannot do more than N + 1 times one core's work, so the main
     process alone was held back by something else. Said, not explained away."""
-    found = []
-    for pin in sorted({b["params"]["pin_memory"] for b in machine.benchmarks(GROUP)}):
-        by_workers = rates(machine, pin)
-        alone = by_workers.get(0)
-        found += [(w, r / alone) for w, r in by_workers.items()
-                  if alone and w > 0 and stats.compare(r / alone, _bound(machine, w)) > 0]
+    found = [pair for pin in sorted({b["params"]["pin_memory"] for b in machine.benchmarks(GROUP)})
+             for pair in _superlinear(machine, pin).items()]
     if not found:
         return Html("")
     workers, gain = max(found, key=lambda pair: pair[1] / pair[0])
@@ -87,7 +86,16 @@ def _beyond_the_workers(machine: Machine) -> Html:
            else "So something else slowed the main process alone")
     return note(f"Superlinear: {workers} workers delivered {gain:.3g}× the main process alone. {workers + 1} "
                 f"processes on {machine.cpu['threads_used']} threads can give at most {_bound(machine, workers)}×. "
-                f"{why}: read that row with care.")
+                f"{why}: read that row with care. The plot leaves out every such point.")
+
+
+def _superlinear(machine: Machine, pin: bool) -> dict[int, float]:
+    """{workers: gain over the main process alone} where N workers delivered meaningfully more than the N + 1 cores
+    they and the main process have (_bound) can give."""
+    by_workers = rates(machine, pin)
+    alone = by_workers.get(0)
+    return {w: r / alone for w, r in by_workers.items()
+            if alone and w > 0 and stats.compare(r / alone, _bound(machine, w)) > 0}
 
 
 TIMED_WHOLE_PASS = 3  # snippets/data_loader.py's BENCH_VERSION from which a whole warm pass is timed

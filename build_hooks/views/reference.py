@@ -64,20 +64,21 @@ def gallery_takeaway(data: Dataset) -> str:
 
 @section
 def gallery(data: Dataset) -> Html:
-    """Every machine side by side, in two tables a laptop shows whole: every machine's rates and bandwidth, then the
-    GPU machines' bus, crossover and estimate check; provenance under both."""
+    """Every machine side by side, in two tables a laptop shows whole: every machine's measured rates and bandwidth,
+    then the GPU machines' bus, crossover and estimate check; provenance under both."""
     if not data.machines:
         return missing("No results files were found.")
     feeder = data.host or data.machines[0]  # the estimate every page draws is fed by the build host
     rows = [_gallery_row(m) for m in data.machines]
-    head = ["machine", "CPU fp32 peak (from the reported clock)", "fastest fp32 matrix product",
-            "copy bandwidth, largest copy (all threads; read plus write)", "rounds begun slow"]
+    # Measured columns only. A CPU peak computed from the reported clock was beaten by a measured product on most
+    # machines (a boost clock), so a column of it mostly showed a wrong number; why-gpu discusses the peak instead.
+    head = ["machine", "fastest fp32 matrix product", "copy bandwidth, largest copy (all threads; read plus write)",
+            "rounds begun slow"]
     # Which experiments "fastest" reads: a reader checking the sweep's own table finds a lower figure.
-    keys = (note("Fastest fp32 matrix product: the best median of the square sweep and the shapes experiment.")
-            + note(PEAK_ASSUMES) + (note(EXCEEDED) if any("exceeded" in str(row[1]) for row in rows) else Html("")))
+    keys = note("Fastest fp32 matrix product: the best median of the square sweep and the shapes experiment.")
     copies = [c for m in data.machines for d in ("cpu", m.gpu_device("call_overhead")) if d
               and (c := analysis.largest_copy(m, d))]
-    return (table(head, rows, caption="Every machine: its peak, its fastest matrix product and its memory")
+    return (table(head, rows, caption="Every machine: its fastest matrix product and its memory")
             + marks_note_for(copies) + keys + _state_note(data) + _gallery_gpus(data, feeder)
             + join((provenance(m, data.host) for m in data.machines), "\n"))
 
@@ -130,14 +131,12 @@ def _slow_starts(m: Machine) -> str:
 def _gallery_row(m: Machine) -> list[Html]:
     gpu = m.gpu_device("gemm_rate")
     cpu_rates, gpu_rates = analysis.gemm_rates(m, "cpu"), analysis.gemm_rates(m, gpu) if gpu else {}
-    peak = m.cpu["fp32_peak_flops"]
     cpu_params = cost_model.measured_params(m, "cpu")
     gpu_params = cost_model.measured_params(m, m.gpu_device("call_overhead")) if m.gpu_device("call_overhead") else None
     return [
         # Two files of one CPU read alike but for what one recorded: an absent instruction set is said, not implied.
         html("{}<br><small>{}, {}{}</small>", m.label, m.origin, m.doc["datetime"][:10],
              "" if m.cpu.get("isa") else "; instruction set not recorded"),
-        _peak_cell(peak, analysis.clearly_above_peak(m)),
         html("CPU {}{}", si(analysis.best_matmul_rate(m), "FLOP/s") if cpu_rates else "not measured",
              html("<br>GPU {}", si(max(gpu_rates.values()), "FLOP/s")) if gpu_rates
              else "" if m.gpu is None else html("<br>GPU not measured")),
@@ -148,22 +147,6 @@ def _gallery_row(m: Machine) -> list[Html]:
            if gpu_params else ""),
         _slow_starts(m),
     ]
-
-
-EXCEEDED = (f"Exceeded: a measured matrix product ran at least {stats.MEANINGFUL_RATIO:g}× this peak. So the peak's "
-            "clock or its assumed FLOPs per cycle is too low, most often the clock (boost).")
-PEAK_ASSUMES = ("CPU fp32 peak: threads × reported clock × FLOPs per cycle. It counts each thread as a core: where two "
-                "threads share a core, the true peak is half.")
-
-
-def _peak_cell(peak: float | None, above: float | None) -> Html | str:
-    """The computed CPU peak, flagged where the fastest matrix product clearly beats it (analysis.clearly_above_peak:
-    a clock set too low)."""
-    if not peak:
-        return "unknown"
-    if above:  # EXCEEDED explains the word once, under the table
-        return html("{}, <small>exceeded</small>", si(peak, "FLOP/s"))
-    return si(peak, "FLOP/s")
 
 
 def _estimate_error(m: Machine, feeder: Machine) -> str:
