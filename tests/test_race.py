@@ -323,8 +323,8 @@ def test_the_summary_says_where_the_gpus_clear_wins_lie():
 
 
 def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_doubts_under_it(monkeypatch):
-    """Above home's grid: the counts, then where the GPU wins; under it (race_doubts): how many GPU leads rest on a
-    changed state (§), then what weakens every verdict."""
+    """Above home's grid: where the GPU wins; under it (race_doubts): the counts, how many GPU leads rest on a changed
+    state (§), then what weakens every verdict. Where the GPU wins nowhere, the counts go above instead."""
     from build_hooks.views import race as views
 
     def cell(leader, caveats=()):
@@ -335,15 +335,14 @@ def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_dou
     monkeypatch.setattr(race, "race_data", lambda data: {})
     monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
     above = page.render_fact("race_ground", Dataset([]))
-    assert above == ("Of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. The GPU wins at "
-                     "width 32 at batch 64§")
+    assert above == "The GPU wins at width 32 at batch 64§"
     under = page.render_fact("race_doubts", Dataset([]))
-    assert under.startswith("Of the GPU's wins, 1 (width 32, batch 64) rests on a time taken while the machine "
-                            "changed state (§). Every "
-                            "verdict rests")
+    assert under.startswith("Of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. Of the GPU's "
+                            "wins, 1 (width 32, batch 64) rests on a time taken while the machine changed state (§). "
+                            "Every verdict rests")
     found[(32, 64)] = cell("CPU")
     assert page.render_fact("race_ground", Dataset([])) == "The CPU finishes first at all 2 settings raced below"
-    assert not page.render_fact("race_doubts", Dataset([])).startswith("Of the")
+    assert page.render_fact("race_doubts", Dataset([])).startswith("Every verdict rests")  # the counts said above
 
 
 def test_a_race_sentence_marks_each_time_as_the_tables_do():

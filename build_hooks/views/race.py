@@ -279,10 +279,11 @@ def _verdict_cell(pairing: dict | None, width: int, batch: int, rough: bool = Fa
 
 @fact
 def race_ground(data: Dataset) -> str:
-    """Home's short answer in the data's terms, before the grid: where the GPU's leads lie (_ground), or, where it
-    leads nowhere, the counts."""
+    """Home's short answer in the data's terms, before the grid: where the GPU's leads lie (_wins_where), or, where it
+    leads nowhere, the counts. With the GPU's ground said here, the counts wait under the grid (race_doubts): the
+    first screen keeps the answer and the grid."""
     _, where, counts = _summary_parts(data)
-    return f"{counts}. {where}" if where else counts
+    return where or counts
 
 
 @fact
@@ -488,7 +489,8 @@ def race_doubts(data: Dataset) -> str:
     said = [text for text, _ in _doubts(data, found, explain=True)]
     said = said or ["Every verdict rests on enough timed runs, from machines in their usual state"]
     changed = _changed_leads(found)
-    return ". ".join(([changed] if changed else []) + said)
+    _, where, counts = _summary_parts(data)
+    return ". ".join(([counts] if where else []) + ([changed] if changed else []) + said)
 
 
 @fact
