@@ -598,7 +598,7 @@ def break_even_answer(data: Dataset) -> str:
         cpu = untrusted.placeholder(machine.cpu_short_name)
         # The answer first, as work per step (as home gives it); then where that fell, batch by batch (#39 read).
         if crossed:
-            return (f"Here, the {gpu}'s step got shorter than the {cpu}'s in its own machine once a step did "
+            return (f"Here, the {gpu} took a shorter step than its own machine's CPU (a {cpu}) once a step did "
                     f"{flop_span(*crossed[:2])} (a FLOP is one addition or "
                     f"multiplication). It did so {step_crossings(machine, brief=True)}{slow}")
         return (f"Against the {cpu} in its own machine, the {gpu}'s step got shorter "
