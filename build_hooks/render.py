@@ -80,8 +80,9 @@ def gpu_with(data: Dataset, group: str) -> Machine | None:
     return next((m for m in data.with_experiment(group) if m.gpu_device(group)), None)
 
 
-def version_note(machine: Machine, host: Machine | None) -> Html:
-    """A visible note when a committed file was measured with other library versions."""
+def version_note(machine: Machine, host: Machine | None, full: bool = True) -> Html:
+    """A visible note when a committed file was measured with other library versions: each one named, or (`full`
+    False, under a lesson's result) said in a few words, since the full record names them."""
     if host is None or machine is host:
         return Html("")
     ours, theirs = host.doc["software"], machine.doc["software"]
@@ -89,6 +90,9 @@ def version_note(machine: Machine, host: Machine | None) -> Html:
                    for name in VERSIONED if theirs.get(name) != ours.get(name)]
     if not differences:
         return Html("")
+    if not full:
+        return html(' <strong class="crossover-version-note">Other library versions than this build\'s: compare with '
+                    "care.</strong>")
     return html(' <strong class="crossover-version-note">Measured with different library versions: {}; '
                 "compare with care.</strong>", ", ".join(differences))
 
@@ -288,13 +292,25 @@ def measured_value(point_stats: dict, extra: dict, unit: str, per: str = "") -> 
     return esc(si(point_stats["median"], unit, digits) + per) + mark(point_stats, extra, timing)
 
 
-def provenance(machine: Machine, host: Machine | None = None, headed: bool = False) -> Html:
+def provenance(machine: Machine, host: Machine | None = None, headed: bool = False, full: bool = False) -> Html:
     """One line saying where, when and with what a machine's numbers were measured; `headed` when a heading right
-    above names the machine, so a repeat of the line adds nothing (provenance_once drops it)."""
-    cpu, sw, commit = machine.cpu, machine.doc["software"], machine.doc["commit_info"]
+    above names the machine, so a repeat of the line adds nothing (provenance_once drops it).
+
+    Under a lesson's result the line is short: the hardware, torch, the date and origin, and any caveat that weakens
+    the numbers, with a link to the full record. `full` gives that record (every library version, the commit and the
+    file), as About the data and All measurements print it (#39 read: a five-line paragraph under every result)."""
+    cpu, sw = machine.cpu, machine.doc["software"]
     clock = si(cpu["clock_hz"], "Hz") if cpu["clock_hz"] else "clock unknown"
+    caveats = html("{}{}", version_note(machine, host, full), _slow_note(machine))
+    if not full:
+        gpu_text = f"GPU {machine.gpu['name']}" if machine.gpu else "no GPU"
+        return html('<p class="crossover-provenance{}">Measured on <strong>{}</strong>, {} threads at {}; {}; '
+                    'torch {}. {}, {}.{} <a href="{}data/#machines-in-this-build">Full record</a>.</p>',
+                    Html(" crossover-provenance--headed" if headed else ""), cpu["brand"], cpu["threads_used"], clock,
+                    gpu_text, sw["torch"], machine.doc["datetime"][:10], machine.origin, caveats, Html(SITE_ROOT))
     gpu = machine.gpu
     gpu_text = f"GPU {gpu['name']} ({_gpu_stack(machine)})" if gpu else "no GPU"
+    commit = machine.doc["commit_info"]
     commit_text = commit["id"][:10] if commit["id"] else "uncommitted"
     if commit["dirty"]:
         commit_text += " (modified)"
@@ -302,11 +318,11 @@ def provenance(machine: Machine, host: Machine | None = None, headed: bool = Fal
         # Where, when and with what; no derived figure (the peak and what beat it live on why-gpu, where they
         # are explained: said under every table they were a caveat a reader met a dozen times).
         '<p class="crossover-provenance{}">Measured on <strong>{}</strong>, {} threads at {}; {}. '
-        "Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}{}</p>",
+        "Python {}, torch {} (BLAS {}), numpy {}, fp32 matmul precision “{}”. {}, commit {}, {} ({}).{}</p>",
         Html(" crossover-provenance--headed" if headed else ""), cpu["brand"], cpu["threads_used"], clock, gpu_text,
         sw["python"], sw["torch"],
         sw["blas"], sw["numpy"], sw["float32_matmul_precision"], machine.doc["datetime"][:10], commit_text,
-        machine.origin, machine.source, version_note(machine, host), _slow_note(machine))
+        machine.origin, machine.source, caveats)
 
 
 def _slow_note(machine: Machine) -> str:

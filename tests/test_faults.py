@@ -182,14 +182,19 @@ def test_path_like_machine_id_cannot_escape_results(tmp_path):
 
 
 def test_committed_results_from_other_library_versions_are_flagged():
-    """A committed file measured with another torch shows a visible 'different library versions' note."""
+    """A committed file measured with another torch shows a visible 'different library versions' note: each version
+    named in the full record, in a few words under a lesson's result (which links to the record)."""
     host = Machine(synthetic_doc("host"), "cache", "this build host")
     other_doc = synthetic_doc("gpu-runner", gpu="Fixture GPU")
     other_doc["software"]["torch"] = "2.9.0"
     other = Machine(other_doc, "results/gpu-runner.json", "committed reference")
-    line = render.provenance(other, host)
+    line = render.provenance(other, host, full=True)
     assert "different library versions" in line and "torch 2.9.0 (this build: 2.13.0)" in line
-    assert "different library versions" not in render.provenance(host, host)
+    assert "different library versions" not in render.provenance(host, host, full=True)
+    short = render.provenance(other, host)
+    assert "Other library versions than this build's: compare with care." in short and "torch 2.9.0." in short
+    assert "#machines-in-this-build\">Full record</a>" in short
+    assert "Other library versions" not in render.provenance(host, host)
 
 
 def build_page_with_block(tmp_path, quick_cache, block: str, **env):

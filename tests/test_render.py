@@ -216,7 +216,7 @@ def test_a_gpus_memory_is_given_in_gib_as_its_driver_reports_it():
 
     doc = synthetic_doc(gpu="Fixture GPU", step_times={("cpu", 32, 1): 1e-3, ("cuda", 32, 1): 1e-3})
     doc["machine_info"]["gpu"]["memory_bytes"] = 150_109_880_320
-    line = str(render.provenance(Machine(doc, "f", "t")))
+    line = str(render.provenance(Machine(doc, "f", "t"), full=True))
     assert "139.8 GiB usable" in line and "150 GB" not in line
 
 

@@ -174,13 +174,13 @@ def machines(data: Dataset) -> Html:
         rows.append([m.label, m.origin, m.doc["mode"], measured or "none"] + ([short or "none"] if unfinished else []))
     return (table(["machine", "origin", "mode", "experiments (bench_version, devices)"]
                   + (["not measured (why)"] if unfinished else []), rows)
-            + join((provenance(m, data.host) for m in data.machines), "\n"))
+            + join((provenance(m, data.host, full=True) for m in data.machines), "\n"))
 
 
 @section
 def all_provenance(data: Dataset) -> Html:
-    """The provenance line of every machine in the build."""
-    return join((provenance(m, data.host) for m in data.machines), "\n")
+    """The full provenance record of every machine in the build."""
+    return join((provenance(m, data.host, full=True) for m in data.machines), "\n")
 
 
 def _measurements_of(group: str):
