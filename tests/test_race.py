@@ -273,10 +273,8 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     assert ("The GPU machine began 61% of its measurements running slow. So both its CPU&#x27;s and its GPU&#x27;s "
             'times may run long (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
     said = page.render_fact("race_doubts", data)  # on home, the sentence under the grid says it instead
-    assert said.endswith("Before each measurement, a fixed check task times the machine. The machine counts as slow "
-                         "when that task takes over 1.4× its best. The GPU machine began 61% of its measurements "
-                         "running slow. So "
-                         "both its CPU's and its GPU's times may run long")
+    assert said.endswith("The GPU machine began 61% of its measurements running slow. So both its CPU's and its GPU's "
+                         "times may run long") and "check task" not in said
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     # Home's first screen names the pairing only: the sentence under the grid (race_doubts) says the machine ran slow.
     assert "slow" not in page.render_fact("race_pairing", data)
@@ -333,11 +331,11 @@ def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_dou
     found = {(32, 1): cell("CPU"), (32, 64): cell("GPU", ["unsettled"])}
     monkeypatch.setattr(race, "verdicts", lambda race_data: found)
     monkeypatch.setattr(race, "race_data", lambda data: {})
-    monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
+    monkeypatch.setattr(views, "_doubts", lambda data, found: [])
     above = page.render_fact("race_ground", Dataset([]))
     assert above == "The GPU wins at width 32 at batch 64§"
     under = page.render_fact("race_doubts", Dataset([]))
-    assert under.startswith("Of the 2 settings raced below, the GPU finishes first at 1 and the CPU at 1. Of the GPU's "
+    assert under.startswith("Of the 2 settings raced above, the GPU finishes first at 1 and the CPU at 1. Of the GPU's "
                             "wins, 1 (width 32, batch 64) rests on a time taken while the machine changed state (§). "
                             "Every verdict rests")
     found[(32, 64)] = cell("CPU")
@@ -401,7 +399,7 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
     found = {(32, 1): cell("CPU"), (32, 64): cell("GPU", against_half=1.5), (32, 2): cell("GPU", 1.5, True)}
     monkeypatch.setattr(race, "verdicts", lambda race_data: found)
     monkeypatch.setattr(race, "race_data", lambda data: {"widths": [32], "batches": [1, 2, 64], "lanes": []})
-    monkeypatch.setattr(views, "_doubts", lambda data, found, explain=False: [])
+    monkeypatch.setattr(views, "_doubts", lambda data, found: [])
     assert page.render_fact("race_grid_counts", Dataset([])) == (
         "The grid below has all 3 settings: the CPU finishes first at 1, the GPU at 1. Clear GPU wins: width "
         "32 at batch 64")  # where it wins follows, so the two corners read as ends of a rule
@@ -492,7 +490,8 @@ def test_the_race_opens_where_its_intro_says():
 
     data = dataset(gpu="Fixture GPU")
     assert race.race_data(data)["opening"] == {"batch": 64, "width": 32}
-    assert page.render_fact("race_opening", data) == "The race opens at batch 64 and width 32, the lessons' small network"
+    assert page.render_fact("race_opening", data) == ("The race opens at batch 64 and width 32: the 512→32→10 network "
+                                                      "the lessons use")
     assert race.opening([8, 512], [2, 4]) == (2, 8)
 
 
@@ -521,3 +520,28 @@ def test_home_names_the_raced_network_and_its_epochs_rows_from_the_experiment():
     said = page.render_fact("race_pairing", data)
     assert f"({model['INPUTS']} inputs, one hidden layer, {model['CLASSES']} outputs) through whole epochs of " \
            f"{rows[0]:,} rows" in said
+
+
+def test_an_out_of_line_slowdown_both_experiments_show_is_said_to_be_likely_a_slow_code_path(monkeypatch):
+    """reproduced_slowdowns says both experiments show the out-of-line losers' slowdowns where the training step broke
+    its trend at the same settings too (all of them, or how many), and nothing where it did not."""
+    from build_hooks import analysis
+    from build_hooks.dataset import Machine
+    from build_hooks.views import race as views
+    from conftest import synthetic_doc
+
+    machine = Machine(synthetic_doc(machine_id="box"), "f", "t")
+
+    def cell(out_of_line):
+        side = {"machine_id": machine.id, "label": "Fixture"}
+        return {"leader": "GPU", "out_of_line": out_of_line, "estimate": False, "gpu": side, "cpu": side}
+    found = {(32, 16): cell(True), (512, 64): cell(True), (512, 128): cell(False)}
+    data = Dataset([machine])
+    slow_steps = {32: {16}, 512: {64}}
+    monkeypatch.setattr(analysis, "out_of_line_steps", lambda m, device, width: slow_steps.get(width, set()))
+    assert views.reproduced_slowdowns(data, found) == " Both experiments show these slowdowns: likely a slow code path."
+    slow_steps[512] = set()
+    assert views.reproduced_slowdowns(data, found) == (" Both experiments show 1 of these slowdowns: likely a slow "
+                                                       "code path.")
+    slow_steps[32] = set()
+    assert views.reproduced_slowdowns(data, found) == ""

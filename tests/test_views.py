@@ -743,9 +743,13 @@ def test_with_measured_lanes_the_race_says_how_far_each_epoch_fell_across_the_ba
     assert page.render_fact("race_estimate_flat", Dataset([])).endswith("So neither gained much on the other")
     for point in lanes[1]["epochs"]["32"].values():  # 1,024 rows: 1,024 steps at batch 1, 2 at batch 512 (512×)
         point["rows"] = 1024
-    lanes[1]["epochs"]["32"]["1"]["seconds"] = 1100.0  # fell 550×: more than the steps did
+    lanes[1]["epochs"]["32"]["1"].update(seconds=1100.0, q1=1100.0, q3=1100.0)  # fell 550×: within 1.1× of 512×
+    assert "fall beats" not in page.render_fact("race_estimate_flat", Dataset([]))
+    lanes[1]["epochs"]["32"]["1"].update(seconds=1200.0, q1=1200.0, q3=1200.0)  # fell 600×: beyond it
     assert page.render_fact("race_estimate_flat", Dataset([])).endswith(
         "The GPU's fall beats the 512× fewer steps: inside the epoch, its step at batch 512 ran faster than at batch 1")
+    lanes[1]["epochs"]["32"]["512"]["q3"] = 2.4  # but not beyond the spread of the epoch it ends at
+    assert "fall beats" not in page.render_fact("race_estimate_flat", Dataset([]))
 
 
 def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
