@@ -1925,3 +1925,24 @@ def test_the_cheat_sheets_work_rule_matches_the_experiments_own_flop_counts():
     low, high, _ = crossing_bracket(next(m for m in committed if m.gpu is not None))
     assert said.startswith(f"For the race's network, a step does {per:,}·B·H FLOPs") and \
         f"B·H from {low / per:,.0f} to {high / per:,.0f}, on this pair" in said
+
+
+def test_the_break_even_is_worked_through_in_words_before_its_table():
+    """break_even_worked gives the measured GPU's extra cost per operation and the work its CPU does in that time, the
+    numbers of the break-even table's row; without a measured GPU, the estimate's launch and the build host's work."""
+    from pathlib import Path
+
+    from build_hooks import dataset
+    from build_hooks.render import si
+    from build_hooks.views import cost_model as views
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = views.first_measured_break_even(Dataset(committed))
+    said = page.render_fact("break_even_worked", Dataset(committed))
+    assert f"pays {si(gpu_op - cpu_op, 's')} more per operation than its own CPU" in said
+    assert f"the CPU does {si((gpu_op - cpu_op) * cpu_rate, 'FLOP')} at its best rate" in said
+    table = page.render_section("break_even_table", Dataset(committed))
+    assert si((gpu_op - cpu_op) * cpu_rate, "FLOP") in table  # the same figure as the table's row
+    cpu_only = Dataset([m for m in committed if m.gpu is None])
+    assert page.render_fact("break_even_worked", cpu_only).startswith("Worked through, for the estimate: a GPU adds a ")

@@ -671,6 +671,27 @@ def step_crossings(machine: Machine, brief: bool = False) -> str:
 
 
 @fact
+def break_even_worked(data: Dataset) -> str:
+    """The break-even table's top row worked through in words, before the table: the GPU's extra fixed cost per
+    operation, the work its CPU does in that time, and so the work an operation must carry. From the first measured
+    GPU, else from the estimate's launch (#39 read: the table's headers needed its footnotes)."""
+    first = first_measured_break_even(data)
+    if first is None:
+        found = break_even(data)
+        return (f"Worked through, for the estimate: a GPU adds a {si(gpu_model.LAUNCH_HOST_S, 's')} launch to every "
+                f"operation. In that time the build host's CPU does {si(found.crossover_flop, 'FLOP')} at its best "
+                "rate. So an operation must carry more than that before the estimated GPU's step is shorter")
+    machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = first
+    gpu = untrusted.placeholder(machine.device_label(machine.gpu_device(analysis.STEP)))
+    extra = gpu_op - cpu_op
+    if extra <= 0:
+        return f"Worked through: the {gpu} pays no more per operation than its own CPU, so no work is needed"
+    return (f"Worked through: the {gpu} pays {si(extra, 's')} more per operation than its own CPU. In that time the "
+            f"CPU does {si(extra * cpu_rate, 'FLOP')} at its best rate. So an operation must carry more than that "
+            "before the GPU's step is shorter")
+
+
+@fact
 def home_one_number(data: Dataset) -> str:
     """Home's why under the grid, from the measured break-even (the first machine drawn with a measured GPU): the GPU
     pays more fixed cost per step, and only enough arithmetic hides it. Where no GPU was measured, the estimate's
