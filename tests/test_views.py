@@ -1946,3 +1946,31 @@ def test_the_break_even_is_worked_through_in_words_before_its_table():
     assert si((gpu_op - cpu_op) * cpu_rate, "FLOP") in table  # the same figure as the table's row
     cpu_only = Dataset([m for m in committed if m.gpu is None])
     assert page.render_fact("break_even_worked", cpu_only).startswith("Worked through, for the estimate: a GPU adds a ")
+
+
+def test_the_peak_plot_draws_a_gpus_published_peak_beside_its_cpus_in_one_colour_per_meaning(monkeypatch):
+    """The square-product plot of a machine with a GPU that has a datasheet draws that datasheet's FP32 peak, labelled
+    published; a CPU-only machine's plot has none; each meaning keeps one colour on every machine's plot."""
+    from pathlib import Path
+
+    from build_hooks import dataset, datasheets, plots
+    from build_hooks.views import gemm_rate
+
+    drawn = []
+    draw = plots.line_panels
+    monkeypatch.setattr(plots, "line_panels", lambda panels, **kw: drawn.append(panels[0]["series"])
+                        or draw(panels, **kw))
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    gpu_machine = next(m for m in committed if m.gpu is not None)
+    cpu_machine = next(m for m in committed if m.gpu is None)
+    for machine in (gpu_machine, cpu_machine):
+        page.render_section("gemm_rate", Dataset([machine]))
+    with_gpu, cpu_only = drawn[-2:]
+    peak = next(s for s in with_gpu if s.colour_key == "gpu peak")
+    sheet = datasheets.by_name("NVIDIA H200 SXM")
+    assert peak.label == "GPU FP32 peak (published: NVIDIA H200 SXM datasheet)" and set(peak.y) == {sheet.fp32_flops / 1e9}
+    assert not any(s.colour_key == "gpu peak" for s in cpu_only)
+    colour = {s.colour_key: s.colour for s in with_gpu}
+    assert all(colour.get(s.colour_key, s.colour) == s.colour for s in cpu_only)
+    assert set(colour.values()) <= set(gemm_rate.PEAK_COLOURS.values())

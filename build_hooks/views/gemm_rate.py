@@ -42,7 +42,8 @@ def gemm_rate(data: Dataset) -> Html:
         for device in m.devices(GROUP):
             achieved = analysis.gemm_rates(m, device)
             series.append(plots.Series(DEVICE_NAME[device], list(achieved), [r / 1e9 for r in achieved.values()],
-                                       "--" if is_gpu(device) else "-", DEVICE_NAME[device]))
+                                       "--" if is_gpu(device) else "-", DEVICE_NAME[device],
+                                       colour=PEAK_COLOURS["gpu" if is_gpu(device) else "cpu"]))
             points = {b["params"]["n"]: b for b in m.measured(GROUP, device=device)}
             rows += [[DEVICE_NAME[device], n, si(r, "FLOP/s") + mark(points[n]["stats"], points[n]["extra_info"])]
                      for n, r in achieved.items()]
@@ -51,7 +52,14 @@ def gemm_rate(data: Dataset) -> Html:
         if peak:
             xs = sorted(cpu_rates)
             series.append(plots.Series("CPU peak at its reported clock", xs, [peak / 1e9] * len(xs),
-                                       ":", "peak"))
+                                       ":", "peak", colour=PEAK_COLOURS["cpu peak"], markers=False))
+        gpu_device = next((d for d in m.devices(GROUP) if is_gpu(d)), None)
+        sheet = datasheets.for_gpu(m.gpu["name"]) if gpu_device and m.gpu else None
+        if sheet is not None and sheet.fp32_flops:  # the question the section asks needs both peaks (#39 read)
+            xs = sorted(analysis.gemm_rates(m, gpu_device))
+            series.append(plots.Series(f"GPU FP32 peak (published: {sheet.name} datasheet)", xs,
+                                       [sheet.fp32_flops / 1e9] * len(xs), "-.", "gpu peak",
+                                       colour=PEAK_COLOURS["gpu peak"], markers=False))
         rates = [y for s in series for y in s.y if y > 0]
         # Linear reads best for one device; a GPU tens of times faster would flatten its CPU on a linear axis.
         scale = "log" if rates and max(rates) > LOG_SPAN * min(rates) else "linear"
@@ -69,6 +77,11 @@ def gemm_rate(data: Dataset) -> Html:
         return (figure(svg, caption)
                 + table(["device", "n", "achieved"], rows) + marks_note_for(list(shown)))
     return per_machine(data, GROUP, one)
+
+
+# One colour per meaning on every machine's plot (#39 read: the CPU's peak took the GPU's blue on a CPU-only plot).
+PEAK_COLOURS = {"cpu": plots.PALETTE[0], "gpu": plots.PALETTE[1], "cpu peak": plots.PALETTE[2],
+                "gpu peak": plots.PALETTE[5]}
 
 
 @section
