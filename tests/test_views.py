@@ -707,8 +707,8 @@ def test_the_break_even_is_a_span_only_where_a_bare_operation_disagrees_with_the
 
 def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():
     """why-gpu's first sentence sets a measured GPU against its own machine's CPU, both at measured rates and format
-    for format (the committed GPU machine measured bf16 on both); without a GPU it falls back to the datasheet,
-    labelled published."""
+    for format (the committed GPU machine measured bf16 on both, each product's size said); without a GPU it falls
+    back to the datasheet, labelled published."""
     from pathlib import Path
 
     from build_hooks import dataset
@@ -718,6 +718,10 @@ def test_why_gpu_leads_with_one_measured_machine_when_a_gpu_was_measured():
     said = page.render_fact("workload_headline", Dataset(committed))
     assert said.startswith("Take a 100-million-parameter language model")
     assert said.count("fp32") == said.count("at its measured bf16") == 2  # format for format, on both devices
+    gpu_machine = next(m for m in committed if m.gpu is not None)
+    for device in ("cpu", gpu_machine.gpu_device("gemm_rate")):  # each bf16 rate names the product it comes from
+        side = gpu_machine.measured("precision", device=device, op="matmul", dtype="bf16")[0]["extra_info"]["n"]
+        assert f"rate (one {side}×{side} product)" in said
     assert said.endswith("A real run takes longer than these floors")  # pure arithmetic, not a run's time
     assert "published" not in said
     cpu_only = page.render_fact("workload_headline", Dataset([m for m in committed if m.gpu is None]))

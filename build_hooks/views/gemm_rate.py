@@ -204,8 +204,9 @@ def workload_headline(data: Dataset) -> str:
         # Each time is pure arithmetic at one product's rate: a real run takes longer, said in the closing sentence.
         return (f"Take {model}. At its fastest fp32 matrix product (32-bit numbers), {cpu} needs about "
                 f"{_duration(flops / cpu_rates['fp32'])} of pure arithmetic"
-                f"{_or_bf16(flops, cpu_rates, ' (16-bit)')}. The {gpu} beside it needs about "
-                f"{_duration(flops / gpu_rates['fp32'])} in fp32{_or_bf16(flops, gpu_rates)}. "
+                f"{_or_bf16(flops, cpu_rates, ' (16-bit)', _bf16_product(machine, 'cpu'))}. The {gpu} beside it needs "
+                f"about {_duration(flops / gpu_rates['fp32'])} in fp32"
+                f"{_or_bf16(flops, gpu_rates, product=_bf16_product(machine, machine.gpu_device(GROUP)))}. "
                 "A real run takes longer than these floors")
     rate = analysis.best_matmul_rate(first_with(data, GROUP))
     sheet = datasheets.by_name("NVIDIA H200 SXM")
@@ -215,10 +216,18 @@ def workload_headline(data: Dataset) -> str:
             f"{_duration(flops / sheet.bf16_flops)} in bf16 (published)")
 
 
-def _or_bf16(flops: float, rates: dict[str, float], gloss: str = "") -> str:
-    # "about": a bf16 rate is one product's, not the fastest of a sweep, so it bounds nothing.
-    return (f", or about {_duration(flops / rates['bf16'])} at its measured bf16{gloss} rate" if "bf16" in rates
+def _or_bf16(flops: float, rates: dict[str, float], gloss: str = "", product: str | None = None) -> str:
+    # "about": a bf16 rate is one product's, not the fastest of a sweep, so it bounds nothing. Its size is said, since
+    # the two devices' products can differ (#39 read: 2048² on the CPU beside 8192² on the GPU read as like for like).
+    size = f" ({product})" if product else ""
+    return (f", or about {_duration(flops / rates['bf16'])} at its measured bf16{gloss} rate{size}" if "bf16" in rates
             else "")
+
+
+def _bf16_product(machine: Machine, device: str) -> str | None:
+    """The bf16 product a device's bf16 rate comes from ("one 2048×2048 product"), or None where not recorded."""
+    side = _bf16_side(machine, device)
+    return f"one {side} product" if side else None
 
 
 @fact
