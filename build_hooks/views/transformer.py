@@ -240,8 +240,10 @@ def transformer_steps(data: Dataset) -> Html:
         lanes = ("Dashed: a GPU, measured." if gpu_device else
                  f"Dotted in the time panel: the H200 estimate (not measured), its band ({band}) shaded.")
         # "neither" can sit beside a median just past the band's edge: the CPU's spread reaches into it.
-        neither = (note(f"Neither: the CPU's spread reaches into the band, or the two are less than "
-                        f"{stats.MEANINGFUL_RATIO:g}× apart.") if any("neither" in map(str, row) for row in rows)
+        # Which two: the CPU's median and the estimate's, not the CPU and the band's edge (#39 read: "1.06× the band's
+        # top" beside "less than 1.1× apart" read as a broken rule).
+        neither = (note(f"Neither: the CPU's spread reaches into the band, or the CPU's median is less than "
+                        f"{stats.MEANINGFUL_RATIO:g}× the estimate's.") if any("neither" in map(str, row) for row in rows)
                    else Html(""))
         parts = (figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
                              "under load.") + table(head, rows, caption=caption) + neither + marks_note_for(shown)
@@ -426,9 +428,9 @@ def transformer_gpu_answer(data: Dataset) -> str:
                 "measured")
     # Short sentences: who beats whom, then where, then whom it beat.
     _, said = _gpu_verdicts(data)
-    # The answer first, then where it comes from; the model's band and limits follow (transformer_band).
-    # "untested": the estimate's cost per operation was fitted on another network (transformer_band says how).
-    return f"Probably, but only by an estimate: {said}. {_no_gpu_words(data)}"
+    # Not measured comes first, then what the labelled estimate says; its band and limits follow (transformer_band).
+    # No "probably": the estimate's cost per operation was fitted on another network (#39 read).
+    return f"{_no_gpu_words(data)}. By the labelled estimate, a GPU would lead {said}"
 
 
 def _band_span(machine: Machine, peers: Iterable[Machine]) -> tuple[float, float]:
