@@ -242,9 +242,9 @@ def transformer_steps(data: Dataset) -> Html:
         # "neither" can sit beside a median just past the band's edge: the CPU's spread reaches into it.
         # Which two: the CPU's median and the estimate's, not the CPU and the band's edge (#39 read: "1.06× the band's
         # top" beside "less than 1.1× apart" read as a broken rule).
+        said_neither = any("neither" in map(str, row) for row in rows)
         neither = (note(f"Neither: the CPU's spread reaches into the band, or the CPU's median is less than "
-                        f"{stats.MEANINGFUL_RATIO:g}× the estimate's.") if any("neither" in map(str, row) for row in rows)
-                   else Html(""))
+                        f"{stats.MEANINGFUL_RATIO:g}× the estimate's.") if said_neither else Html(""))
         parts = (figure(svg, f"Solid: CPU, measured. {lanes}{roof} Ringed points are noisy, too few or taken "
                              "under load.") + table(head, rows, caption=caption) + neither + marks_note_for(shown)
                  + work)
