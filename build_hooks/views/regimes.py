@@ -16,7 +16,6 @@ from build_hooks.render import (
     join,
     listing,
     missing,
-    mostly_slow,
     multiple,
     note,
     si,
@@ -122,10 +121,9 @@ def regimes_gpu_summary(data: Dataset) -> str:
         profiled = _profiled_overhead(machine)
         if profiled:
             # The measured evidence only: the fit is made from these same steps, so it confirms nothing.
-            slow = (". Its machine began most rounds slow, so these times may run high" if mostly_slow(machine)
-                    else "")
+            # Two sentences on the first screen; a slow machine is said in the provenance under its tables.
             return (f"On {untrusted.placeholder(machine.device_label(device))}, {profiled}. "
-                    f"{_flat_steps(machine, device)}: the time is fixed cost, not arithmetic{slow}")
+                    f"{_flat_steps(machine, device)}: the time is fixed cost, not arithmetic")
         return (f"On {name}, the cost model calls every one of its {counts.total()} steps overhead-bound. For a "
                 "network this small, issuing each operation outlasts its arithmetic")
     if len(counts) == 1:
@@ -163,7 +161,8 @@ def regimes_by_width(data: Dataset) -> Html:
     """Per width, the regimes a step passes through as the batch grows, each with its run of batches (where it
     switches moves with noise): a table, one width per row. The build host's CPU first, which the bold sentence above
     counts and the roofline below uses; then the first measured GPU's, by the same model fitted to that GPU's own
-    steps, and the CPU in the same machine, so those two tables compare one machine."""
+    steps, and the CPU in the same machine, so those two tables compare one machine. A device whose fit does no better
+    than a constant gets no table."""
     machine = first_with(data, analysis.STEP)
     tables = []
     gpu_machine = gpu_with(data, analysis.STEP)
@@ -174,10 +173,10 @@ def regimes_by_width(data: Dataset) -> Html:
                             ("cpu", f"Each CPU training step's regime on the same machine's "
                                     f"{gpu_machine.device_label('cpu').removeprefix('CPU: ')}, by the cost model's "
                                     "largest term")):
-            # A fit no better than a constant names no regime worth trusting: its table says so in its caption.
+            # A fit no better than a constant names no regime worth trusting: its labels are left out, and the
+            # measured times in the bold line above are the evidence (#39 read: a table of weak labels added nothing).
             if cost_model.no_better_than_constant(gpu_machine, on):
-                caption += (". A constant fits these steps as well as the model does, so these labels are weak: "
-                            "the measured times are better evidence")
+                continue
             try:
                 tables.append(_regimes_table(gpu_machine, on, caption))
             except MissingData:  # a device without the cost model's inputs has no regimes to show
