@@ -203,7 +203,7 @@ def test_cpu_choice_rule_reads_the_measured_gpu_when_there_is_one():
     data = Dataset([Machine(doc, "f", "t")])
     text, table = page.render_fact("cpu_choice_rule", data), page.render_section("cpu_choice_table", data)
     assert "estimate" not in text and "estimated" not in table
-    assert "<td>from batch 16 (tens)</td>" in bare_cells(table) and "the GPU&#x27;s host" in table
+    assert "<td>from batch 16</td>" in bare_cells(table) and "the GPU&#x27;s host" in table
 
 
 def test_cpu_choice_rule_gives_every_cpu_its_own_row():
@@ -217,7 +217,7 @@ def test_cpu_choice_rule_gives_every_cpu_its_own_row():
     data = Dataset([machine("slow-host", "Slow CPU", "Fixture GPU", 0.5), machine("fast-cpu", "Fast CPU", None, 0.01)])
     table = page.render_section("cpu_choice_table", data)
     slow, fast = table.split("Slow CPU")[1].split("</tr>")[0], table.split("Fast CPU")[1].split("</tr>")[0]
-    assert "from batch 4 (a few)" in slow and "from batch 256 (hundreds)" in fast
+    assert "from batch 4<" in slow and "from batch 256<" in fast
 
 
 def test_loader_overlap_claim_follows_the_data():

@@ -214,13 +214,6 @@ def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
     assert rows.count("<tr>") == 4 and "<td>3.0× faster</td>" in rows and "<td>92× slower</td>" in rows
 
 
-def test_the_cpu_choice_rule_names_the_scale_of_a_batch():
-    """A crossover's batch is given with its scale (a few, tens, hundreds), which moves less than the batch."""
-    from build_hooks.views.cpu_choice import scale_of
-
-    assert [scale_of(b) for b in (2, 4, 8, 16, 64, 128)] == ["a few"] * 3 + ["tens"] * 2 + ["hundreds"]
-
-
 def test_the_gallery_shows_measured_rates_and_no_peak_from_the_reported_clock():
     """The gallery's machine table holds measured columns only: a CPU peak computed from the reported clock, which a
     measured product can beat, is not one of them."""
@@ -1666,8 +1659,8 @@ def test_a_cpu_choice_crossing_keeps_the_changed_state_mark_of_its_epochs():
                                           else []} for b, t in times.items()}}}
     cpu = lane({1: 1.0, 4: 4.0, 16: 16.0}, changed={4})
     gpu = lane({1: 2.0, 4: 1.0, 16: 1.0})
-    assert cpu_choice._crossover_words(cpu, gpu, 8) == "from batch 4§ (a few)"
-    assert cpu_choice._crossover_words(lane({1: 1.0, 4: 4.0, 16: 16.0}), gpu, 8) == "from batch 4 (a few)"
+    assert cpu_choice._crossover_words(cpu, gpu, 8) == "from batch 4§"
+    assert cpu_choice._crossover_words(lane({1: 1.0, 4: 4.0, 16: 16.0}), gpu, 8) == "from batch 4"
 
 
 def test_why_gpu_sets_a_measured_gpus_memory_against_its_own_cpus_at_the_largest_shared_copy():
