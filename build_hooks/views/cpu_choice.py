@@ -52,7 +52,7 @@ def cpu_choice_rule(data: Dataset) -> str:
 
 @section
 def cpu_choice_table(data: Dataset) -> Html:
-    """Per CPU lane (the GPU's own host first) and width: the batch scale from which the GPU lane leads."""
+    """Per CPU lane (the GPU's own host first) and width: the batch from which the GPU lane leads."""
     gpu, cpus = _lanes(data)
     widths = sorted({int(w) for cpu in cpus for w in cpu["epochs"]} & {int(w) for w in gpu["epochs"]})
     # A lane from a machine that began most rounds slow carries ° by its name, keyed under the table.
