@@ -1970,3 +1970,26 @@ def test_the_peak_plot_draws_a_gpus_published_peak_beside_its_cpus_in_one_colour
     colour = {s.colour_key: s.colour for s in with_gpu}
     assert all(colour.get(s.colour_key, s.colour) == s.colour for s in cpu_only)
     assert set(colour.values()) <= set(gemm_rate.PEAK_COLOURS.values())
+
+
+def test_the_gallery_draws_every_machines_fastest_product_on_one_log_axis(monkeypatch):
+    """The gallery's chart has one group per machine with a matrix product, its CPU's fastest rate and its GPU's where
+    it has one (a gap where not), on a log axis; one machine alone gets no chart."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset, plots
+
+    drawn = []
+    draw = plots.bars
+    monkeypatch.setattr(plots, "bars", lambda groups, series, **kw: drawn.append((groups, series, kw))
+                        or draw(groups, series, **kw))
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    page.render_section("gallery", Dataset(committed))
+    groups, series, kw = drawn[-1]
+    assert len(groups) == len(committed) and kw["log"]
+    assert series["CPU"] == [analysis.best_matmul_rate(m) for m in committed]
+    assert series["GPU in the same machine"] == [analysis.best_matmul_rate(m, m.gpu_device("gemm_rate"))
+                                                 if m.gpu_device("gemm_rate") else None for m in committed]
+    drawn.clear()
+    assert "<figure" not in str(page.render_section("gallery", Dataset(committed[:1]))) and not drawn

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from build_hooks import analysis, conditions, consistency, cost_model, experiments, gate, gpu_estimate, stats, untrusted
+from build_hooks import (
+    analysis,
+    conditions,
+    consistency,
+    cost_model,
+    experiments,
+    gate,
+    gpu_estimate,
+    plots,
+    stats,
+    untrusted,
+)
 from build_hooks.dataset import Dataset, Machine
 from build_hooks.page import MissingData, fact, section
 from build_hooks.render import (
     Html,
+    figure,
     html,
     iqr_share,
     join,
@@ -78,9 +90,27 @@ def gallery(data: Dataset) -> Html:
     keys = note("Fastest fp32 matrix product: the best median of the square sweep and the shapes experiment.")
     copies = [c for m in data.machines for d in ("cpu", m.gpu_device("call_overhead")) if d
               and (c := analysis.largest_copy(m, d))]
-    return (table(head, rows, caption="Every machine: its fastest matrix product and its memory")
+    return (_gallery_chart(data) + table(head, rows, caption="Every machine: its fastest matrix product and its memory")
             + marks_note_for(copies) + keys + _state_note(data) + _gallery_gpus(data, feeder)
             + join((provenance(m, data.host) for m in data.machines), "\n"))
+
+
+def _gallery_chart(data: Dataset) -> Html:
+    """Every machine's fastest fp32 matrix product, its CPU's and its GPU's, on one log axis (#39 read: a gallery
+    with no picture). Each machine by its CPU in a few words, on two lines; a GPU is named in its own series."""
+    rated = [(m, analysis.best_matmul_rate(m), m.gpu_device("gemm_rate")) for m in data.machines]
+    rated = [(m, cpu, analysis.best_matmul_rate(m, gpu) if gpu else None) for m, cpu, gpu in rated if cpu]
+    if len(rated) < 2:
+        return Html("")
+    # Three short lines a tick label can hold side by side: "2-thread", "Intel Xeon", "at 2.60 GHz".
+    groups = [m.cpu_short_name.replace("-thread ", "-thread\n", 1).replace(" at ", "\nat ", 1) for m, _, _ in rated]
+    series = {"CPU": [cpu for _, cpu, _ in rated]}
+    if any(gpu for _, _, gpu in rated):
+        series["GPU in the same machine"] = [gpu for _, _, gpu in rated]
+    svg = plots.bars(groups, series, title="Fastest fp32 matrix product, by machine", ylabel="fastest product (FLOP/s)",
+                     alt="Each machine's fastest fp32 matrix product on its CPU, and on its GPU where it has one, "
+                         "on a log axis; the table below has the numbers.", log=True, unit="FLOP/s")
+    return figure(svg, "Higher is better. A log axis: each grid line is ten times the one below.")
 
 
 def _gallery_gpus(data: Dataset, feeder: Machine) -> Html:
