@@ -132,6 +132,7 @@ def test_the_pages_say_how_the_estimate_fared_and_which_way_it_errs():
     assert found.outside == 2 and found.median > gpu_estimate.SLOWER
     said = untrusted.restore(page.render_fact("estimate_check", data))
     assert f"took {found.median:.2g}× the estimate" in said and "At 2 of 2 sizes that is outside the band first" in said
+    assert said.endswith("Every real step took longer than estimated, so read the estimate as a floor, not a forecast")
     cpu_only = Dataset([Machine(synthetic_doc(step_times={("cpu", 32, 1): 1e-4}), "f", "t")])
     assert page.render_fact("estimate_check", cpu_only).startswith("Nothing has checked it")
 
@@ -190,6 +191,7 @@ def test_a_measured_miss_beyond_the_assumed_band_raises_its_top_to_that_miss(by)
     assert f"to {max(by, gpu_estimate.SLOWER):.2g}× its value" in said
     checked = page.render_fact("estimate_check", Dataset([machine]))
     assert ("the band's top was raised to 4×" in checked) == (by > gpu_estimate.SLOWER)
+    assert ("as a floor" in checked) == (found.lowest > 1.1)  # a floor only where every real step took longer
 
 
 def test_a_lead_beyond_the_band_says_how_far_past_its_edge_the_cpus_median_lies():
