@@ -319,12 +319,12 @@ def estimate_check(data: Dataset) -> str:
     gpu = untrusted.placeholder(check.machine.gpu["name"])
     said = (f"A real {gpu} step, timed on its own machine, took {check.median:.2g}× the estimate the build host "
             f"feeds (median of {check.sizes} sizes; {check.lowest:.2g}× to {check.highest:.2g}×)")
-    if not check.outside:
-        return said + ". Every size fell inside the band first assumed"
     # Every real step slower than estimated: the estimate's own value is a floor, said so (#39 read: a band widened
     # to the worst miss read as evidence of accuracy).
     floor = (". Every real step took longer than estimated, so read the estimate as a floor, not a forecast"
              if check.lowest > stats.MEANINGFUL_RATIO else "")
+    if not check.outside:
+        return said + ". Every size fell inside the band first assumed" + floor
     return (said + f". At {check.outside} of {check.sizes} sizes that is outside the band first assumed, "
             f"{gpu_model.band_words(gpu_model.FASTER)}" + _upper_edge_reason(gpu_model.for_host(host, data.machines))
             + floor)
