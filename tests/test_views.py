@@ -1993,3 +1993,24 @@ def test_the_gallery_draws_every_machines_fastest_product_on_one_log_axis(monkey
                                                  if m.gpu_device("gemm_rate") else None for m in committed]
     drawn.clear()
     assert "<figure" not in str(page.render_section("gallery", Dataset(committed[:1]))) and not drawn
+
+
+def test_the_shapes_summary_sets_a_gpu_against_its_own_cpu_at_the_smallest_and_largest_products():
+    """shapes_summary ends, where a GPU swept the shapes beside its CPU, with the GPU against the CPU at the smallest
+    and the largest products, each by the paired ratio's verdict; a CPU-only machine's says nothing of a GPU."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset, stats
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    machine = next(m for m in committed if m.gpu_device("matmul_shapes"))
+    said = page.render_fact("shapes_summary", Dataset(committed))
+    cpu = analysis.point_stats(machine, "matmul_shapes", "side", device="cpu")
+    gpu = analysis.point_stats(machine, "matmul_shapes", "side", device=machine.gpu_device("matmul_shapes"))
+    for side in (min(cpu), max(cpu)):
+        ratio = stats.paired_ratio(gpu[side], cpu[side])
+        words = {1: "took", -1: "was", 0: "was level"}[ratio.verdict]
+        assert f"As {side}×{side} products, the GPU {words}" in said
+    cpu_only = page.render_fact("shapes_summary", Dataset([m for m in committed if m.gpu is None]))
+    assert "the GPU" not in cpu_only

@@ -69,4 +69,25 @@ def shapes_summary(data: Dataset) -> str:
                          f"products and {si(points[large]['median'], 's')} as {large}×{large} products. "
                          f"That is {verdict}")
     # The machine is named once, opening the first sentence; each later one starts with its device.
-    return ". ".join([f"{on_machine(data, machine)}, {sentences[0]}"] + [s[:1].upper() + s[1:] for s in sentences[1:]])
+    said = [f"{on_machine(data, machine)}, {sentences[0]}"] + [s[:1].upper() + s[1:] for s in sentences[1:]]
+    return ". ".join(said + _devices_apart(machine))
+
+
+def _devices_apart(machine) -> list[str]:
+    """Where a GPU swept the shapes beside its CPU: the GPU against the CPU at the smallest and at the largest
+    products, each beyond the spread or said to be level (#39 read: the plot's lesson, a GPU slower than its own CPU
+    on tiny products, was never said)."""
+    gpu = next((d for d in machine.devices(GROUP) if is_gpu(d)), None)
+    if gpu is None or "cpu" not in machine.devices(GROUP):
+        return []
+    cpu_points = analysis.point_stats(machine, GROUP, "side", device="cpu")
+    gpu_points = analysis.point_stats(machine, GROUP, "side", device=gpu)
+    sides = sorted(set(cpu_points) & set(gpu_points))
+    if len(sides) < 2:
+        return []
+    said = []
+    for side in (sides[0], sides[-1]):
+        verdict = ratio_sentence(stats.paired_ratio(gpu_points[side], cpu_points[side]),
+                                 "took {} longer than its CPU", "was {} faster than its CPU", "was level with its CPU")
+        said.append(f"As {side}×{side} products, the GPU {verdict}")
+    return said
