@@ -194,13 +194,14 @@ def test_a_split_product_above_the_peak_makes_the_sweeps_share_an_overstatement(
 
 def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
     """The FAQ's bf16 answer counts the other CPUs whose bf16 matrix product was faster, slower or level against
-    fp32, and mixed precision's table gives every CPU a row."""
+    fp32, and names the largest gain and loss with their product's size; mixed precision's table gives every CPU a
+    row."""
     from conftest import add_points, synthetic_doc
 
     def cpu(name, fp32_s, bf16_s):
         doc = synthetic_doc(machine_id=name.lower(), brand=name)
-        return Machine(add_points(doc, "precision", [({"op": "matmul", "dtype": "fp32"}, fp32_s, {}),
-                                                     ({"op": "matmul", "dtype": "bf16"}, bf16_s, {})]),
+        return Machine(add_points(doc, "precision", [({"op": "matmul", "dtype": "fp32"}, fp32_s, {"n": 256}),
+                                                     ({"op": "matmul", "dtype": "bf16"}, bf16_s, {"n": 256})]),
                        name, "t")
     host, fast, slow, same = cpu("Host", 1.0, 1.0), cpu("Fast", 3.0, 1.0), cpu("Slow", 1.0, 92.0), cpu("Same", 1.0, 1.0)
     text = page.render_fact("bf16_answer", Dataset([host, fast, slow, same]))
@@ -208,8 +209,8 @@ def test_bf16_on_the_other_cpus_names_where_it_lost_as_well_as_where_it_won():
     assert "bf16 was faster on 1, slower on 1 and level on 1. The largest gain was 3.0×, on " in text
     # The extremes, named: the positive case a learner can look up, and the worst loss.
     assert untrusted.restore(text).endswith(
-        "The largest gain was 3.0×, on <bdi>Fast (4 threads)</bdi>. The largest loss was 92×, on <bdi>Slow (4 "
-        "threads)</bdi>")  # one product size everywhere: no note that sizes differ
+        "The largest gain was 3.0×, on <bdi>Fast (4 threads)</bdi>, with a 256×256 product. The largest loss was "
+        "92×, on <bdi>Slow (4 threads)</bdi>, with a 256×256 product")  # one size everywhere: no note that sizes differ
     rows = bare_cells(page.render_section("precision_cpu_table", Dataset([host, fast, slow, same]))).split("<tbody>")[1]
     assert rows.count("<tr>") == 4 and "<td>3.0× faster</td>" in rows and "<td>92× slower</td>" in rows
 

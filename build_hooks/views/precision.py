@@ -348,7 +348,9 @@ def bf16_answer(data: Dataset) -> str:
         if found:
             ratio, machine = pick(found, key=lambda pair: pair[0])
             shown = multiple(ratio if kind == "faster" else 1 / ratio)
-            text += f". The largest {name} was {shown}, on {untrusted.placeholder(machine.label)}"
+            side = precision_side(machine)  # its size: a small product pays fixed costs (#39 read)
+            size = f", with a {side}×{side} product" if side else ""
+            text += f". The largest {name} was {shown}, on {untrusted.placeholder(machine.label)}{size}"
     sizes = {precision_side(m) for m, _ in said}
     return text + (". The product's size differs between machines" if len(sizes) > 1 else "")
 
