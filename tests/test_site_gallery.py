@@ -12,7 +12,7 @@ def test_second_machine_appears_in_gallery_race_pages_and_data(guest_site, brows
     site = guest_site
     assert GUEST_GPU in (site / "gallery" / "index.html").read_text()
     assert GUEST_GPU in (site / "batch-size" / "index.html").read_text()
-    assert "GPU training step faster" in (site / "cheatsheet" / "index.html").read_text()
+    assert "GPU step shorter" in (site / "cheatsheet" / "index.html").read_text()
     assert "GPU step shorter" in (site / "batch-size" / "index.html").read_text()
     merged = json.loads((site / "data" / "results.json").read_text())
     assert {m["machine_id"] for m in merged["machines"]} >= {"fixture-gpu-machine"}

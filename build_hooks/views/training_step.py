@@ -275,7 +275,7 @@ def crossover_table(data: Dataset) -> Html:
         return missing("No GPU was measured, so these crossovers are estimates.")
     # One machine (the usual case) is named once, in the caption, not in every row.
     head, rows, said = fold_constant_columns(
-        ["machine", "hidden width", "GPU training step faster", "GPU epoch first (home grid)"], rows, [0])
+        ["machine", "hidden width", "GPU step shorter", "GPU epoch first (home grid)"], rows, [0])
     caption = "Where a measured GPU overtook the CPU in its own machine, on the race's 512→H→10 network"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     changed = {"unsettled"} if any(MARKS["unsettled"][0] in str(cell) for row in rows for cell in row) else set()
