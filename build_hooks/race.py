@@ -331,6 +331,16 @@ def data_script(data: Dataset) -> render.Html:
     return render.Html(f'<script type="application/json" id="race-data">{payload}</script>')
 
 
+def _short_lane_name(lane: dict, lanes: list[dict], data: Dataset) -> render.Html:
+    """A lane's column heading: its letter in the live race and chart, then a CPU in a few words
+    (Machine.cpu_short_name) or the lane's own label; the full label in its title (#39 read: headings of a machine's
+    whole label wrapped to eight lines)."""
+    letter = lane_style(lanes.index(lane))[0]
+    machine = next((m for m in data.machines if m.id == lane["machine_id"]), None)
+    short = machine.cpu_short_name if lane["kind"] == "CPU" and not lane["estimate"] and machine else lane["label"]
+    return render.html('<span title="{}">{}: {}</span>', lane["label"], letter, short)
+
+
 def _lane_role(lane: dict, lanes: list[dict], data: Dataset) -> render.Html | str:
     """A small line under a lane's name saying what it is, where its name alone does not: an estimate, the build host,
     or the CPU of a machine whose GPU also races (several CPUs of one brand read alike otherwise)."""
@@ -381,8 +391,8 @@ def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
     tables = []
     for width in [w for w in race["widths"] if widths is None or w in widths]:
         lanes = [lane for lane in ordered if str(width) in lane["epochs"]]
-        head = ["batch"] + [render.html("{}{}", lane["label"], _lane_role(lane, race["lanes"], data))
-                            for lane in lanes]
+        head = ["batch"] + [render.html("{}{}", _short_lane_name(lane, race["lanes"], data),
+                                        _lane_role(lane, race["lanes"], data)) for lane in lanes]
         rows = [[batch] + [cell(lane, width, batch) for lane in lanes] for batch in race["batches"]]
         tables.append(render.table(head, rows, caption=f"Width {width}: time for one epoch of {rows_text} rows, "
                                                        "by batch size", table_id=f"race-table-{width}"))
