@@ -245,7 +245,9 @@ def opening(widths: list[int], batches: list[int]) -> tuple[int, int]:
 def race_data(data: Dataset) -> dict:
     """Every lane with measured epoch times, and the controls' choices."""
     lanes = []
-    for machine in data.with_experiment(EPOCH):
+    # Machines with a GPU first: the race opens on one, and its lanes then carry the first letters, A and B (#39 read:
+    # a two-lane race lettered E and F looked like a bug).
+    for machine in sorted(data.with_experiment(EPOCH), key=lambda m: m.gpu_device(EPOCH) is None):
         for device in machine.devices(EPOCH):
             lane = _lane(len(lanes), machine, device)
             if lane["epochs"]:
