@@ -5,16 +5,10 @@ from __future__ import annotations
 from build_hooks import stats
 from build_hooks.dataset import Dataset, Machine, is_gpu
 from build_hooks.page import section
-from build_hooks.render import Html, first_with, gpu_with, join, medians_table, note, si, table
+from build_hooks.render import Html, first_with, gpu_with, join, note, si, table
 from build_hooks.wording import interval_words
 
 GROUP = "sync_cost"
-
-
-@section
-def sync_cost(data: Dataset) -> Html:
-    """Per machine: median step times per device, reading the loss each step or keeping it there."""
-    return medians_table(data, GROUP, [("device", "device"), ("read_loss", "loss read")])
 
 
 @section
