@@ -201,7 +201,11 @@ def machines(data: Dataset) -> Html:
             for name, meta in sorted(m.doc["experiments"].items())
         )
         short = "; ".join(f"{name}: {why}" for name, why in sorted(m.unfinished.items()))
-        rows.append([m.label, m.origin, m.doc["mode"], measured or "none"] + ([short or "none"] if unfinished else []))
+        # The list folded behind its count: five machines' lists made the table a wall (#39 read).
+        count = len(m.doc["experiments"])
+        folded = (html("<details><summary>{} experiment{}</summary>{}</details>", count, "s" if count != 1 else "",
+                       measured) if measured else "none")
+        rows.append([m.label, m.origin, m.doc["mode"], folded] + ([short or "none"] if unfinished else []))
     return (table(["machine", "origin", "mode", "experiments (bench_version, devices)"]
                   + (["not measured (why)"] if unfinished else []), rows)
             + join((provenance(m, data.host, full=True) for m in data.machines), "\n"))
