@@ -2015,3 +2015,13 @@ def test_the_shapes_summary_sets_a_gpu_against_its_own_cpu_at_the_smallest_and_l
         assert f"As {side}×{side} products, the GPU {words}" in said
     cpu_only = page.render_fact("shapes_summary", Dataset([m for m in committed if m.gpu is None]))
     assert "the GPU" not in cpu_only
+
+
+def test_a_profiled_kinds_aten_operations_fold_behind_their_count():
+    """The profile table's ATen column folds two or more operation names behind their count, and shows one as is."""
+    from build_hooks.views.step_profile import _ops_cell
+
+    assert str(_ops_cell("as_strided, copy_, view")) == ("<details><summary>3 names</summary><small>as_strided, copy_, "
+                                                         "view</small></details>")
+    assert str(_ops_cell("addmm")) == "<small>addmm</small>"
+    assert "&lt;b&gt;" in str(_ops_cell("<b>, x"))  # names from a results file are text
