@@ -112,7 +112,12 @@ def line_panels(panels: list[dict], title: str, alt: str, size: tuple[float, flo
     colours: dict[str, str] = {}  # one colour per key across the panels
     svgs = [_inline_svg(_draw_panel(panel, size, colours, f"{salt}-{i}"), f"{panel['subtitle']}: {alt}")
             for i, panel in enumerate(panels)]
-    _drawn[salt] = _titled(svgs, title, alt, _line_legend(panels[0]["series"], colours, f"{salt}-legend"))
+    # One legend for every panel: a series only a later panel draws (a roof in a rate panel) is named too.
+    named = {}
+    for panel in panels:
+        for series in panel["series"]:
+            named.setdefault(series.label, series)
+    _drawn[salt] = _titled(svgs, title, alt, _line_legend(list(named.values()), colours, f"{salt}-legend"))
     return _drawn[salt]
 
 

@@ -112,3 +112,16 @@ def test_a_log_scale_chart_draws_dots_not_bars():
     # A dot is a marker (<use> of one shape); a bar is a path of its own.
     assert str(dots).count("<use") >= str(bars).count("<use") + values
     assert str(bars).count("<path") >= str(dots).count("<path") + values
+
+
+def test_one_legend_names_a_series_only_a_later_panel_draws():
+    """line_panels' legend names every series of every panel once: a roof drawn only in the second panel is named."""
+    from build_hooks import plots
+
+    time = plots.Series("CPU", [1, 2], [1.0, 2.0])
+    roof = plots.Series("the fastest product", [1, 2], [5.0, 5.0], ":", markers=False)
+    svg = str(plots.line_panels([{"series": [time], "xlabel": "x", "ylabel": "s", "subtitle": "Lower is better"},
+                                 {"series": [time, roof], "xlabel": "x", "ylabel": "rate",
+                                  "subtitle": "Higher is better"}], title="Two panels", alt="two panels"))
+    legend = svg.split('class="crossover-panels__row"')[0]
+    assert "the fastest product" in legend and legend.count(">CPU<") == 1
