@@ -545,3 +545,22 @@ def test_an_out_of_line_slowdown_both_experiments_show_is_said_to_be_likely_a_sl
                                                        "code path.")
     slow_steps[32] = set()
     assert views.reproduced_slowdowns(data, found) == ""
+
+
+def test_home_says_where_a_lane_ran_a_narrower_width_slower_at_half_its_batches_or_more(monkeypatch):
+    """race_doubts names a raced lane whose epochs at one width ran slower, beyond both spreads, than at the next wider
+    width at half the shared batches or more; a stray batch is not said."""
+    from build_hooks.views import race as views
+
+    def epochs(narrow_times):
+        return {"8": {str(b): {"seconds": t, "q1": t, "q3": t} for b, t in narrow_times.items()},
+                "32": {str(b): {"seconds": 1.0, "q1": 1.0, "q3": 1.0} for b in narrow_times}}
+    cpu = {"id": "lane-0", "kind": "CPU", "machine_id": "m", "label": "Fixture CPU", "epochs": epochs({1: 2.0, 2: 2.0})}
+    gpu = {"id": "lane-1", "kind": "GPU", "machine_id": "m", "label": "Fixture GPU", "epochs": epochs({1: 2.0, 2: 0.5})}
+    found = {(8, 1): {"estimate": False, "cpu": cpu, "gpu": gpu}}
+    said = views._width_inversions(Dataset([]), found)
+    assert said == ["The GPU machine's CPU ran width 8 slower than width 32 at 2 of 2 batches, though width 8 does "
+                    "less work", "The GPU machine's GPU ran width 8 slower than width 32 at 1 of 2 batches, though "
+                    "width 8 does less work"]
+    gpu["epochs"] = epochs({1: 2.0, 2: 0.5, 4: 0.5})  # 1 of 3: a stray
+    assert len(views._width_inversions(Dataset([]), found)) == 1
