@@ -521,7 +521,7 @@ def _width_inversions(data: Dataset, found: dict) -> list[str]:
     next wider width at the same batch, which does more work. A sentence each, since the grid's own marks look only
     along the batch (#39 read: a CPU slower at width 8 than at 32 made its lead look larger at 32, unflagged). Only
     at half the batches or more: a stray batch is the grid's own marks' business, a pattern is said."""
-    lanes = {lane["id"]: lane for pairing in found.values() if not pairing["estimate"]
+    lanes = {id(lane): lane for pairing in found.values() if not pairing["estimate"]  # each lane once
              for lane in (pairing["cpu"], pairing["gpu"])}
     machines = {m.id: m for m in data.machines}
     one_machine = len({lane["machine_id"] for lane in lanes.values()}) == 1
