@@ -123,7 +123,7 @@ def test_keyboard_only_operation(browser, site_url):
 
 def test_guided_step_sets_controls(browser, site_url):
     """A guided-step button sets the controls and starts the race: steps 1 to 4 walk the widest layer, where the
-    crossing shows, and step 5 returns to the width the race opens at."""
+    crossing shows, and step 5 returns to the width the race opens at; a step brings the lanes into sight."""
     page, _ = open_race(browser, site_url, reduced_motion="reduce")
     opening = page.locator("#race-width").input_value()
     widest = page.locator("#race-width option").last.get_attribute("value")
@@ -131,9 +131,14 @@ def test_guided_step_sets_controls(browser, site_url):
     assert page.locator("#race-batch-value").text_content() == "1"
     assert page.locator("#race-width").input_value() == widest
     assert page.locator("#race-result").text_content()
+    page.evaluate("document.querySelector('.race__guide').scrollIntoView({block: 'start'})")  # reading the list
     page.get_by_role("button", name="Step 5: batch 512 at width 32").click()
     assert page.locator("#race-batch-value").text_content() == "512"
     assert page.locator("#race-width").input_value() == opening
+    # The lanes come into sight below the header, so the reader watches the race, not the list moving.
+    top = page.evaluate("document.getElementById('race-lanes').getBoundingClientRect().top")
+    header = page.evaluate("document.querySelector('.md-header').getBoundingClientRect().bottom")
+    assert header <= top < page.viewport_size["height"]
     page.close()
 
 

@@ -539,6 +539,8 @@
         else widthSelect.value = initialWidth;  // step 5 races the width the race opens at, whatever 1-4 chose
         update();
         start();
+        // The lanes in sight: a reader at the steps' list would watch it move, not the race (#39 read).
+        lanesBox.scrollIntoView({ block: "nearest", behavior: reducedMotion ? "auto" : "smooth" });
       });
     });
     var initialWidth = widthSelect.value;
