@@ -779,7 +779,7 @@ def test_the_regimes_page_counts_a_measured_gpus_steps_by_regime():
     from build_hooks import cost_model
     weak = cost_model.no_better_than_constant(gpu_machine, gpu_machine.gpu_device("training_step"))
     assert tables.count("<table>") + tables.count("at every width and batch") == 3 - weak
-    assert "regime on the same machine&#x27;s Intel(R) Xeon(R) Processor" in tables
+    assert "regime on the NVIDIA H200 machine&#x27;s own CPU, Intel(R) Xeon(R) Processor" in tables
     first = page.render_section("regimes_by_width", Dataset(committed)).split("<caption>")[1]
     assert first.startswith(f"Each CPU training step&#x27;s regime on {committed[0].label}") or \
         first.startswith("Each CPU training step&#x27;s regime on the build host")

@@ -170,9 +170,9 @@ def regimes_by_width(data: Dataset) -> Html:
         device = gpu_machine.gpu_device(analysis.STEP)
         for on, caption in ((device, f"Each GPU training step's regime on {gpu_machine.device_label(device)}, by "
                                      "the cost model's largest term"),
-                            ("cpu", f"Each CPU training step's regime on the same machine's "
-                                    f"{gpu_machine.device_label('cpu').removeprefix('CPU: ')}, by the cost model's "
-                                    "largest term")):
+                            ("cpu", f"Each CPU training step's regime on the {gpu_machine.gpu['name']} "
+                                    f"machine's own CPU, {gpu_machine.device_label('cpu').removeprefix('CPU: ')}, by "
+                                    "the cost model's largest term")):
             # A fit no better than a constant names no regime worth trusting: its labels are left out, and the
             # measured times in the bold line above are the evidence (#39 read: a table of weak labels added nothing).
             if cost_model.no_better_than_constant(gpu_machine, on):
