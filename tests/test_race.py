@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from build_hooks import page, race
+from build_hooks import page, race, untrusted
 from build_hooks.dataset import Dataset, Machine
 from conftest import synthetic_doc
 
@@ -258,8 +258,10 @@ def test_a_grid_cell_carries_the_marks_of_the_epochs_it_compares():
         if bench["group"] == "epoch_time":
             bench["extra_info"]["noisy"] = True
     everywhere = str(page.render_section("verdict_grid", data))
-    assert "<sup>†</sup>" not in everywhere and "Most cells (2 of 2) rest on noisy timings. Read every ratio" in everywhere
-    assert "Noisy (†)" not in everywhere and "Noisy: its timings&#x27; middle half spans over 10% of the median." in everywhere
+    assert "<sup>†</sup>" not in everywhere and ("Most cells (2 of 2) rest on noisy timings. Noisy: timings&#x27; "
+                                                  "middle half spans over 10% of the median. Read every ratio"
+                                                  in everywhere)  # defined where it is said: no cell shows it
+    assert "Noisy (†)" not in everywhere
 
 
 def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
@@ -271,16 +273,18 @@ def test_the_grid_says_when_its_gpu_machine_began_most_rounds_slow(monkeypatch):
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.61)
     slow = str(page.render_section("verdict_grid", data))
     assert ("The GPU machine began 61% of its measurements running slow. So both its CPU&#x27;s and its GPU&#x27;s "
-            'times may run long (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow
+            'times may run long (<a href="crossover-site-root:/gallery/">gallery</a>).') in slow  # short: on two pages
     said = page.render_fact("race_doubts", data)  # on home, the sentence under the grid says it instead
-    assert said.endswith("The GPU machine began 61% of its measurements running slow. So both its CPU's and its GPU's "
+    assert said.endswith("The GPU machine began 61% of its measurements running slow (a speed check before each ran over "
+                         "1.4× its best). So both its CPU's and its GPU's "
                          "times may run long") and "check task" not in said
     assert "running slow" not in str(page.render_section("verdict_grid_home", data))
     # Home's first screen names the pairing only: the sentence under the grid (race_doubts) says the machine ran slow.
     assert "slow" not in page.render_fact("race_pairing", data)
     # The grid's own rounds first where they differ from the machine's overall share.
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.32 if groups else 0.61)
-    assert ("The GPU machine began 32% of the grid's measurements running slow. Over all its experiments, the share was 61%"
+    assert ("The GPU machine began 32% of the grid's measurements running slow (a speed check before each ran over 1.4× "
+            "its best). Over all its experiments, the share was 61%"
             in page.render_fact("race_doubts", data))
     monkeypatch.setattr(gate, "slow_start_share", lambda doc, groups=None: 0.05)
     assert "running slow" not in str(page.render_section("verdict_grid", data))
@@ -331,7 +335,7 @@ def test_home_gives_the_counts_and_where_the_gpu_wins_above_the_grid_and_the_dou
     found = {(32, 1): cell("CPU"), (32, 64): cell("GPU", ["unsettled"])}
     monkeypatch.setattr(race, "verdicts", lambda race_data: found)
     monkeypatch.setattr(race, "race_data", lambda data: {})
-    monkeypatch.setattr(views, "_doubts", lambda data, found: [])
+    monkeypatch.setattr(views, "_doubts", lambda data, found, define=False: [])
     above = page.render_fact("race_ground", Dataset([]))
     assert above == "The GPU wins at width 32 at batch 64§"
     under = page.render_fact("race_doubts", Dataset([]))
@@ -399,7 +403,7 @@ def test_the_race_opens_with_the_grids_counts_and_marks_a_lead_over_a_loser_slow
     found = {(32, 1): cell("CPU"), (32, 64): cell("GPU", against_half=1.5), (32, 2): cell("GPU", 1.5, True)}
     monkeypatch.setattr(race, "verdicts", lambda race_data: found)
     monkeypatch.setattr(race, "race_data", lambda data: {"widths": [32], "batches": [1, 2, 64], "lanes": []})
-    monkeypatch.setattr(views, "_doubts", lambda data, found: [])
+    monkeypatch.setattr(views, "_doubts", lambda data, found, define=False: [])
     assert page.render_fact("race_grid_counts", Dataset([])) == (
         "The grid below has all 3 settings: the CPU finishes first at 1, the GPU at 1. Clear GPU wins: width "
         "32 at batch 64")  # where it wins follows, so the two corners read as ends of a rule
@@ -559,8 +563,23 @@ def test_home_says_where_a_lane_ran_a_narrower_width_slower_at_half_its_batches_
     gpu = {"id": "lane-1", "kind": "GPU", "machine_id": "m", "label": "Fixture GPU", "epochs": epochs({1: 2.0, 2: 0.5})}
     found = {(8, 1): {"estimate": False, "cpu": cpu, "gpu": gpu}}
     said = views._width_inversions(Dataset([]), found)
-    assert said == ["The GPU machine's CPU ran width 8 slower than width 32 at 2 of 2 batches, though width 8 does "
-                    "less work", "The GPU machine's GPU ran width 8 slower than width 32 at 1 of 2 batches, though "
-                    "width 8 does less work"]
+    assert said == ["The GPU machine's CPU ran width 8 clearly slower than width 32 at 2 of 2 batches, though width 8 "
+                    "does less work", "The GPU machine's GPU ran width 8 clearly slower than width 32 at 1 of 2 "
+                    "batches, though width 8 does less work"]
     gpu["epochs"] = epochs({1: 2.0, 2: 0.5, 4: 0.5})  # 1 of 3: a stray
     assert len(views._width_inversions(Dataset([]), found)) == 1
+
+
+def test_the_guides_middle_step_gives_this_builds_verdicts_at_its_two_batches():
+    """race_middle_batches says who finishes first at the guide's batches 32 and 128 at the widest width, as the
+    smallest batch's sentence says its own; without those batches it says so."""
+
+    epochs = {("cpu", 2048, 1): 2.0, ("cpu", 2048, 32): 1.0, ("cpu", 2048, 128): 0.5,
+              ("cuda", 2048, 1): 9.0, ("cuda", 2048, 32): 1.0, ("cuda", 2048, 128): 0.1}
+    steps = dict.fromkeys(epochs, 1e-3)
+    data = Dataset([Machine(synthetic_doc(gpu="Fixture GPU", step_times=steps, epoch_times=epochs), "f", "t")])
+    said = untrusted.restore(page.render_fact("race_middle_batches", data))
+    assert said.startswith("at batch 32 and width 2048, ") and "too close to call" in said.split(". At")[0]
+    assert ". At batch 128 and width 2048, " in said and "finishes first, 5.0× ahead" in said
+    assert page.render_fact("race_middle_batches", dataset(gpu="Fixture GPU")).startswith(
+        "the race has no epoch at batch 32 or 128")  # a fixture of batches 1 and 64 only

@@ -1925,8 +1925,9 @@ def test_the_cheat_sheets_work_rule_matches_the_experiments_own_flop_counts():
 
 
 def test_the_break_even_is_worked_through_in_words_before_its_table():
-    """break_even_worked gives the measured GPU's extra cost per operation and the work its CPU does in that time, the
-    numbers of the break-even table's row; without a measured GPU, the estimate's launch and the build host's work."""
+    """break_even_worked gives the measured GPU's extra cost per operation, from a bare operation's to a real step's,
+    and the span of work its CPU does in that time, the numbers of the break-even table's two rows; without a measured
+    GPU, the estimate's launch and the build host's work."""
     from pathlib import Path
 
     from build_hooks import dataset
@@ -1937,10 +1938,13 @@ def test_the_break_even_is_worked_through_in_words_before_its_table():
     committed = dataset.load_committed(root / "results", root)
     machine, ((cpu_op, cpu_rate, _), (gpu_op, _, _)) = views.first_measured_break_even(Dataset(committed))
     said = page.render_fact("break_even_worked", Dataset(committed))
-    assert f"pays {si(gpu_op - cpu_op, 's')} more per operation than its own CPU" in said
-    assert f"the CPU does {si((gpu_op - cpu_op) * cpu_rate, 'FLOP')} at its best rate" in said
+    bare = views.bare_extra(machine)  # the committed H200 timed a bare operation too: the span's low end
+    assert f"pays {si(bare, 's')} to {si(gpu_op - cpu_op, 's')} more per operation than its own CPU" in said
+    span = views.flop_span(bare * cpu_rate, (gpu_op - cpu_op) * cpu_rate)
+    assert f"the CPU does {span} at its best rate" in said and said.endswith("lies in that span")
     table = page.render_section("break_even_table", Dataset(committed))
-    assert si((gpu_op - cpu_op) * cpu_rate, "FLOP") in table  # the same figure as the table's row
+    for end in (bare * cpu_rate, (gpu_op - cpu_op) * cpu_rate):  # the same figures as the table's two rows
+        assert si(end, "FLOP") in table
     cpu_only = Dataset([m for m in committed if m.gpu is None])
     assert page.render_fact("break_even_worked", cpu_only).startswith("Worked through, for the estimate: a GPU adds a ")
 

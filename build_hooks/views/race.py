@@ -123,13 +123,13 @@ def _grid(data: Dataset, paired: bool) -> Html:
     notes = [note(_level_words(found))]
     # A mark most cells carry is said as a count in plain words, not as a symbol no cell shows (its meaning is in the
     # folded key). Short sentences: this note is on home and on the race page.
-    notes += [note(f"Most cells ({_carrying(found, kind)} of {len(found)}) rest on {MARKS[kind][1].lower()} timings. "
-                   "Read every ratio as rough.") for kind in sorted(common)]
-    # The key lists only the marks a cell shows; "noisy", said in words above, is defined in a short sentence.
+    # "Noisy" is defined where it is said, not in the key: no cell shows it (#39 read).
+    # Under 12 words: the grid is on home and on the race page.
+    what = {"noisy": f" Noisy: timings' middle half spans over {100 * stats.NOISY_IQR_RATIO:.0f}% of the median."}
+    notes += [note(f"Most cells ({_carrying(found, kind)} of {len(found)}) rest on {MARKS[kind][1].lower()} timings."
+                   f"{what.get(kind, '')} Read every ratio as rough.") for kind in sorted(common)]
+    # The key lists only the marks a cell shows.
     key = [marks_note(shown_marks - common)] if shown_marks - common else []
-    if "noisy" in common:
-        key.append(note(f"Noisy: its timings' middle half spans over {100 * stats.NOISY_IQR_RATIO:.0f}% of the "
-                        "median."))
     named = [MARKS[kind][0] for kind in MARKS if kind in shown_marks - common]
     if any(p["narrow"] for p in found.values()):
         key.append(note(f"Narrow: {NARROW_WORDS}."))
@@ -188,7 +188,7 @@ SMALLER_LEAD_WORDS = (f"Slow loser ({race.LONGER_MARK[0]}): slower than its epoc
                       f"The figure after {race.LONGER_MARK[0]} is the lead against that faster epoch.")
 
 
-def _doubts(data: Dataset, found: dict) -> list[tuple[str, bool]]:
+def _doubts(data: Dataset, found: dict, define: bool = False) -> list[tuple[str, bool]]:
     """What weakens every verdict at once, a short sentence each, and whether the gallery shows it: every epoch
     resting on too few samples, and a raced GPU machine that began most of its rounds slow (the gallery's column).
     Said in words, not as a mark, since no cell would differ. Labels come back as placeholders (untrusted)."""
@@ -205,9 +205,12 @@ def _doubts(data: Dataset, found: dict) -> list[tuple[str, bool]]:
             # What "slow" means is defined in the gallery's key, which the race page's note links to.
             same = grid is None or f"{100 * grid:.0f}" == f"{100 * share:.0f}"
             # Short sentences: this note is under the grid on home and on the race page.
-            began = (f"{100 * share:.0f}% of its measurements running slow" if same else
-                     f"{100 * grid:.0f}% of the grid's measurements running slow. Over all its experiments, the share "
-                     f"was {100 * share:.0f}%")
+            # What "slow" means in a few words, on home (`define`): a learner met it undefined (#39 read). The race
+            # page's note links to the gallery's key instead, so no long sentence repeats on the two pages.
+            what = f" (a speed check before each ran over {gate.SLOW_STATE_RATIO:g}× its best)" if define else ""
+            began = (f"{100 * share:.0f}% of its measurements running slow{what}" if same else
+                     f"{100 * grid:.0f}% of the grid's measurements running slow{what}. Over all its experiments, "
+                     f"the share was {100 * share:.0f}%")
             # Slow as a measurement began: the state is checked before each one, so the sentence says so.
             doubts.append((f"{capitalised(who)} began {began}. So both its CPU's and its GPU's times may run "
                            "long", True))
@@ -507,8 +510,8 @@ def race_doubts(data: Dataset) -> str:
     found = race.verdicts(race.race_data(data))
     if not found:
         raise MissingData("no CPU and GPU pair at the same setting")
-    # Without the canary's definition: under home's grid it took three sentences (#39 read); the gallery defines it.
-    said = [text for text, _ in _doubts(data, found)]
+    # The canary in a few words, not three sentences (#39 read); the gallery defines it in full.
+    said = [text for text, _ in _doubts(data, found, define=True)]
     said = said or ["Every verdict rests on enough timed runs, from machines in their usual state"]
     changed = _changed_leads(found)
     _, where, counts = _summary_parts(data, "above")
@@ -536,8 +539,8 @@ def _width_inversions(data: Dataset, found: dict) -> list[str]:
                 machine = machines.get(lane["machine_id"])
                 whose = ("The GPU machine's" if one_machine or machine is None
                          else f"{untrusted.placeholder(machine.label)}'s")
-                said.append(f"{whose} {lane['kind']} ran width {narrow} slower than width {wide} at {slower} of "
-                            f"{len(batches)} batches, though width {narrow} does less work")
+                said.append(f"{whose} {lane['kind']} ran width {narrow} clearly slower than width {wide} at "
+                            f"{slower} of {len(batches)} batches, though width {narrow} does less work")
     return said
 
 
@@ -604,7 +607,9 @@ def _verdict(data: Dataset, which: str, width: str | None = None) -> str:
     width = width or _example_width(race_data, which)
     lanes = [lane for lane in race_data["lanes"] if width in lane["epochs"]]
     batches = sorted({int(b) for lane in lanes for b in lane["epochs"][width]})
-    batch = str(batches[0] if which == "smallest" else batches[-1])
+    batch = str(batches[0] if which == "smallest" else batches[-1] if which == "largest" else which)
+    if int(batch) not in batches:
+        raise MissingData(f"no epoch at batch {batch} and width {width}")
     timed = sorted(((lane["epochs"][width][batch], lane) for lane in lanes
                     if batch in lane["epochs"][width]), key=lambda pair: pair[0]["seconds"])
     where = f"at batch {batch} and width {width}"
@@ -863,6 +868,23 @@ def race_smallest_batch(data: Dataset) -> str:
     guide's first step races it (#39 read: the step showed one width and the text quoted another)."""
     race_data = race.race_data(data)
     return _verdict(data, "smallest", str(max(race_data["widths"])) if race_data["lanes"] else None)
+
+
+@fact
+def race_middle_batches(data: Dataset) -> str:
+    """The guide's second step in this build's numbers: who finishes first at batches 32 and 128 at the widest width
+    (#39 read: the one step with no numbers)."""
+    race_data = race.race_data(data)
+    if not race_data["lanes"]:
+        raise MissingData("no epoch times to race")
+    widest = str(max(race_data["widths"]))
+    said = [_verdict(data, str(batch), widest) for batch in GUIDE_MIDDLE if batch in race_data["batches"]]
+    if not said:  # a quick build races fewer batches: the step still works, on the batches nearest these
+        return f"the race has no epoch at batch {GUIDE_MIDDLE[0]} or {GUIDE_MIDDLE[1]}, so the step races the nearest"
+    return ". ".join([said[0]] + [s[:1].upper() + s[1:] for s in said[1:]])  # the page opens it: "In this build, "
+
+
+GUIDE_MIDDLE = (32, 128)  # the race page's second guided step: its two buttons
 
 
 @fact
