@@ -2029,3 +2029,24 @@ def test_a_profiled_kinds_aten_operations_fold_behind_their_count():
                                                          "view</small></details>")
     assert str(_ops_cell("addmm")) == "<small>addmm</small>"
     assert "&lt;b&gt;" in str(_ops_cell("<b>, x"))  # names from a results file are text
+
+
+def test_why_gpu_puts_the_measured_gap_on_its_first_line():
+    """gpu_gap_headline gives the measured GPU's fastest fp32 product over its own CPU's; with no GPU, the datasheet's
+    peak over the build host's fastest product, said to be published."""
+    from pathlib import Path
+
+    from build_hooks import analysis, dataset, datasheets
+    from build_hooks.render import multiple
+
+    root = Path(__file__).resolve().parent.parent
+    committed = dataset.load_committed(root / "results", root)
+    machine = next(m for m in committed if m.gpu_device("gemm_rate"))
+    gap = analysis.best_matmul_rate(machine, machine.gpu_device("gemm_rate")) / analysis.best_matmul_rate(machine)
+    said = page.render_fact("gpu_gap_headline", Dataset(committed))
+    assert said.startswith("Measured here, the ") and said.endswith(f"fastest fp32 product ran {multiple(gap)} its own CPU's")
+    host = next(m for m in committed if m.gpu is None)
+    peak = datasheets.by_name("NVIDIA H200 SXM").fp32_flops / analysis.best_matmul_rate(host)
+    assert page.render_fact("gpu_gap_headline", Dataset([host])) == (
+        f"No GPU was measured here. An NVIDIA H200 SXM's published FP32 peak is {multiple(peak)} the build host's "
+        "fastest product")
