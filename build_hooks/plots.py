@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import re
 import textwrap
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ def _plain_numbers():
     return FuncFormatter(lambda value, _: f"{value:g}")
 
 
-def _plain_minor_labels(unit: str | None = None):
+def _plain_minor_labels(unit: str | None = None, decades: float = 2.5):
     """matplotlib's choice of which minor log ticks to label (an axis under a decade or so), written as the major
     ticks are: 0.6 and 200 (LogFormatter writes 6e-01 below 1), or 6 ms beside 10 ms with a `unit`."""
     from matplotlib.ticker import EngFormatter, LogFormatter
@@ -51,7 +52,9 @@ def _plain_minor_labels(unit: str | None = None):
         def _num_to_string(self, x, vmin, vmax):
             return engineering.format_eng(x) if engineering else f"{x:g}"
 
-    return PlainLog(labelOnlyBase=False, minor_thresholds=(1, 0.4))
+    # Some minor ticks labelled on an axis of up to `decades` decades: a line plot's points between two labelled
+    # decades could not be read (#39 read). Every minor tick under 0.4 of a decade.
+    return PlainLog(labelOnlyBase=False, minor_thresholds=(decades, 0.4))
 
 
 # Figures drawn by this process, by their salt (a digest of everything they draw): a figure is a
@@ -313,7 +316,11 @@ def bars(groups: list[str], series: dict[str, list[float | None]], title: str, y
         ax.set_xticks(range(len(groups)), [_plain(g) for g in groups])
         if log:
             ax.set_yscale("log")
-            ax.yaxis.set_minor_formatter(_plain_minor_labels(unit))  # 6 ms under 10 ms, not 6×10⁻³
+            # Down to the decade under the lowest point, so that every point has a labelled line beneath it; minor
+            # labels only on a short axis (dots in columns leave room for few).
+            low = min(v for values in series.values() for v in values if v)
+            ax.set_ylim(bottom=10 ** math.floor(math.log10(low)))
+            ax.yaxis.set_minor_formatter(_plain_minor_labels(unit, decades=1))  # 6 ms under 10 ms, not 6×10⁻³
         ax.yaxis.set_major_formatter(EngFormatter(unit=unit, sep=" "))
         ax.set_ylabel(ylabel)
         ax.grid(True, axis="y")
