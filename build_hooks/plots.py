@@ -21,6 +21,7 @@ from markupsafe import Markup as Html
 from build_hooks import untrusted
 
 INK = "#010203"  # placeholder, replaced by currentColor in the SVG
+LOG_SPAN = 30  # rates this far apart in one plot get a log axis: on a linear one the lower curve lies flat
 PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#0072B2", "#F0E442"]
 
 

@@ -112,14 +112,14 @@ def test_accuracy_table_gives_each_forms_errors_from_the_data():
     constant = cost_model.constant_baseline(machine, "cpu")
     html = bare_cells(page.render_section("cost_model_accuracy", Dataset([machine])))
     head, *rows = re.findall(r"<tr>(.*?)</tr>", html)
-    assert re.findall(r"<th[^>]*>(.*?)</th>", head) == ["steps (unseen)", "raw model", "fitted model", "one constant"]
+    assert re.findall(r"<th[^>]*>(.*?)</th>", head) == ["steps (unseen)", "raw model", "fitted model", "the median, as a guess"]
     assert re.findall(r"<td>(.*?)</td>", rows[0]) == [
         "6 (3)", f"{100 * raw.median_error:.0f}% (worst {100 * raw.worst[2]:.0f}%)",
         "0% (worst 0%)",  # a true model misses none of its unseen steps
         f"{100 * constant.median_error:.0f}% (worst {100 * constant.worst[2]:.0f}%)"]
     assert len(rows) == 1 and constant.median_error > 0.1
     assert "How far the model misses measured steps (machine: Fixture CPU (4 threads); device: CPU)" in html
-    assert "left out" not in html and "a constant does as well as the fit" not in html
+    assert "left out" not in html and "the median guess does as well as the fit" not in html
 
 
 def test_a_constant_judges_the_fit_on_the_same_unseen_steps():
@@ -138,7 +138,7 @@ def test_a_constant_judges_the_fit_on_the_same_unseen_steps():
         if bench["group"] == "training_step":
             bench["stats"] = {**bench["stats"], "median": 1e-3, "q1": 1e-3, "q3": 1e-3}
     assert cost_model.constant_baseline(machine, "cpu").median_error == 0
-    assert "a constant does as well as the fit" in str(page.render_section("cost_model_accuracy", Dataset([machine])))
+    assert "the median guess does as well as the fit" in str(page.render_section("cost_model_accuracy", Dataset([machine])))
 
 
 def test_gpu_extra_cost_gives_each_way_found_and_compares_the_fitted_one_with_the_launch():
@@ -193,3 +193,21 @@ def test_a_fit_no_better_than_a_constant_shows_its_steps_range_instead_of_a_plot
     monkeypatch.setattr(model, "no_better_than_constant", lambda machine, device: device != "cpu")
     shown = str(page.render_section("cost_model_validation", data))
     assert shown.count("class=\"crossover-figure\"") == 1 and "one constant does as well. So no plot is drawn" in shown
+
+
+def test_the_worked_step_says_how_far_its_sum_is_from_the_measured_step():
+    """cost_model_worked_step says by how much the model's sum is under or over the step it prices, from the two
+    times in its own table."""
+    from build_hooks import analysis, page
+    from build_hooks.dataset import Dataset
+    from build_hooks.views import cost_model as views
+
+    machine = machine_from_model(true_op=5e-6)
+    fitted, work = cost_model.model(machine, "cpu"), cost_model.step_work(machine, "cpu")
+    batch, width = views.WORKED_STEP if views.WORKED_STEP in work else sorted(work)[len(work) // 2]
+    priced = sum(fitted.terms(work[(batch, width)], batch, width).values())
+    measured = next(p for p in analysis.step_curve(machine, "cpu", width) if p.batch == batch).seconds
+    off = priced / measured - 1
+    html = str(page.render_section("cost_model_worked_step", Dataset([machine])))
+    assert (f"The sum is {100 * abs(off):.0f}% {'under' if off < 0 else 'over'} this step&#x27;s measured time"
+            in html)

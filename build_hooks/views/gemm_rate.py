@@ -30,7 +30,6 @@ from snippets import flop_count  # plain arithmetic, no torch
 GROUP = "gemm_rate"
 
 
-LOG_SPAN = 30  # rates this far apart in one plot get a log axis
 
 
 @section
@@ -62,7 +61,7 @@ def gemm_rate(data: Dataset) -> Html:
                                        colour=PEAK_COLOURS["gpu peak"], markers=False))
         rates = [y for s in series for y in s.y if y > 0]
         # Linear reads best for one device; a GPU tens of times faster would flatten its CPU on a linear axis.
-        scale = "log" if rates and max(rates) > LOG_SPAN * min(rates) else "linear"
+        scale = "log" if rates and max(rates) > plots.LOG_SPAN * min(rates) else "linear"
         svg = plots.line_panels([{"series": series, "xlabel": "matrix side n (n×n @ n×n)",
                                   "ylabel": "achieved rate (GFLOP/s)", "subtitle": "Higher is better",
                                   "yscale": scale}],
