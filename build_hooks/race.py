@@ -388,7 +388,8 @@ def static_table(data: Dataset, widths: list[int] | None = None) -> render.Html:
 
     # The measured GPU and its own machine's CPU first: on a phone, the pair the race is about shows unscrolled.
     paired = {lane["machine_id"] for lane in race["lanes"] if lane["kind"] == "GPU" and not lane["estimate"]}
-    ordered = sorted(race["lanes"], key=lambda lane: (lane["machine_id"] not in paired, lane["kind"] != "GPU"))
+    # In letter order within that pair (A before B, #39 read), as the lanes and the chart list them.
+    ordered = sorted(race["lanes"], key=lambda lane: (lane["machine_id"] not in paired, race["lanes"].index(lane)))
     # One table per width: a phone reads a few lanes side by side, not every lane at every width.
     tables = []
     for width in [w for w in race["widths"] if widths is None or w in widths]:
