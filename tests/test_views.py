@@ -1905,7 +1905,8 @@ def test_the_rooflines_compute_roof_is_the_fastest_matrix_product_every_page_quo
 
 def test_the_cheat_sheets_work_rule_matches_the_experiments_own_flop_counts():
     """step_work_rule's FLOPs per sample and hidden unit, times batch and width, is every committed training step's
-    recorded FLOP count; with the committed GPU it turns the crossing's work into a span of batch × width."""
+    recorded FLOP count; with the committed GPU it turns the crossing's work into a span of batch × width, read back
+    as batches at the widths measured."""
     from pathlib import Path
 
     from build_hooks import dataset
@@ -1922,6 +1923,8 @@ def test_the_cheat_sheets_work_rule_matches_the_experiments_own_flop_counts():
     low, high, _ = crossing_bracket(next(m for m in committed if m.gpu is not None))
     assert said.startswith(f"For the race's network, a step does {per:,}·B·H FLOPs") and \
         f"B·H from {low / per:,.0f} to {high / per:,.0f}, on this pair" in said
+    widest = max(views.analysis.widths(committed[0]))  # the span read back as batches at a width
+    assert f"batch {low / per / widest:,.3g} to {high / per / widest:,.3g} at width {widest}" in said
 
 
 def test_the_break_even_is_worked_through_in_words_before_its_table():

@@ -227,8 +227,15 @@ def step_work_rule(data: Dataset) -> str:
     from build_hooks.views.cost_model import crossing_bracket  # late: cyclic
     crossed = crossing_bracket(machine) if machine else None
     if crossed:
-        said += (f". So its crossing span is B·H from {crossed[0] / per:,.0f} to {crossed[1] / per:,.0f}, "
-                 "on this pair")
+        low, high = crossed[0] / per, crossed[1] / per
+        # The span read back as batches at the measured widths, where it falls among the batches measured (#39 read:
+        # "B·H from 131,072" needed an example).
+        largest = max(b["params"]["batch"] for b in machine.measured(STEP))
+        examples = [f"batch {low / w:,.3g} to {high / w:,.3g} at width {w}" for w in sorted(analysis.widths(machine),
+                                                                                       reverse=True)
+                    if 1 <= low / w and high / w <= largest]
+        said += (f". So its crossing span is B·H from {low:,.0f} to {high:,.0f}, on this pair"
+                 + (f": {listing(examples)}" if examples else ""))
     return said
 
 
