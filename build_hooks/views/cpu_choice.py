@@ -110,8 +110,9 @@ def cpu_choice_answer(data: Dataset) -> str:
                    if threads else "")
     if never:
         # One negative, plainly (#39 read: "never stayed ahead of any" took two readings).
-        said.append(f"with a hidden layer of width {' or '.join(never)}, none of the {len(cpus)} CPUs{width_words} "
-                    f"fell behind the {gpu_name} for good, up to batch {largest}")
+        # Said from the GPU's side, as a reader asks it (#39 read: "fell behind for good" was hard going).
+        said.append(f"with a hidden layer of width {' or '.join(never)}, the {gpu_name} never stayed ahead "
+                    f"of any of the {len(cpus)} CPUs{width_words}, up to batch {largest}")
     if ranges:
         # Two short sentences: that it pulled ahead, then from which batch (where the lead begins, not a range).
         who = "With a wider layer, it" if never else f"The {gpu_name}"

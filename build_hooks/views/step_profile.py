@@ -48,7 +48,8 @@ def step_profile(data: Dataset) -> Html:
                                caption=f"{DEVICE_NAME[device]}: one training step "
                                        f"(batch {points[0]['params']['batch']}, "
                                        f"width {points[0]['params']['width']}), by torch.profiler; host time is "
-                                       "what the CPU spends in each kind (on a GPU: issuing it)")
+                                       "what the CPU spends in each kind"
+                                       + (", issuing it to the GPU" if is_gpu(device) else ""))
                          + marks_note_for(points))
         return join(parts, "\n")
     return per_machine(data, PROFILE, one)
