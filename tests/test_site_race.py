@@ -81,6 +81,7 @@ def test_displayed_times_equal_measured_values(browser, site_url, built_site, ba
         assert name not in result.replace(label, "")
     elif page.locator(".race-lane[data-lane]").count() > 1:  # measured lanes only: a winner or a tie, by name
         assert result.startswith(("Winner: ", "About the same: "))
+        assert f" at batch {batch} and width {width}" in result  # the setting said with its verdict
     else:
         assert "Only one device was measured" in result
     assert errors == []

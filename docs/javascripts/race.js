@@ -260,12 +260,14 @@
           ". Only one device was measured, so there is no opponent.";
       } else {
         var ratio = timed[1].point.seconds / winner.point.seconds;
+        // The setting said with the verdict: a guided step changes it, and the line must not read as the last one's.
+        var where = " at batch " + batch() + " and width " + widthSelect.value;
         // Closer than the meaningful ratio, or with overlapping spreads, is noise, not a win.
         if (ratio < data.meaningful_ratio || winner.point.q3 >= timed[1].point.q1) {
           // Two decimals under the meaningful ratio, so a 1.07× gap never prints as the threshold itself.
           result.textContent = "About the same: " + tag(winner.lane) + " and " + tag(timed[1].lane) +
             " finished " + ratio.toFixed(ratio < data.meaningful_ratio ? 2 : 1) +
-            "× apart: too close, given their spread, to call a winner.";
+            "× apart" + where + ": too close, given their spread, to call a winner.";
         } else {
           // A lead over a loser off its own trend is the grid's "out of line": said first, with no winner badge,
           // and the loser's note names the neighbour it lagged (its step did not grow with the work).
@@ -283,7 +285,7 @@
           // Lanes of two machines ("All machines") are said to be so: the grid pairs a GPU with its own CPU only.
           var apart = winner.lane.machine_id !== timed[1].lane.machine_id ? " The two lanes are on different machines." : "";
           result.textContent = (odd ? "Out of line, not counted as a win: " : "Winner: ") + tag(winner.lane) + ", " +
-            ratio.toFixed(1) + "× faster than " + tag(timed[1].lane) + "." + apart + " " +
+            ratio.toFixed(1) + "× faster than " + tag(timed[1].lane) + where + "." + apart + " " +
             stepCosts(winner.point, timed[1].point) + (OUT_OF_LINE[odd] || slowedWords(timed[1].lane, winner));
         }
       }
