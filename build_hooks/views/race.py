@@ -879,8 +879,8 @@ def race_middle_batches(data: Dataset) -> str:
         raise MissingData("no epoch times to race")
     widest = str(max(race_data["widths"]))
     said = [_verdict(data, str(batch), widest) for batch in GUIDE_MIDDLE if batch in race_data["batches"]]
-    if not said:  # a quick build races fewer batches: the step still works, on the batches nearest these
-        return f"the race has no epoch at batch {GUIDE_MIDDLE[0]} or {GUIDE_MIDDLE[1]}, so the step races the nearest"
+    if not said:  # a quick build races fewer batches: its buttons then leave the batch as it was
+        return f"the race has no epoch at batch {GUIDE_MIDDLE[0]} or {GUIDE_MIDDLE[1]}, so this step cannot show them"
     return ". ".join([said[0]] + [s[:1].upper() + s[1:] for s in said[1:]])  # the page opens it: "In this build, "
 
 
