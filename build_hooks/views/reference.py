@@ -136,9 +136,9 @@ def _gallery_gpus(data: Dataset, feeder: Machine) -> Html:
     head = ["machine", "host→device (pinned)", "GPU step shorter (one step, not an epoch)",
             "real GPU step ÷ the GPU estimate"]
     # The home grid races whole epochs: its crossover can fall at another batch than this column's steps.
-    from build_hooks.views.training_step import _left_out_key  # the key batch-size and the cheat sheet use
+    from build_hooks.views.training_step import left_out_key  # the key batch-size and the cheat sheet use
     return (table(head, rows, caption="Machines with a GPU: its bus, its crossover and the estimate's check")
-            + _left_out_key((cell for row in rows for cell in row), data)
+            + left_out_key((cell for row in rows for cell in row), data)
             + note("GPU step shorter: the training step alone. The home grid races whole epochs, so its crossover "
                    "can differ. Real GPU step ÷ the GPU estimate: how much longer a measured step took than the "
                    "estimate predicted (Predicting a step)."))

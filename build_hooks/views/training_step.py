@@ -176,7 +176,7 @@ def step_answer(data: Dataset) -> Html:
             + note("Shorter: beyond both points' spread, at that batch and at every larger one.")
             + note(html('The race times whole epochs, in another run, so its column can differ (<a href="#{}">why'
                         '</a>).', "why-the-steps-and-the-race-can-differ"))
-            + _left_out_key(answers, data))
+            + left_out_key(answers, data))
 
 
 @section
@@ -286,7 +286,7 @@ def crossover_table(data: Dataset) -> Html:
     caption = "Where a measured GPU overtook the CPU in its own machine, on the race's 512→H→10 network"
     # The grid races whole epochs, which also pay for the loop: its verdicts can differ from these steps'.
     changed = {"unsettled"} if any(MARKS["unsettled"][0] in str(cell) for row in rows for cell in row) else set()
-    odd = _left_out_key((cell for row in rows for cell in row[-2:]), data)
+    odd = left_out_key((cell for row in rows for cell in row[-2:]), data)
     return (table(head, rows, caption=html("{} ({})", caption, join(said)) if said else caption)
             + marks_note(changed) + odd
             + note(html('Two experiments, timed apart, so the two columns can differ (<a href="{}batch-size/">why'
@@ -300,7 +300,7 @@ LEFT_OUT_WORDS = ("Left out: a GPU lead over an off-trend CPU time. A neighbouri
                   "longer ran faster. The lead is not counted.")
 
 
-def _left_out_key(cells, data: Dataset) -> Html:
+def left_out_key(cells, data: Dataset) -> Html:
     """LEFT_OUT_WORDS, where some cell leaves a lead out, with the settings both experiments found slow; else
     nothing."""
     if not any(" left out" in str(cell) for cell in cells):
