@@ -22,6 +22,13 @@ from build_hooks import untrusted
 
 INK = "#010203"  # placeholder, replaced by currentColor in the SVG
 LOG_SPAN = 30  # rates this far apart in one plot get a log axis: on a linear one the lower curve lies flat
+
+
+def y_scale(series: list[Series]) -> str:
+    """"log" where the series' positive values span more than LOG_SPAN, else "linear": linear reads best for one
+    device, and beside a GPU tens of times faster a CPU's curve lies flat on it."""
+    values = [y for s in series for y in s.y if y > 0]
+    return "log" if values and max(values) > LOG_SPAN * min(values) else "linear"
 PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#0072B2", "#F0E442"]
 
 

@@ -59,9 +59,7 @@ def gemm_rate(data: Dataset) -> Html:
             series.append(plots.Series(f"GPU FP32 peak (published: {sheet.name} datasheet)", xs,
                                        [sheet.fp32_flops / 1e9] * len(xs), "-.", "gpu peak",
                                        colour=PEAK_COLOURS["gpu peak"], markers=False))
-        rates = [y for s in series for y in s.y if y > 0]
-        # Linear reads best for one device; a GPU tens of times faster would flatten its CPU on a linear axis.
-        scale = "log" if rates and max(rates) > plots.LOG_SPAN * min(rates) else "linear"
+        scale = plots.y_scale(series)
         svg = plots.line_panels([{"series": series, "xlabel": "matrix side n (n×n @ n×n)",
                                   "ylabel": "achieved rate (GFLOP/s)", "subtitle": "Higher is better",
                                   "yscale": scale}],

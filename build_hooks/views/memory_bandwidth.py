@@ -39,10 +39,7 @@ def memory_bandwidth(data: Dataset) -> Html:
                       si(b["extra_info"]["bytes"] / b["stats"]["median"], "B/s")
                       + mark(b["stats"], b["extra_info"])]
                      for b in sorted(m.measured(GROUP, device=device), key=lambda b: b["params"]["bytes"])]
-        # Linear reads best for one device; beside a GPU tens of times faster the CPU's curve lies flat on a linear
-        # axis (#39 read), so a wide span gets a log one.
-        rates = [y for s in series for y in s.y if y > 0]
-        scale = "log" if rates and max(rates) > plots.LOG_SPAN * min(rates) else "linear"
+        scale = plots.y_scale(series)  # a GPU beside a CPU: log (#39 read)
         svg = plots.line_panels([{"series": series, "xlabel": "memory a copy occupies, source + destination",
                                   "xunit": "B",
                                   "ylabel": "copy bandwidth (GB/s)", "subtitle": "Higher is better",

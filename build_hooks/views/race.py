@@ -881,7 +881,7 @@ def race_middle_batches(data: Dataset) -> str:
     said = [_verdict(data, str(batch), widest) for batch in GUIDE_MIDDLE if batch in race_data["batches"]]
     if not said:  # a quick build races fewer batches: its buttons then leave the batch as it was
         return f"the race has no epoch at batch {GUIDE_MIDDLE[0]} or {GUIDE_MIDDLE[1]}, so this step cannot show them"
-    return ". ".join([said[0]] + [s[:1].upper() + s[1:] for s in said[1:]])  # the page opens it: "In this build, "
+    return ". ".join([said[0]] + [capitalised(s) for s in said[1:]])  # the page opens it: "In this build, "
 
 
 GUIDE_MIDDLE = (32, 128)  # the race page's second guided step: its two buttons
